@@ -1,0 +1,148 @@
+"""Per-architecture register files, LDS sizes and occupancy.
+
+Sources: LLVM ``llvm/lib/Target/AMDGPU/Utils/AMDGPUBaseInfo.cpp`` (getVGPRAllocGranule, getTotalNumVGPRs,
+getMaxWavesPerEU, getNumWavesPerEUWithNumVGPRs) and ``GCNSubtarget.cpp`` (getOccupancyWithNumSGPRs);
+AMD "CDNA3 Instruction Set Architecture" §3 (512 unified VGPRs per lane, AGPRs after ``accum_offset``);
+AMD CDNA4 ISA (gfx950: 160 KiB LDS per CU); AMD RDNA3/RDNA4 ISA guides (wave32, 1536-entry VGPR file on
+gfx1100/1101/1151/1200/1201). NVIDIA: CUDA C Programming Guide, "Compute Capabilities" table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tools.errors import InputError
+
+
+@dataclass(frozen=True)
+class AmdArch:
+    name: str
+    family: str  # "cdna" or "rdna"
+    wavefront_size: int
+    vgprs_per_lane: int  # register file a wave can draw from, per lane, per SIMD (unified arch+acc on CDNA2+)
+    vgpr_granule: int
+    max_waves_per_simd: int
+    simds_per_cu: int
+    lds_bytes_per_cu: int
+    sgprs_per_simd: int | None  # None: SGPRs do not limit occupancy (gfx10+)
+    has_agprs: bool
+    max_vgprs_per_wave: int  # architectural VGPR limit per wave
+
+
+AMD_ARCHS: dict[str, AmdArch] = {
+    "gfx90a": AmdArch("gfx90a", "cdna", 64, 512, 8, 8, 4, 65536, 800, True, 512),
+    "gfx942": AmdArch("gfx942", "cdna", 64, 512, 8, 8, 4, 65536, 800, True, 512),
+    "gfx950": AmdArch("gfx950", "cdna", 64, 512, 8, 8, 4, 163840, 800, True, 512),
+    "gfx1100": AmdArch("gfx1100", "rdna", 32, 1536, 24, 16, 2, 65536, None, False, 256),
+    "gfx1101": AmdArch("gfx1101", "rdna", 32, 1536, 24, 16, 2, 65536, None, False, 256),
+    "gfx1102": AmdArch("gfx1102", "rdna", 32, 1024, 16, 16, 2, 65536, None, False, 256),
+    "gfx1151": AmdArch("gfx1151", "rdna", 32, 1536, 24, 16, 2, 65536, None, False, 256),
+    "gfx1200": AmdArch("gfx1200", "rdna", 32, 1536, 24, 16, 2, 65536, None, False, 256),
+    "gfx1201": AmdArch("gfx1201", "rdna", 32, 1536, 24, 16, 2, 65536, None, False, 256),
+}
+
+# NVIDIA: registers per SM, max warps per SM, shared memory per SM (bytes), register allocation unit (per warp).
+NVIDIA_ARCHS: dict[str, dict[str, int]] = {
+    "sm_80": {"regs_per_sm": 65536, "max_warps_per_sm": 64, "smem_per_sm": 167936, "reg_alloc_unit": 256},
+    "sm_86": {"regs_per_sm": 65536, "max_warps_per_sm": 48, "smem_per_sm": 102400, "reg_alloc_unit": 256},
+    "sm_89": {"regs_per_sm": 65536, "max_warps_per_sm": 48, "smem_per_sm": 102400, "reg_alloc_unit": 256},
+    "sm_90": {"regs_per_sm": 65536, "max_warps_per_sm": 64, "smem_per_sm": 233472, "reg_alloc_unit": 256},
+}
+
+AMD_TARGETS = ("gfx90a", "gfx942", "gfx950")
+NVIDIA_TARGETS = ("sm_80", "sm_90")
+
+
+def normalize_arch(arch: str) -> str:
+    """Accept gfx942, gfx942:xnack-, sm_90, sm90, sm_90a, 90; return the canonical name or raise InputError."""
+    a = arch.strip().lower()
+    if a.startswith("gfx"):
+        base = a.split(":", 1)[0]
+        if base in AMD_ARCHS:
+            return base
+    else:
+        digits = a.removeprefix("sm_").removeprefix("sm").removesuffix("a")
+        if digits.isdigit() and f"sm_{digits}" in NVIDIA_ARCHS:
+            return f"sm_{digits}"
+    known = ", ".join([*AMD_ARCHS, *NVIDIA_ARCHS])
+    raise InputError(f"unknown architecture '{arch}'", hint=f"use one of: {known}")
+
+
+def is_amd(arch: str) -> bool:
+    return arch.startswith("gfx")
+
+
+def amd_arch(arch: str) -> AmdArch:
+    return AMD_ARCHS[normalize_arch(arch)]
+
+
+def vgpr_allocation(arch: str, arch_vgprs: int, agprs: int = 0, accum_offset: int | None = None) -> int:
+    """Registers a wave occupies in the unified file: AGPRs start at accum_offset (a multiple of 4) on CDNA2+."""
+    info = amd_arch(arch)
+    if info.has_agprs and agprs:
+        offset = accum_offset if accum_offset else math.ceil(max(arch_vgprs, 1) / 4) * 4
+        used = offset + agprs
+    else:
+        used = arch_vgprs
+    return max(info.vgpr_granule, math.ceil(max(used, 1) / info.vgpr_granule) * info.vgpr_granule)
+
+
+def waves_per_simd_from_vgprs(arch: str, total_vgprs: int) -> int:
+    """Occupancy limit from registers alone; ``total_vgprs`` is the unified count (metadata .vgpr_count)."""
+    info = amd_arch(arch)
+    granule = info.vgpr_granule
+    alloc = max(granule, math.ceil(max(total_vgprs, 1) / granule) * granule)
+    return max(0, min(info.max_waves_per_simd, info.vgprs_per_lane // alloc))
+
+
+def waves_per_simd_from_sgprs(arch: str, sgprs: int) -> int:
+    """GCN/CDNA SGPR limit (GCNSubtarget::getOccupancyWithNumSGPRs for VI+); RDNA has no SGPR limit."""
+    info = amd_arch(arch)
+    if info.sgprs_per_simd is None:
+        return info.max_waves_per_simd
+    for limit, waves in ((80, 10), (88, 9), (100, 8), (112, 7), (128, 6), (144, 5), (168, 4), (200, 3)):
+        if sgprs <= limit:
+            return min(waves, info.max_waves_per_simd)
+    return 2 if sgprs <= 800 else 1
+
+
+def waves_per_simd_from_lds(arch: str, lds_bytes: int, workgroup_size: int) -> int:
+    """Workgroups that fit in the CU's LDS, times their waves, spread over the CU's SIMDs."""
+    info = amd_arch(arch)
+    if lds_bytes <= 0:
+        return info.max_waves_per_simd
+    if lds_bytes > info.lds_bytes_per_cu:
+        return 0
+    groups = info.lds_bytes_per_cu // lds_bytes
+    waves_per_group = math.ceil(max(workgroup_size, 1) / info.wavefront_size)
+    return min(info.max_waves_per_simd, (groups * waves_per_group) // info.simds_per_cu)
+
+
+def amd_waves_per_simd(
+    arch: str,
+    total_vgprs: int,
+    sgprs: int | None = None,
+    lds_bytes: int | None = None,
+    workgroup_size: int | None = None,
+) -> int:
+    """The smallest of the VGPR, SGPR and LDS limits."""
+    limits = [waves_per_simd_from_vgprs(arch, total_vgprs)]
+    if sgprs is not None:
+        limits.append(waves_per_simd_from_sgprs(arch, sgprs))
+    if lds_bytes:
+        limits.append(waves_per_simd_from_lds(arch, lds_bytes, workgroup_size or amd_arch(arch).wavefront_size * 4))
+    return min(limits)
+
+
+def nvidia_warps_per_sm(arch: str, regs_per_thread: int, smem_bytes: int = 0, threads_per_block: int = 128) -> int:
+    """Resident warps per SM from registers (allocated per warp in units of 256) and shared memory per block."""
+    info = NVIDIA_ARCHS[normalize_arch(arch)]
+    warps_per_block = math.ceil(threads_per_block / 32)
+    regs_per_warp = math.ceil(max(regs_per_thread, 1) * 32 / info["reg_alloc_unit"]) * info["reg_alloc_unit"]
+    blocks_by_regs = info["regs_per_sm"] // (regs_per_warp * warps_per_block)
+    blocks_by_warps = info["max_warps_per_sm"] // warps_per_block
+    blocks = min(blocks_by_regs, blocks_by_warps)
+    if smem_bytes:
+        blocks = min(blocks, info["smem_per_sm"] // smem_bytes)
+    return blocks * warps_per_block

@@ -1,0 +1,73 @@
+"""Models for dump-ir: what was compiled, every stage kept, and the resources read from the ISA."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Stage(BaseModel):
+    """One compiler stage's artifact, in compile order."""
+
+    name: str = Field(description="stage name without its number, e.g. 'llvm_ir', 'final_isa', 'ttgir', 'ptx'")
+    path: str
+    bytes: int
+
+
+class Resources(BaseModel):
+    """Register, memory and occupancy figures read from the final ISA (AMD) or the cubin (NVIDIA).
+
+    AMD figures come from the ``.amdgpu_metadata`` YAML and the ``.set <kernel>.num_*`` symbols; ``None`` means the
+    compiler did not say, never zero. On gfx90a/gfx942/gfx950 ``vgpr_count`` is the unified total (arch + AGPR).
+    """
+
+    vgpr_count: int | None = None
+    agpr_count: int | None = None
+    accum_offset: int | None = None
+    arch_vgpr_count: int | None = Field(None, description="architectural VGPRs (.set <k>.num_vgpr)")
+    sgpr_count: int | None = None
+    vgpr_spill_count: int | None = None
+    sgpr_spill_count: int | None = None
+    scratch_bytes: int | None = Field(None, description="private segment bytes per lane")
+    lds_bytes: int | None = Field(None, description="static LDS / shared memory bytes per workgroup")
+    wavefront_size: int | None = None
+    max_flat_workgroup_size: int | None = None
+    waves_per_simd: int | None = Field(None, description="AMD occupancy: waves per SIMD the resources allow")
+    # NVIDIA
+    registers_per_thread: int | None = None
+    spill_store_bytes: int | None = None
+    spill_load_bytes: int | None = None
+    stack_frame_bytes: int | None = None
+    occupancy_warps_per_sm: int | None = Field(None, description="NVIDIA occupancy: resident warps per SM")
+    notes: list[str] = Field(default_factory=list, description="where figures disagree or were derived")
+
+
+class CompilerVersions(BaseModel):
+    frontend: str
+    versions: dict[str, str] = Field(default_factory=dict)
+
+
+class KernelDump(BaseModel):
+    """One compiled kernel for one architecture."""
+
+    name: str
+    arch: str
+    frontend: str
+    compiler: CompilerVersions
+    stages: list[Stage]
+    final_isa: str | None = Field(None, description="path of the final AMDGCN (.s) or SASS/PTX text")
+    binary: str | None = Field(None, description="path of the hsaco or cubin")
+    resources: Resources
+
+
+class DumpResult(BaseModel):
+    """What dump-ir produced for one input and one architecture."""
+
+    summary: str
+    source: str = Field(description="kernel file, or the command in command mode")
+    arch: str
+    frontend: str
+    out_dir: str
+    cache_hit: bool = False
+    compile_seconds: float
+    kernels: list[KernelDump]
+    log: str | None = Field(None, description="path of the compiler's captured stdout/stderr")
