@@ -1,0 +1,249 @@
+"""dump-ir: compile a kernel for a target and keep every IR stage, the final ISA and the binary.
+
+File mode compiles one kernel file (see the README's "File mode" for the ``kernelpilot_entry()`` convention); command
+mode runs any command with the compilers' dump environment set and collects every kernel it compiled.
+Results are cached by content (source, options, compiler versions); artifacts live in the cache entry and are
+copied to ``--out`` when given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+from pathlib import Path
+
+from tools import cache
+from tools.errors import InputError, KernelpilotError
+from tools.frontends import detect_frontend, get_frontend
+from tools.isa.arch import normalize_arch
+from tools.models.dump import DumpResult, KernelDump
+
+
+def _check_source(path: Path) -> Path:
+    if not path.exists():
+        raise InputError(f"kernel file not found: {path}", hint="check the path (relative paths start at the cwd)")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory, not a kernel file", hint="give a .py, .cu or .hip file")
+    head = path.read_bytes()[:4096]
+    if b"\x00" in head:
+        raise InputError(f"{path} is a binary file, not kernel source", hint="give a .py, .cu or .hip source file")
+    return path.resolve()
+
+
+def _summary(kernels: list[KernelDump], arch: str, source: str, hit: bool) -> str:
+    parts = []
+    for k in kernels[:4]:
+        r = k.resources
+        if r.vgpr_count is not None:
+            parts.append(
+                f"{k.name}: {r.vgpr_count} VGPRs (agpr {r.agpr_count or 0}), {r.sgpr_count} SGPRs, "
+                f"spills {r.vgpr_spill_count or 0}, LDS {r.lds_bytes or 0} B, {r.waves_per_simd} waves/SIMD"
+            )
+        elif r.registers_per_thread is not None:
+            parts.append(
+                f"{k.name}: {r.registers_per_thread} regs/thread, smem {r.lds_bytes or 0} B, "
+                f"local {r.scratch_bytes or 0} B, {r.occupancy_warps_per_sm} warps/SM"
+            )
+    more = f" (+{len(kernels) - 4} more)" if len(kernels) > 4 else ""
+    return f"{len(kernels)} kernel(s) for {arch} from {Path(source).name}{' [cache]' if hit else ''}: " + "; ".join(
+        parts
+    ) + more
+
+
+def _copy_out(result: DumpResult, out: Path | None) -> DumpResult:
+    if out is None:
+        return result
+    src = Path(result.out_dir)
+    out = out.resolve()
+    if out.exists() and any(out.iterdir()) and not (out / cache.RESULT_FILE).exists():
+        raise InputError(
+            f"--out {out} exists and is not an earlier kernelpilot dump",
+            hint="choose an empty or new directory; kernelpilot does not overwrite other files",
+        )
+    tmp = out.with_name(out.name + ".kp-tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(src, tmp)
+    text = result.model_dump_json(indent=1).replace(str(src), str(out))
+    (tmp / cache.RESULT_FILE).write_text(text)
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return DumpResult.model_validate_json(text)
+
+
+def dump_ir(
+    source: str | Path,
+    arch: str,
+    *,
+    frontend: str | None = None,
+    out: str | Path | None = None,
+    use_cache: bool = True,
+    debug_info: bool = True,
+    flags: list[str] | None = None,
+    timeout: float = 600,
+) -> DumpResult:
+    """File mode: compile ``source`` for ``arch`` and return every kernel's stages and resources."""
+    path = _check_source(Path(source))
+    arch = normalize_arch(arch)
+    name = frontend or detect_frontend(path)
+    fe = get_frontend(name)
+    arch = fe.check_arch(arch)
+    options = {"debug_info": debug_info, "flags": list(flags or [])}
+    versions = fe.versions()
+    key = cache.cache_key(path.read_bytes(), name, arch, options, versions.versions)
+    if use_cache and (hit := cache.lookup(key)):
+        return _copy_out(hit, Path(out) if out else None)
+    staging = cache.new_staging_dir(key)
+    t0 = time.perf_counter()
+    try:
+        kernels = fe.compile_file(path, arch, staging, {**options, "timeout": timeout})
+        elapsed = time.perf_counter() - t0
+        result = DumpResult(
+            summary=_summary(kernels, arch, str(path), False),
+            source=str(path),
+            arch=arch,
+            frontend=name,
+            out_dir=str(staging),
+            compile_seconds=round(elapsed, 3),
+            kernels=kernels,
+            log=str(staging / "compile.log") if (staging / "compile.log").exists() else None,
+        )
+        result = cache.commit(staging, key, result)
+    except BaseException:
+        failed = staging.with_name(staging.name.replace(".tmp", ".failed"))
+        shutil.rmtree(failed, ignore_errors=True)
+        if staging.exists():
+            staging.rename(failed)  # keep the log for the curious, never under a success name
+        raise
+    return _copy_out(result, Path(out) if out else None)
+
+
+def dump_ir_command(
+    argv: list[str],
+    arch: str,
+    *,
+    frontend: str = "auto",
+    out: str | Path | None = None,
+    debug_info: bool = True,
+    timeout: float = 1800,
+    cwd: str | None = None,
+) -> DumpResult:
+    """Command mode: run ``argv`` with the FlyDSL and/or Triton dump environment and collect every kernel."""
+    if not argv:
+        raise InputError("no command given after --cmd", hint="e.g. kernelpilot dump-ir --arch gfx942 --cmd python run.py")
+    arch = normalize_arch(arch)
+    names = ["flydsl", "triton"] if frontend == "auto" else [frontend]
+    out_dir = Path(out).resolve() if out else cache.new_staging_dir(f"cmd-{int(time.time() * 1000)}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    kernels: list[KernelDump] = []
+    errors = []
+    for name in names:
+        fe = get_frontend(name)
+        if arch not in fe.archs:
+            continue
+        try:
+            sub = out_dir / name
+            sub.mkdir(exist_ok=True)
+            kernels += fe.compile_command(argv, arch, sub, {"debug_info": debug_info, "timeout": timeout, "cwd": cwd})
+        except KernelpilotError as exc:
+            errors.append(exc)
+        if frontend == "auto" and kernels:
+            break
+    if not kernels:
+        if errors:
+            raise errors[0]
+        raise InputError(
+            f"the command ran but compiled no kernel for {arch}",
+            hint="check that it launches FlyDSL or Triton kernels (FlyDSL honours COMPILE_ONLY/ARCH; Triton needs a GPU "
+            "or its own compile calls)",
+        )
+    return DumpResult(
+        summary=_summary(kernels, arch, argv[0], False),
+        source=" ".join(argv),
+        arch=arch,
+        frontend=frontend,
+        out_dir=str(out_dir),
+        compile_seconds=round(time.perf_counter() - t0, 3),
+        kernels=kernels,
+    )
+
+
+def format_table(results: list[DumpResult]) -> str:
+    """A resource table a person can read at a glance."""
+    head = f"{'kernel':<34} {'arch':<7} {'vgpr':>5} {'agpr':>5} {'acc_off':>7} {'sgpr':>5} {'spill':>5} {'scratch':>7} {'lds':>6} {'waves':>5}"
+    lines = [head, "-" * len(head)]
+    for res in results:
+        for k in res.kernels:
+            r = k.resources
+            if r.registers_per_thread is not None:
+                lines.append(
+                    f"{k.name[:34]:<34} {k.arch:<7} {r.registers_per_thread:>5} {'-':>5} {'-':>7} {'-':>5} "
+                    f"{r.spill_store_bytes if r.spill_store_bytes is not None else '-':>5} {r.scratch_bytes or 0:>7} "
+                    f"{r.lds_bytes or 0:>6} {str(r.occupancy_warps_per_sm) + 'w':>5}"
+                )
+                continue
+
+            def f(v):
+                return "-" if v is None else v
+
+            lines.append(
+                f"{k.name[:34]:<34} {k.arch:<7} {f(r.vgpr_count):>5} {f(r.agpr_count):>5} {f(r.accum_offset):>7} "
+                f"{f(r.sgpr_count):>5} {f(r.vgpr_spill_count):>5} {f(r.scratch_bytes):>7} {f(r.lds_bytes):>6} "
+                f"{f(r.waves_per_simd):>5}"
+            )
+    lines.append("")
+    for res in results:
+        lines.append(f"{res.arch}: {'cache hit, ' if res.cache_hit else ''}{res.compile_seconds:.2f}s → {res.out_dir}")
+        for k in res.kernels:
+            lines.append(f"  {k.name}: final ISA {k.final_isa}")
+            if k.binary:
+                lines.append(f"  {' ' * len(k.name)}  binary    {k.binary}")
+    return "\n".join(lines)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", nargs="?", help="kernel file (.py FlyDSL/Triton with kernelpilot_entry(), .cu, .hip)")
+    p.add_argument("--arch", action="append", required=True, help="gfx90a|gfx942|gfx950|sm_80|sm_90 (repeatable)")
+    p.add_argument("--frontend", choices=["flydsl", "triton", "cuda", "hip"], help="override language detection")
+    p.add_argument("--out", help="also copy the artifacts here (one subdirectory per arch when several)")
+    p.add_argument("--no-cache", action="store_true", help="compile even if an identical dump is cached")
+    p.add_argument("--no-debug-info", action="store_true", help="FlyDSL: leave out .loc source lines")
+    p.add_argument("--flag", action="append", default=[], help="extra compiler flag (nvcc/hipcc), repeatable")
+    p.add_argument("--timeout", type=float, default=600, help="seconds before a compile is stopped")
+    p.add_argument("--json", action="store_true", help="print the result model as JSON")
+    p.add_argument("--cmd", nargs=argparse.REMAINDER, help="command mode: run this command and collect its kernels")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.cmd is None and not args.source:
+        raise InputError("give a kernel file, or --cmd followed by a command", hint="kernelpilot dump-ir k.py --arch gfx942")
+    results = []
+    for arch in args.arch:
+        out = args.out if len(args.arch) == 1 or not args.out else str(Path(args.out) / arch)
+        if args.cmd is not None:
+            argv = ([args.source] if args.source else []) + args.cmd
+            results.append(
+                dump_ir_command(argv, arch, frontend=args.frontend or "auto", out=out, debug_info=not args.no_debug_info)
+            )
+        else:
+            results.append(
+                dump_ir(
+                    args.source,
+                    arch,
+                    frontend=args.frontend,
+                    out=out,
+                    use_cache=not args.no_cache,
+                    debug_info=not args.no_debug_info,
+                    flags=args.flag,
+                    timeout=args.timeout,
+                )
+            )
+    if args.json:
+        if len(results) == 1:
+            print(results[0].model_dump_json(indent=2))
+        else:
+            print("[" + ",\n".join(r.model_dump_json(indent=2) for r in results) + "]")
+    else:
+        print(format_table(results))
+    return 0

@@ -1,0 +1,162 @@
+"""The frontend interface and the helpers every frontend shares.
+
+A frontend compiles one language for one target and returns ``KernelDump`` models whose ``stages`` list every
+artifact in compile order (like Triton's backends: ``ttir → ttgir → llir → amdgcn → hsaco``). Adding a language is
+adding a file here and a line in ``FRONTENDS``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+from tools.errors import CompileError, InputError, KernelpilotError
+from tools.executors import LOCAL, RunResult
+from tools.isa import arch as archmod
+from tools.isa.metadata import read_resources
+from tools.models.dump import CompilerVersions, KernelDump, Resources, Stage
+
+_STAGE_NUMBER = re.compile(r"^\d+_")
+
+
+def stage_name(path: Path) -> str:
+    """``23_final_isa.s`` → ``final_isa``: stages are found by name, never by number (numbers vary)."""
+    return _STAGE_NUMBER.sub("", path.name).rsplit(".", 1)[0]
+
+
+def stages_of(paths: list[Path]) -> list[Stage]:
+    return [Stage(name=stage_name(p), path=str(p), bytes=p.stat().st_size) for p in paths]
+
+
+def amd_resources(isa_path: Path, kernel: str, arch: str) -> Resources:
+    """Resources of ``kernel`` read from its final ISA; when the ISA holds one kernel it is that one."""
+    found = read_resources(isa_path.read_text(errors="replace"), arch)
+    if kernel in found:
+        return found[kernel]
+    if len(found) == 1:
+        return next(iter(found.values()))
+    return Resources(notes=[f"no resource metadata for {kernel} in {isa_path.name}"])
+
+
+class Frontend(ABC):
+    """Compile one language; subclasses set ``name``, ``archs`` and implement the two modes."""
+
+    name: str = ""
+    archs: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+
+    def check_arch(self, arch: str) -> str:
+        arch = archmod.normalize_arch(arch)
+        if arch not in self.archs:
+            raise InputError(
+                f"the {self.name} frontend cannot target {arch}",
+                hint=f"{self.name} targets: {', '.join(self.archs)}",
+            )
+        return arch
+
+    @abstractmethod
+    def versions(self) -> CompilerVersions:
+        """Compiler versions, cheaply (no heavy imports): part of the cache key and of every result."""
+
+    @abstractmethod
+    def compile_file(self, path: Path, arch: str, out_dir: Path, options: dict) -> list[KernelDump]:
+        """File mode: compile the kernel file for ``arch`` into ``out_dir``."""
+
+    def compile_command(self, argv: list[str], arch: str, out_dir: Path, options: dict) -> list[KernelDump]:
+        raise InputError(f"command mode is not supported for {self.name}", hint="use file mode")
+
+
+def python_runner(frontend: str, path: Path, arch: str, out_dir: Path, env: dict[str, str], timeout: float) -> RunResult:
+    """Run tools.frontends._pyrunner in a child interpreter with the compiler's environment."""
+    root = str(Path(__file__).resolve().parents[2])
+    pythonpath = root + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    argv = [sys.executable, "-m", "tools.frontends._pyrunner", frontend, str(path), arch, str(out_dir)]
+    return LOCAL.run(argv, timeout=timeout, env={**env, "PYTHONPATH": pythonpath}, cwd=path.parent)
+
+
+_NOISE = re.compile(r"^\[flydsl\.compile\] dump |^\s*warn_once\(|UserWarning: (TRITON_DEFAULT_FP_FUSION|Failed to initialize NumPy)")
+
+
+def raise_for_runner(result: RunResult, path: Path, frontend: str, log_path: Path) -> None:
+    """Turn a failed child run into a CompileError/InputError carrying the user's own traceback."""
+    if result.ok:
+        return
+    err = "\n".join(line for line in result.stderr.splitlines() if not _NOISE.search(line)).strip()
+    tail = "\n".join(err.splitlines()[-60:])
+    if result.timed_out:
+        raise CompileError(
+            f"compiling {path.name} took longer than {result.duration_s:.0f}s and was stopped",
+            hint="raise --timeout, or reduce the problem sizes used by kernelpilot_entry()",
+            details=tail,
+        )
+    if result.returncode == 4:
+        raise InputError(
+            f"{path.name} does not follow the file-mode convention: {tail}",
+            hint="define kernelpilot_entry() as described in the README (File mode), or use --cmd",
+        )
+    if "lld invocation failed" in err:
+        raise CompileError(
+            f"{frontend} could not link the code object for {path.name}",
+            hint="check that ziglang is installed (pip install ziglang) or that $ROCM_PATH/llvm/bin/ld.lld works",
+            details=tail,
+        )
+    if "No module named" in err and ("flydsl" in err or "triton" in err or "torch" in err):
+        raise KernelpilotError(
+            f"a compiler package is missing: {err.splitlines()[-1]}",
+            hint="pip install -e '.[compilers]' in the kernelpilot checkout",
+        )
+    raise CompileError(
+        f"{path.name} failed to compile with {frontend} (full log: {log_path})",
+        hint="fix the kernel; the lines above are the compiler's and your code's own",
+        details=tail,
+    )
+
+
+def write_log(out_dir: Path, result: RunResult) -> Path:
+    log = out_dir / "compile.log"
+    log.write_text(f"$ {' '.join(result.argv)}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}")
+    return log
+
+
+def detect_frontend(path: Path) -> str:
+    """Pick the frontend from the file: .cu → cuda, .hip → hip, Python importing flydsl/triton → that."""
+    suffix = path.suffix.lower()
+    if suffix == ".cu":
+        return "cuda"
+    if suffix in {".hip", ".cpp", ".cc"}:
+        return "hip"
+    if suffix == ".py":
+        text = path.read_text(errors="replace")
+        if re.search(r"^\s*(import|from)\s+flydsl\b", text, re.M):
+            return "flydsl"
+        if re.search(r"^\s*(import|from)\s+triton\b", text, re.M):
+            return "triton"
+        raise InputError(
+            f"{path.name} imports neither flydsl nor triton, so it is not a kernel file kernelpilot knows",
+            hint="pass --frontend flydsl|triton, or give a .cu/.hip file",
+        )
+    if suffix == ".mojo":
+        return "mojo"
+    raise InputError(
+        f"cannot tell the kernel language of {path.name} (suffix '{suffix}')",
+        hint="use a .py (FlyDSL/Triton), .cu (CUDA) or .hip file, or pass --frontend",
+    )
+
+
+def get_frontend(name: str) -> Frontend:
+    if name not in FRONTENDS:
+        raise InputError(f"unknown frontend '{name}'", hint=f"use one of: {', '.join(FRONTENDS)}")
+    module, cls = FRONTENDS[name]
+    import importlib
+
+    return getattr(importlib.import_module(module), cls)()
+
+
+FRONTENDS: dict[str, tuple[str, str]] = {
+    "flydsl": ("tools.frontends.flydsl", "FlyDSLFrontend"),
+    "triton": ("tools.frontends.triton", "TritonFrontend"),
+    "cuda": ("tools.frontends.cuda", "CudaFrontend"),
+    "hip": ("tools.frontends.hip", "HipFrontend"),
+}

@@ -1,0 +1,94 @@
+"""NVIDIA artifacts shared by the Triton and CUDA frontends: SASS text and resources of a cubin.
+
+Uses ``cuobjdump -res-usage`` (REG, STACK, SHARED, LOCAL per function) and ``nvdisasm`` (SASS with line info); both
+come with the CUDA toolkit and are also bundled in Triton's wheel, so this works on a machine with no CUDA install.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tools.executors import LOCAL
+from tools.isa.arch import nvidia_warps_per_sm
+from tools.models.dump import Resources
+from tools.toolchain import nvidia_tool
+
+_RES_RE = re.compile(r"Function\s+(\S+):\s*\n\s*REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")
+_PTXAS_FUNC = re.compile(r"Compiling entry function '([^']+)'")
+_PTXAS_USED = re.compile(r"Used (\d+) registers")
+_PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+def cubin_resource_usage(cubin: Path) -> dict[str, dict[str, int]]:
+    """``{function: {reg, stack, shared, local}}`` from cuobjdump -res-usage; empty if cuobjdump is missing."""
+    tool = nvidia_tool("cuobjdump")
+    if not tool:
+        return {}
+    result = LOCAL.run([tool, "-res-usage", str(cubin)], timeout=60)
+    usage = {}
+    for m in _RES_RE.finditer(result.stdout):
+        usage[m.group(1)] = {
+            "reg": int(m.group(2)),
+            "stack": int(m.group(3)),
+            "shared": int(m.group(4)),
+            "local": int(m.group(5)),
+        }
+    return usage
+
+
+def ptxas_info(text: str) -> dict[str, dict[str, int]]:
+    """Per-function figures from ``ptxas -v`` output (registers, stack frame, spill stores/loads)."""
+    info: dict[str, dict[str, int]] = {}
+    current = None
+    for line in text.splitlines():
+        if m := _PTXAS_FUNC.search(line):
+            current = m.group(1)
+            info[current] = {}
+        elif current and (m := _PTXAS_SPILL.search(line)):
+            info[current].update(stack=int(m.group(1)), spill_stores=int(m.group(2)), spill_loads=int(m.group(3)))
+        elif current and (m := _PTXAS_USED.search(line)):
+            info[current]["registers"] = int(m.group(1))
+    return info
+
+
+def write_sass(cubin: Path, out: Path) -> Path | None:
+    """Disassemble a cubin to SASS text (with line info when present); None if nvdisasm is missing."""
+    tool = nvidia_tool("nvdisasm")
+    if not tool:
+        return None
+    result = LOCAL.run([tool, "-c", "-g", str(cubin)], timeout=120)
+    if not result.ok:
+        result = LOCAL.run([tool, "-c", str(cubin)], timeout=120)
+    if not result.ok:
+        return None
+    out.write_text(result.stdout)
+    return out
+
+
+def nvidia_resources(
+    cubin: Path, kernel: str, arch: str, threads_per_block: int | None, ptxas: dict[str, int] | None = None
+) -> Resources:
+    usage = cubin_resource_usage(cubin)
+    entry = usage.get(kernel) or (next(iter(usage.values())) if len(usage) == 1 else None)
+    notes = []
+    if entry is None and not ptxas:
+        return Resources(notes=[f"no resource usage found for {kernel} (cuobjdump missing?)"])
+    regs = (ptxas or {}).get("registers", entry["reg"] if entry else None)
+    shared = entry["shared"] if entry else None
+    local = entry["local"] if entry else None
+    block = threads_per_block or 128
+    if threads_per_block is None:
+        notes.append("occupancy assumes 128 threads per block (the launch size is not in the cubin)")
+    return Resources(
+        registers_per_thread=regs,
+        lds_bytes=shared,
+        scratch_bytes=local,
+        stack_frame_bytes=(ptxas or {}).get("stack", entry["stack"] if entry else None),
+        spill_store_bytes=(ptxas or {}).get("spill_stores"),
+        spill_load_bytes=(ptxas or {}).get("spill_loads"),
+        wavefront_size=32,
+        max_flat_workgroup_size=threads_per_block,
+        occupancy_warps_per_sm=nvidia_warps_per_sm(arch, regs, shared or 0, block) if regs else None,
+        notes=notes,
+    )
