@@ -46,9 +46,11 @@ def _summary(kernels: list[KernelDump], arch: str, source: str, hit: bool) -> st
                 f"local {r.scratch_bytes or 0} B, {r.occupancy_warps_per_sm} warps/SM"
             )
     more = f" (+{len(kernels) - 4} more)" if len(kernels) > 4 else ""
-    return f"{len(kernels)} kernel(s) for {arch} from {Path(source).name}{' [cache]' if hit else ''}: " + "; ".join(
-        parts
-    ) + more
+    return (
+        f"{len(kernels)} kernel(s) for {arch} from {Path(source).name}{' [cache]' if hit else ''}: "
+        + "; ".join(parts)
+        + more
+    )
 
 
 def _copy_out(result: DumpResult, out: Path | None) -> DumpResult:
@@ -130,7 +132,9 @@ def dump_ir_command(
 ) -> DumpResult:
     """Command mode: run ``argv`` with the FlyDSL and/or Triton dump environment and collect every kernel."""
     if not argv:
-        raise InputError("no command given after --cmd", hint="e.g. kernelpilot dump-ir --arch gfx942 --cmd python run.py")
+        raise InputError(
+            "no command given after --cmd", hint="e.g. kernelpilot dump-ir --arch gfx942 --cmd python run.py"
+        )
     arch = normalize_arch(arch)
     names = ["flydsl", "triton"] if frontend == "auto" else [frontend]
     out_dir = Path(out).resolve() if out else cache.new_staging_dir(f"cmd-{int(time.time() * 1000)}")
@@ -217,14 +221,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.cmd is None and not args.source:
-        raise InputError("give a kernel file, or --cmd followed by a command", hint="kernelpilot dump-ir k.py --arch gfx942")
+        raise InputError(
+            "give a kernel file, or --cmd followed by a command", hint="kernelpilot dump-ir k.py --arch gfx942"
+        )
     results = []
     for arch in args.arch:
         out = args.out if len(args.arch) == 1 or not args.out else str(Path(args.out) / arch)
         if args.cmd is not None:
             argv = ([args.source] if args.source else []) + args.cmd
             results.append(
-                dump_ir_command(argv, arch, frontend=args.frontend or "auto", out=out, debug_info=not args.no_debug_info)
+                dump_ir_command(
+                    argv, arch, frontend=args.frontend or "auto", out=out, debug_info=not args.no_debug_info
+                )
             )
         else:
             results.append(

@@ -5,10 +5,9 @@ compiles it with COMPILE_ONLY=1 for the requested gfx target (no GPU needed). On
 runs it and checks the result.
 """
 
-import torch
-
 import flydsl.compiler as flyc
 import flydsl.expr as fx
+import torch
 
 THREADS_M, THREADS_N, VEC = 8, 16, 4
 
@@ -43,7 +42,9 @@ def saxpy(X: fx.Tensor, Y: fx.Tensor, alpha: fx.Float32, stream: fx.Stream = fx.
     )
     tm, tn = tiler.tile_mn.unpack()
     m, n = X.shape.unpack()
-    saxpy_kernel(X, Y, alpha, tiler).launch(grid=(m // tm, n // tn, 1), block=(THREADS_M * THREADS_N, 1, 1), stream=stream)
+    saxpy_kernel(X, Y, alpha, tiler).launch(
+        grid=(m // tm, n // tn, 1), block=(THREADS_M * THREADS_N, 1, 1), stream=stream
+    )
 
 
 def kernelpilot_entry():

@@ -58,7 +58,15 @@ def _triton_stages(kernel, arch: str, out: Path, index: int) -> dict:
     name = compiled.metadata.name
     kdir = out / (name if index == 0 else f"{name}_{index}")
     kdir.mkdir(parents=True, exist_ok=True)
-    ext = {"ttir": "mlir", "ttgir": "mlir", "llir": "ll", "amdgcn": "s", "ptx": "ptx", "hsaco": "hsaco", "cubin": "cubin"}
+    ext = {
+        "ttir": "mlir",
+        "ttgir": "mlir",
+        "llir": "ll",
+        "amdgcn": "s",
+        "ptx": "ptx",
+        "hsaco": "hsaco",
+        "cubin": "cubin",
+    }
     stages = []
     n = 0
     for stage, body in compiled.asm.items():
@@ -106,7 +114,9 @@ def main(argv: list[str]) -> int:
         else:
             specs = spec if isinstance(spec, list) else [spec]
             if not all(isinstance(s, dict) and "kernel" in s and "signature" in s for s in specs):
-                print(f"{ENTRY}() must return a dict with 'kernel' and 'signature' (or a list of them)", file=sys.stderr)
+                print(
+                    f"{ENTRY}() must return a dict with 'kernel' and 'signature' (or a list of them)", file=sys.stderr
+                )
                 return 4
             result = {"kernels": [_triton_stages(s, arch, out_dir, i) for i, s in enumerate(specs)]}
     except Exception as exc:

@@ -68,7 +68,9 @@ class Frontend(ABC):
         raise InputError(f"command mode is not supported for {self.name}", hint="use file mode")
 
 
-def python_runner(frontend: str, path: Path, arch: str, out_dir: Path, env: dict[str, str], timeout: float) -> RunResult:
+def python_runner(
+    frontend: str, path: Path, arch: str, out_dir: Path, env: dict[str, str], timeout: float
+) -> RunResult:
     """Run tools.frontends._pyrunner in a child interpreter with the compiler's environment."""
     root = str(Path(__file__).resolve().parents[2])
     pythonpath = root + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -76,7 +78,9 @@ def python_runner(frontend: str, path: Path, arch: str, out_dir: Path, env: dict
     return LOCAL.run(argv, timeout=timeout, env={**env, "PYTHONPATH": pythonpath}, cwd=path.parent)
 
 
-_NOISE = re.compile(r"^\[flydsl\.compile\] dump |^\s*warn_once\(|UserWarning: (TRITON_DEFAULT_FP_FUSION|Failed to initialize NumPy)")
+_NOISE = re.compile(
+    r"^\[flydsl\.compile\] dump |^\s*warn_once\(|UserWarning: (TRITON_DEFAULT_FP_FUSION|Failed to initialize NumPy)"
+)
 
 
 def raise_for_runner(result: RunResult, path: Path, frontend: str, log_path: Path) -> None:

@@ -45,8 +45,8 @@ class CudaFrontend(Frontend):
         arch = self.check_arch(arch)
         nvcc = require_tool("nvcc", "install the CUDA toolkit (nvcc) to compile .cu files")
         gpu = f"{arch}a" if arch == "sm_90" else arch  # sm_90a unlocks wgmma/TMA, as Triton does
-        ptx = out_dir / f"01_{path.stem}.ptx"
-        cubin = out_dir / f"02_{path.stem}.cubin"
+        ptx = out_dir / "01_ptx.ptx"
+        cubin = out_dir / "02_cubin.cubin"
         flags = ["-O3", "-lineinfo", *file_flags(path), *options.get("flags", [])]
         ptx_run = LOCAL.run([nvcc, f"-arch={gpu}", "-ptx", *flags, str(path), "-o", str(ptx)], timeout=600)
         cubin_run = (
@@ -64,10 +64,12 @@ class CudaFrontend(Frontend):
                 details="\n".join(cubin_run.stderr.splitlines()[-40:]),
             )
         info = ptxas_info(cubin_run.stderr + cubin_run.stdout)
-        sass = write_sass(cubin, out_dir / f"03_{path.stem}.sass")
+        sass = write_sass(cubin, out_dir / "03_sass.sass")
         names = _ENTRY_RE.findall(ptx.read_text()) or list(info)
         if not names:
-            raise CompileError(f"{path.name} compiled but defines no __global__ kernel", hint="add a __global__ function")
+            raise CompileError(
+                f"{path.name} compiled but defines no __global__ kernel", hint="add a __global__ function"
+            )
         stages = stages_of([p for p in (ptx, cubin, sass) if p])
         versions = self.versions()
         return [

@@ -94,7 +94,10 @@ class FlyDSLFrontend(Frontend):
         """Every kernel directory FlyDSL wrote, with its stages in number order and its decoded hsaco."""
         kernels = []
         for kdir in sorted(p for p in dump_dir.iterdir() if p.is_dir()) if dump_dir.exists() else []:
-            files = sorted((p for p in kdir.iterdir() if p.is_file()), key=lambda p: (int(p.name.split("_")[0]) if p.name.split("_")[0].isdigit() else 10**6, p.name))
+            files = sorted(
+                (p for p in kdir.iterdir() if p.is_file()),
+                key=lambda p: (int(p.name.split("_")[0]) if p.name.split("_")[0].isdigit() else 10**6, p.name),
+            )
             target = out_dir / kdir.name
             shutil.copytree(kdir, target, dirs_exist_ok=True)
             copied = [target / f.name for f in files]
