@@ -253,21 +253,7 @@ def _split_operands(rest: str) -> tuple[list[str], str]:
     """Split on commas outside brackets; words after the last operand are modifiers (``offset:16 sc0``)."""
     if not rest:
         return [], ""
-    if "[" not in rest and "(" not in rest:
-        parts = rest.split(",")
-    else:
-        parts, depth, cur = [], 0, []
-        for ch in rest:
-            if ch in "[(":
-                depth += 1
-            elif ch in "])":
-                depth -= 1
-            if ch == "," and depth == 0:
-                parts.append("".join(cur))
-                cur = []
-            else:
-                cur.append(ch)
-        parts.append("".join(cur))
+    parts = rest.split(",") if "(" not in rest and ",[" not in rest and ", [" not in rest else _SPLIT_RE.split(rest)
     parts = [p.strip() for p in parts]
     last = parts[-1]
     modifiers = ""
@@ -394,7 +380,12 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
             if not lm:
                 continue  # a directive
         else:
-            lm = _LABEL_RE.match(line) if ":" in line.split(" ", 1)[0] else None
+            colon = line.find(":")
+            lm = None
+            if colon > 0:
+                sp = line.find(" ")
+                if sp < 0 or colon < sp:
+                    lm = _LABEL_RE.match(line)
         if lm:
             name = lm.group(1)
             rest = lm.group(2).strip()
@@ -429,44 +420,79 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
     return IsaFile(arch=metamod.detect_arch(text), kernels=kernels, files=files, text=text)
 
 
-def _add_instruction(k: Kernel, line: str, lineno: int, loc: SourceLoc | None, labels: list[str]) -> None:
-    comment = ""
-    semi = line.find(";")
-    if semi >= 0:
-        comment = line[semi + 1 :].strip()
-        line = line[:semi].rstrip()
-    slash = line.find("//")
-    if slash >= 0:
-        comment = comment or line[slash + 2 :].strip()
-        line = line[:slash].rstrip()
-    if not line:
-        return
+_decoded_cache: dict[tuple[str, bool], tuple] = {}
+_SPLIT_RE = re.compile(r",(?![^\[(]*[\])])")
+
+
+def _decode(line: str, spill: bool) -> tuple | None:
+    """Mnemonic, operands, modifiers, category, def/use of one instruction text; cached, lines repeat a lot."""
+    key = (line, spill)
+    hit = _decoded_cache.get(key)
+    if hit is not None:
+        return hit
     sp = line.find(" ")
-    if sp < 0:
-        sp = line.find("\t")
+    tab = line.find("\t")
+    if tab >= 0 and (sp < 0 or tab < sp):
+        sp = tab
     if sp < 0:
         mnemonic, rest = line, ""
     else:
         mnemonic, rest = line[:sp], line[sp + 1 :].strip()
-    if not (mnemonic[:2] in ("v_", "s_") or mnemonic.startswith(("ds_", "buffer_", "global_", "flat_", "scratch_",
-                                                                   "tbuffer_", "image_", "exp", "export"))):
-        return  # not an instruction (stray directive or data)
-    if mnemonic in ("s_waitcnt", "s_nop", "s_endpgm", "s_barrier", "s_setprio", "s_sleep"):
+    if not (mnemonic[:2] in ("v_", "s_") or mnemonic.startswith(_MEM_PREFIXES)):
+        return None  # not an instruction (stray directive or data)
+    if mnemonic in _NO_OPERAND_MNEMONICS:
         words, modifiers = [], rest
     else:
         words, modifiers = _split_operands(rest)
     ops = [parse_operand(w) for w in words]
-    category = classify(mnemonic, modifiers, comment)
+    category = classify(mnemonic, modifiers, "Folded Spill" if spill else "")
     defs, uses, sdefs, suses = _def_use(mnemonic, category, ops, modifiers)
     target = None
     if category == "branch" and mnemonic.startswith(("s_branch", "s_cbranch")) and ops:
         target = ops[-1].text
-    for lab in labels:
-        k.labels[lab] = len(k.instructions)
+    out = (mnemonic, ops, modifiers, category, defs, uses, sdefs, suses, target)
+    if len(_decoded_cache) < 500_000:
+        _decoded_cache[key] = out
+    return out
+
+
+_MEM_PREFIXES = ("ds_", "buffer_", "global_", "flat_", "scratch_", "tbuffer_", "image_", "exp", "export")
+_NO_OPERAND_MNEMONICS = {"s_waitcnt", "s_nop", "s_endpgm", "s_barrier", "s_setprio", "s_sleep", "s_wait_loadcnt",
+                         "s_wait_dscnt", "s_wait_storecnt", "s_wait_kmcnt"}
+
+
+def _add_instruction(k: Kernel, line: str, lineno: int, loc: SourceLoc | None, labels: list[str]) -> None:
+    comment = ""
+    spill = False
+    semi = line.find(";")
+    if semi >= 0:
+        comment = line[semi + 1 :].strip()
+        line = line[:semi].rstrip()
+        spill = _SPILL_COMMENT_RE.search(comment) is not None
+    if "//" in line:
+        slash = line.find("//")
+        comment = comment or line[slash + 2 :].strip()
+        line = line[:slash].rstrip()
+    if not line:
+        return
+    decoded = _decode(line, spill)
+    if decoded is None:
+        return
+    mnemonic, ops, modifiers, category, defs, uses, sdefs, suses, target = decoded
+    index = len(k.instructions)
+    if labels:
+        for lab in labels:
+            k.labels[lab] = index
+        labels = list(labels)
+    else:
+        labels = _NO_LABELS
     k.instructions.append(
-        Instruction(len(k.instructions), lineno, mnemonic, ops, modifiers, line, comment, category, defs, uses, sdefs,
-                    suses, target, loc, list(labels))
+        Instruction(index, lineno, mnemonic, ops, modifiers, line, comment, category, defs, uses, sdefs, suses,
+                    target, loc, labels)
     )
+
+
+_NO_LABELS: list[str] = []
 
 
 def load_isa_text(path) -> str:
