@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tests.isa_fixtures import BATCHED, SPILL, isa_text
 
+from tests.isa_fixtures import BATCHED, SPILL, isa_text
 from tools.errors import InputError
 from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, classify, find_kernel, parse_isa, parse_operand
 

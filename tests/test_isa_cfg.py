@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tests.isa_fixtures import BATCHED, SPILL, isa_text
-
 from tools.isa.amdgcn import parse_isa
 from tools.isa.cfg import build_cfg, find_hot_loop
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tests.isa_fixtures import BATCHED, SPILL, isa_text, rga_rows
 
+from tests.isa_fixtures import BATCHED, SPILL, isa_text, rga_rows
 from tools.isa.amdgcn import parse_isa
 from tools.isa.cfg import build_cfg
 from tools.isa.liveness import compute_liveness

@@ -40,8 +40,19 @@ from tools.models.vgpr import (
 )
 
 ISA_SUFFIXES = (".s", ".amdgcn", ".asm", ".isa")
-DISTRIBUTION_KEYS = ("scratch_load", "scratch_store", "vmem_load", "vmem_load_lds", "vmem_store", "mfma", "cndmask",
-                     "nop", "lds_read", "lds_write", "waitcnt")
+DISTRIBUTION_KEYS = (
+    "scratch_load",
+    "scratch_store",
+    "vmem_load",
+    "vmem_load_lds",
+    "vmem_store",
+    "mfma",
+    "cndmask",
+    "nop",
+    "lds_read",
+    "lds_write",
+    "waitcnt",
+)
 PEAK_REGRESSION_THRESHOLD = 8  # live VGPRs: below one allocation granule is noise
 
 
@@ -59,13 +70,16 @@ def find_isa_files(path: str | Path) -> list[Path]:
         found = sorted(f for f in p.rglob(pattern) if f.is_file())
         if found:
             return found
-    raise InputError(f"{p} contains no ISA files (*final_isa.s, *.amdgcn, *.s)",
-                     hint="dump with FLYDSL_DUMP_IR=1 / hipcc --save-temps, or run `kernelpilot dump-ir` first")
+    raise InputError(
+        f"{p} contains no ISA files (*final_isa.s, *.amdgcn, *.s)",
+        hint="dump with FLYDSL_DUMP_IR=1 / hipcc --save-temps, or run `kernelpilot dump-ir` first",
+    )
 
 
 def _load(text_or_path) -> tuple[str, str | None]:
-    if isinstance(text_or_path, Path) or (isinstance(text_or_path, str) and "\n" not in text_or_path
-                                          and len(text_or_path) < 4096):
+    if isinstance(text_or_path, Path) or (
+        isinstance(text_or_path, str) and "\n" not in text_or_path and len(text_or_path) < 4096
+    ):
         files = find_isa_files(text_or_path)
         return load_isa_text(files[0]), str(files[0])
     return text_or_path, None
@@ -88,8 +102,13 @@ def _resolve_arch(isa: IsaFile, arch: str | None, notes: list[str]) -> str | Non
 
 
 def _ref(inst: Instruction, lv: Liveness | None = None) -> InstructionRef:
-    return InstructionRef(index=inst.index, line=inst.line, text=inst.text, source=str(inst.loc) if inst.loc else None,
-                          live_vgprs=lv.vgpr[inst.index] if lv else None)
+    return InstructionRef(
+        index=inst.index,
+        line=inst.line,
+        text=inst.text,
+        source=str(inst.loc) if inst.loc else None,
+        live_vgprs=lv.vgpr[inst.index] if lv else None,
+    )
 
 
 def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel) -> list[Metric]:
@@ -102,37 +121,72 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel) -> list
     m.append(Metric(name="vgpr_count", value=res.vgpr_count, status=st, note=note))
     uses_mfma = any(i.category == "mfma" for i in kernel.instructions)
     agpr_st = "warn" if res.agpr_count and not uses_mfma else "ok"
-    m.append(Metric(name="agpr_count", value=res.agpr_count, status=agpr_st,
-                    note="AGPRs without MFMA: used as spill space" if agpr_st == "warn" else ""))
-    m.append(Metric(name="accum_offset", value=res.accum_offset, status="ok",
-                    note="first AGPR in the unified file" if res.accum_offset else ""))
+    m.append(
+        Metric(
+            name="agpr_count",
+            value=res.agpr_count,
+            status=agpr_st,
+            note="AGPRs without MFMA: used as spill space" if agpr_st == "warn" else "",
+        )
+    )
+    m.append(
+        Metric(
+            name="accum_offset",
+            value=res.accum_offset,
+            status="ok",
+            note="first AGPR in the unified file" if res.accum_offset else "",
+        )
+    )
     sg_st = "bad" if (res.sgpr_spill_count or 0) else ("warn" if (res.sgpr_count or 0) > 100 else "ok")
     m.append(Metric(name="sgpr_count", value=res.sgpr_count, status=sg_st))
     m.append(Metric(name="vgpr_spill_count", value=res.vgpr_spill_count, status="bad" if spills else "ok"))
-    m.append(Metric(name="sgpr_spill_count", value=res.sgpr_spill_count,
-                    status="warn" if (res.sgpr_spill_count or 0) else "ok",
-                    note="SGPR spills go to VGPR lanes" if res.sgpr_spill_count else ""))
+    m.append(
+        Metric(
+            name="sgpr_spill_count",
+            value=res.sgpr_spill_count,
+            status="warn" if (res.sgpr_spill_count or 0) else "ok",
+            note="SGPR spills go to VGPR lanes" if res.sgpr_spill_count else "",
+        )
+    )
     scratch = res.scratch_bytes or 0
-    m.append(Metric(name="scratch_bytes", value=res.scratch_bytes,
-                    status="bad" if scratch and spills else ("warn" if scratch else "ok")))
+    m.append(
+        Metric(
+            name="scratch_bytes",
+            value=res.scratch_bytes,
+            status="bad" if scratch and spills else ("warn" if scratch else "ok"),
+        )
+    )
     lds_st = "ok"
     if info and res.lds_bytes and res.vgpr_count:
-        lds_waves = archmod.waves_per_simd_from_lds(arch, res.lds_bytes,
-                                                    res.max_flat_workgroup_size or info.wavefront_size * 4)
+        lds_waves = archmod.waves_per_simd_from_lds(
+            arch, res.lds_bytes, res.max_flat_workgroup_size or info.wavefront_size * 4
+        )
         if vgpr_waves is not None and lds_waves < vgpr_waves:
             lds_st = "warn"
-    m.append(Metric(name="lds_bytes", value=res.lds_bytes, status=lds_st,
-                    note="LDS limits occupancy below the register limit" if lds_st == "warn" else ""))
+    m.append(
+        Metric(
+            name="lds_bytes",
+            value=res.lds_bytes,
+            status=lds_st,
+            note="LDS limits occupancy below the register limit" if lds_st == "warn" else "",
+        )
+    )
     waves = res.waves_per_simd
     w_st = "ok" if waves is None or waves >= 3 else ("warn" if waves == 2 else "bad")
-    m.append(Metric(name="waves_per_simd", value=waves, status=w_st,
-                    note="2 is usual for large MFMA tiles; 1 leaves no latency hiding" if waves is not None and waves <= 2
-                    else ""))
+    m.append(
+        Metric(
+            name="waves_per_simd",
+            value=waves,
+            status=w_st,
+            note="2 is usual for large MFMA tiles; 1 leaves no latency hiding"
+            if waves is not None and waves <= 2
+            else "",
+        )
+    )
     limit = 256 if (info is None or info.family == "cdna") else info.max_vgprs_per_wave
     peak = lv.max_vgpr
     p_st = "bad" if peak >= limit else ("warn" if peak >= 0.9 * limit else "ok")
-    m.append(Metric(name="max_live_vgprs", value=peak, status=p_st,
-                    note=f"of {limit} architectural VGPRs per wave"))
+    m.append(Metric(name="max_live_vgprs", value=peak, status=p_st, note=f"of {limit} architectural VGPRs per wave"))
     m.append(Metric(name="max_live_agprs", value=lv.max_agpr, status="ok"))
     m.append(Metric(name="max_live_sgprs", value=lv.max_sgpr, status="ok", note="s0..s127, excluding vcc/exec/m0"))
     return m
@@ -151,18 +205,32 @@ def _critical_points(kernel, lv, att, hot, top_k) -> list[CriticalPoint]:
         live = lv.at(j, kernel)
         groups, by_src = pressure.group_live(att, live, j)
         by_def = [
-            RegisterGroup(kind=g["kind"], count=len(g["regs"]), registers=pressure.fmt_regs("v", g["regs"]),
-                          example=_ref(kernel.instructions[g["example"]]) if g["example"] is not None else None)
+            RegisterGroup(
+                kind=g["kind"],
+                count=len(g["regs"]),
+                registers=pressure.fmt_regs("v", g["regs"]),
+                example=_ref(kernel.instructions[g["example"]]) if g["example"] is not None else None,
+            )
             for g in groups
         ]
         src_sorted = sorted(by_src.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-        points.append(CriticalPoint(
-            instruction=_ref(inst, lv), live_vgprs=lv.vgpr[j], live_agprs=lv.agpr[j], live_sgprs=lv.sgpr[j],
-            in_hot_loop=hot is not None and j in set(hot.loop.instruction_indices(att.cfg)),
-            instructions_at_peak=len(at_peak), by_definition=by_def,
-            by_source=[SourceGroup(source=s, count=len(r), registers=pressure.fmt_regs("v", r))
-                       for s, r in src_sorted[:top_k]],
-            by_source_total=len(src_sorted), by_source_truncated=len(src_sorted) > top_k))
+        points.append(
+            CriticalPoint(
+                instruction=_ref(inst, lv),
+                live_vgprs=lv.vgpr[j],
+                live_agprs=lv.agpr[j],
+                live_sgprs=lv.sgpr[j],
+                in_hot_loop=hot is not None and j in set(hot.loop.instruction_indices(att.cfg)),
+                instructions_at_peak=len(at_peak),
+                by_definition=by_def,
+                by_source=[
+                    SourceGroup(source=s, count=len(r), registers=pressure.fmt_regs("v", r))
+                    for s, r in src_sorted[:top_k]
+                ],
+                by_source_total=len(src_sorted),
+                by_source_truncated=len(src_sorted) > top_k,
+            )
+        )
     return points
 
 
@@ -178,14 +246,25 @@ def _hot_loop_model(cfg, lv, att, hot) -> HotLoop | None:
     header_first = cfg.blocks[hot.loop.header].start
     groups, _ = pressure.group_live(att, carried, header_first)
     return HotLoop(
-        header_label=hot.header_label, first_index=hot.first_instruction, last_index=hot.last_instruction,
-        instruction_count=hot.instruction_count, reason=hot.reason, distribution=dist,
+        header_label=hot.header_label,
+        first_index=hot.first_instruction,
+        last_index=hot.last_instruction,
+        instruction_count=hot.instruction_count,
+        reason=hot.reason,
+        distribution=dist,
         scratch_share_of_memory_ops=round(scratch / mem, 3) if mem else 0.0,
-        max_live_vgprs=max(lv.vgpr[i] for i in idx), header_live_vgprs=len(vgprs(lv.live_in[hot.loop.header])),
+        max_live_vgprs=max(lv.vgpr[i] for i in idx),
+        header_live_vgprs=len(vgprs(lv.live_in[hot.loop.header])),
         loop_carried_vgprs=len(vgprs(carried)),
-        loop_carried=[RegisterGroup(kind=g["kind"], count=len(g["regs"]), registers=pressure.fmt_regs("v", g["regs"]),
-                                    example=_ref(cfg.kernel.instructions[g["example"]]) if g["example"] is not None
-                                    else None) for g in groups],
+        loop_carried=[
+            RegisterGroup(
+                kind=g["kind"],
+                count=len(g["regs"]),
+                registers=pressure.fmt_regs("v", g["regs"]),
+                example=_ref(cfg.kernel.instructions[g["example"]]) if g["example"] is not None else None,
+            )
+            for g in groups
+        ],
     )
 
 
@@ -204,10 +283,16 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
         if info.kind == "spill_reload":  # re-spilled after a reload: attribute to the original store's value
             info.kind = "respill"
         by_kind[info.kind] += 1
-        values.append(SpilledValue(
-            reg=f"v{reg}", slot=pressure.spill_slot(s), kind=info.kind, store=_ref(s),
-            defined_by=_ref(kernel.instructions[info.def_index]) if info.def_index is not None else None,
-            in_hot_loop=s.index in in_loop))
+        values.append(
+            SpilledValue(
+                reg=f"v{reg}",
+                slot=pressure.spill_slot(s),
+                kind=info.kind,
+                store=_ref(s),
+                defined_by=_ref(kernel.instructions[info.def_index]) if info.def_index is not None else None,
+                in_hot_loop=s.index in in_loop,
+            )
+        )
     hs = sum(1 for s in facts.stores if s.index in in_loop)
     hr = sum(1 for r in facts.reloads if r.index in in_loop)
     kinds = ", ".join(f"{n} {k}" for k, n in by_kind.most_common())
@@ -220,9 +305,17 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
         cause += f"; {len(facts.agpr_slots)} AGPRs serve as spill slots (v_accvgpr_write/read)"
     values.sort(key=lambda v: (not v.in_hot_loop, v.store.index))
     return SpillAnalysis(
-        spill_stores=len(facts.stores), spill_reloads=len(facts.reloads), hot_loop_spill_stores=hs,
-        hot_loop_spill_reloads=hr, agpr_spill_slots=len(facts.agpr_slots), by_kind=dict(by_kind), root_cause=cause,
-        values=values[:top_k], values_total=len(values), values_truncated=len(values) > top_k)
+        spill_stores=len(facts.stores),
+        spill_reloads=len(facts.reloads),
+        hot_loop_spill_stores=hs,
+        hot_loop_spill_reloads=hr,
+        agpr_spill_slots=len(facts.agpr_slots),
+        by_kind=dict(by_kind),
+        root_cause=cause,
+        values=values[:top_k],
+        values_total=len(values),
+        values_truncated=len(values) > top_k,
+    )
 
 
 def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
@@ -241,26 +334,35 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
 
     frag = kinds.get("lds_fragment", [])
     if frag:
-        out.append(Suggestion(
-            id="drop_first_fragment_prefetch", title="drop the first-fragment prefetch across the back edge",
-            estimated_vgpr_savings=len(frag),
-            evidence=f"{len(frag)} LDS-fragment VGPRs ({fmt('v', frag)}) are loaded in one iteration and live into "
-                     f"the loop header {hot.header_label or ''}",
-            action="issue the first ds_read of each iteration at the top of the iteration (after the barrier) "
-                   "instead of prefetching it at the end of the previous one; the MFMA chain hides the LDS latency"))
+        out.append(
+            Suggestion(
+                id="drop_first_fragment_prefetch",
+                title="drop the first-fragment prefetch across the back edge",
+                estimated_vgpr_savings=len(frag),
+                evidence=f"{len(frag)} LDS-fragment VGPRs ({fmt('v', frag)}) are loaded in one iteration and live into "
+                f"the loop header {hot.header_label or ''}",
+                action="issue the first ds_read of each iteration at the top of the iteration (after the barrier) "
+                "instead of prefetching it at the end of the previous one; the MFMA chain hides the LDS latency",
+            )
+        )
 
-    other = [r for k, regs in kinds.items() if k in ("address", "valu_other", "spill_reload", "agpr_copy")
-             for r in regs]
+    other = [
+        r for k, regs in kinds.items() if k in ("address", "valu_other", "spill_reload", "agpr_copy") for r in regs
+    ]
     if len(other) >= 8:
         addr = len(kinds.get("address", []))
-        out.append(Suggestion(
-            id="drop_loop_carried_state", title="drop non-accumulator loop-carried state",
-            estimated_vgpr_savings=max(0, len(other) - 2),
-            evidence=f"{len(other)} VGPRs that are not MFMA accumulators travel around the back edge of "
-                     f"{hot.header_label or 'the hot loop'} ({addr} of them address arithmetic): {fmt('v', other)}",
-            action="keep only the accumulators loop-carried: recompute per-iteration addresses from the loop counter "
-                   "(SGPR) and one base pointer, and consume data copied for the next iteration (v_mov of prefetched "
-                   "tiles) in the iteration that loads it or stage it through LDS"))
+        out.append(
+            Suggestion(
+                id="drop_loop_carried_state",
+                title="drop non-accumulator loop-carried state",
+                estimated_vgpr_savings=max(0, len(other) - 2),
+                evidence=f"{len(other)} VGPRs that are not MFMA accumulators travel around the back edge of "
+                f"{hot.header_label or 'the hot loop'} ({addr} of them address arithmetic): {fmt('v', other)}",
+                action="keep only the accumulators loop-carried: recompute per-iteration addresses from the loop counter "
+                "(SGPR) and one base pointer, and consume data copied for the next iteration (v_mov of prefetched "
+                "tiles) in the iteration that loads it or stage it through LDS",
+            )
+        )
 
     # Per-block accumulators: an MFMA result added into a separate accumulator by VALU inside the loop.
     partial_regs: set[int] = set()
@@ -276,13 +378,17 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
                 fold_evidence = fold_evidence or (i, insts[d])
     if partial_regs:
         add, mf = fold_evidence
-        out.append(Suggestion(
-            id="fold_block_accumulators", title="fold per-block accumulators into the MFMA accumulator",
-            estimated_vgpr_savings=len(partial_regs),
-            evidence=f"{len(partial_regs)} VGPRs hold per-block MFMA results that VALU then adds into another "
-                     f"accumulator, e.g. #{add.index} `{add.text}` reads #{mf.index} `{mf.text}`",
-            action="pass the running accumulator as the MFMA's srcC (dst == srcC) so the hardware accumulates in "
-                   "place; apply any per-block scale to the A/B operands or once after the loop"))
+        out.append(
+            Suggestion(
+                id="fold_block_accumulators",
+                title="fold per-block accumulators into the MFMA accumulator",
+                estimated_vgpr_savings=len(partial_regs),
+                evidence=f"{len(partial_regs)} VGPRs hold per-block MFMA results that VALU then adds into another "
+                f"accumulator, e.g. #{add.index} `{add.text}` reads #{mf.index} `{mf.text}`",
+                action="pass the running accumulator as the MFMA's srcC (dst == srcC) so the hardware accumulates in "
+                "place; apply any per-block scale to the A/B operands or once after the loop",
+            )
+        )
 
     # Scale products kept live: a multiply of two scale loads whose result is live at the peak.
     peak_live = lv.at(points[0].instruction.index, kernel) if points else 0
@@ -294,28 +400,40 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
         srcs = vgprs(i.uses)
         if len(srcs) >= 2 and all(att.kind(r, j).kind == "scale_load" for r in srcs):
             products.extend(r for r in vgprs(i.defs) if (peak_live >> r) & 1)
-    scale_live = [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "scale_load"] \
-        if points else []
+    scale_live = (
+        [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "scale_load"] if points else []
+    )
     if products or len(scale_live) >= 4:
         regs = sorted(set(products) | set(scale_live))
-        out.append(Suggestion(
-            id="lazy_scale_products", title="compute scale products lazily",
-            estimated_vgpr_savings=max(1, len(regs) // 2),
-            evidence=f"{len(regs)} VGPRs of scale values / precomputed scale products are live at the peak: "
-                     f"{fmt('v', regs)}",
-            action="keep the raw scales (or load them just before use) and multiply right before the instruction "
-                   "that consumes the product, so only one product is live at a time"))
+        out.append(
+            Suggestion(
+                id="lazy_scale_products",
+                title="compute scale products lazily",
+                estimated_vgpr_savings=max(1, len(regs) // 2),
+                evidence=f"{len(regs)} VGPRs of scale values / precomputed scale products are live at the peak: "
+                f"{fmt('v', regs)}",
+                action="keep the raw scales (or load them just before use) and multiply right before the instruction "
+                "that consumes the product, so only one product is live at a time",
+            )
+        )
 
-    loads_live = [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "global_load"] \
-        if points else []
+    loads_live = (
+        [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "global_load"]
+        if points
+        else []
+    )
     if points and points[0].in_hot_loop and len(loads_live) >= 16:
-        out.append(Suggestion(
-            id="per_k_step_b_loads", title="load B-tile packs per K step",
-            estimated_vgpr_savings=len(loads_live) // 2,
-            evidence=f"{len(loads_live)} VGPRs of global/buffer-load data are live at the peak "
-                     f"({fmt('v', loads_live)}): the whole tile is in registers at once",
-            action="split the tile load into per-K-step packs issued one step ahead of their MFMAs (or stage them "
-                   "through LDS with buffer_load ... lds); estimate assumes two K steps per tile"))
+        out.append(
+            Suggestion(
+                id="per_k_step_b_loads",
+                title="load B-tile packs per K step",
+                estimated_vgpr_savings=len(loads_live) // 2,
+                evidence=f"{len(loads_live)} VGPRs of global/buffer-load data are live at the peak "
+                f"({fmt('v', loads_live)}): the whole tile is in registers at once",
+                action="split the tile load into per-K-step packs issued one step ahead of their MFMAs (or stage them "
+                "through LDS with buffer_load ... lds); estimate assumes two K steps per tile",
+            )
+        )
     out.sort(key=lambda s: -s.estimated_vgpr_savings)
     return out
 
@@ -333,8 +451,7 @@ def _summary(kernel: Kernel, arch, res, lv, points, hot, spills, suggestions) ->
         p = points[0]
         where = f" in the hot loop {hot.header_label}" if p.in_hot_loop and hot else ""
         top = ", ".join(f"{g.count} {g.kind}" for g in p.by_definition[:3])
-        text += (f" Peak {p.live_vgprs} live VGPRs at #{p.instruction.index} `{p.instruction.text}`{where}"
-                 f" ({top}).")
+        text += f" Peak {p.live_vgprs} live VGPRs at #{p.instruction.index} `{p.instruction.text}`{where} ({top})."
     if spills:
         text += f" Spills: {spills.root_cause}."
     if suggestions:
@@ -343,8 +460,15 @@ def _summary(kernel: Kernel, arch, res, lv, points, hot, spills, suggestions) ->
     return text
 
 
-def analyze_kernel(isa: IsaFile, kernel: Kernel, arch: str | None = None, *, per_instruction: bool = False,
-                   top_k: int = 8, file: str | None = None) -> VgprReport:
+def analyze_kernel(
+    isa: IsaFile,
+    kernel: Kernel,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+    file: str | None = None,
+) -> VgprReport:
     """Report for one parsed kernel."""
     notes: list[str] = []
     arch = _resolve_arch(isa, arch, notes)
@@ -365,18 +489,42 @@ def analyze_kernel(isa: IsaFile, kernel: Kernel, arch: str | None = None, *, per
     suggestions = _suggestions(kernel, cfg, lv, att, hot, points)
     per = None
     if per_instruction:
-        per = [InstructionPressure(index=i.index, line=i.line, text=i.text, live_vgprs=lv.vgpr[i.index],
-                                   live_agprs=lv.agpr[i.index], live_sgprs=lv.sgpr[i.index],
-                                   source=str(i.loc) if i.loc else None) for i in kernel.instructions]
+        per = [
+            InstructionPressure(
+                index=i.index,
+                line=i.line,
+                text=i.text,
+                live_vgprs=lv.vgpr[i.index],
+                live_agprs=lv.agpr[i.index],
+                live_sgprs=lv.sgpr[i.index],
+                source=str(i.loc) if i.loc else None,
+            )
+            for i in kernel.instructions
+        ]
     return VgprReport(
-        summary=_summary(kernel, arch, res, lv, points, hot, spills, suggestions), kernel=kernel.name, arch=arch,
-        file=file, instruction_count=len(kernel.instructions), metrics=_status_metrics(res, arch, lv, kernel),
-        hot_loop=_hot_loop_model(cfg, lv, att, hot), critical_points=points, spills=spills, suggestions=suggestions,
-        notes=notes, per_instruction=per)
+        summary=_summary(kernel, arch, res, lv, points, hot, spills, suggestions),
+        kernel=kernel.name,
+        arch=arch,
+        file=file,
+        instruction_count=len(kernel.instructions),
+        metrics=_status_metrics(res, arch, lv, kernel),
+        hot_loop=_hot_loop_model(cfg, lv, att, hot),
+        critical_points=points,
+        spills=spills,
+        suggestions=suggestions,
+        notes=notes,
+        per_instruction=per,
+    )
 
 
-def analyze_isa(text_or_path: str | Path, kernel: str | None = None, arch: str | None = None, *,
-                per_instruction: bool = False, top_k: int = 8) -> VgprReport:
+def analyze_isa(
+    text_or_path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReport:
     """Report for one kernel of an AMDGCN text, file or dump directory (the first kernel when ``kernel`` is None)."""
     text, file = _load(text_or_path)
     if arch:
@@ -386,8 +534,9 @@ def analyze_isa(text_or_path: str | Path, kernel: str | None = None, arch: str |
     return analyze_kernel(isa, k, arch, per_instruction=per_instruction, top_k=top_k, file=file)
 
 
-def analyze_isa_all(text_or_path: str | Path, arch: str | None = None, *, per_instruction: bool = False,
-                    top_k: int = 8) -> VgprReports:
+def analyze_isa_all(
+    text_or_path: str | Path, arch: str | None = None, *, per_instruction: bool = False, top_k: int = 8
+) -> VgprReports:
     """Reports for every kernel; a kernel that fails is listed in ``errors`` and the others are still analysed."""
     text, file = _load(text_or_path)
     if arch:
@@ -403,8 +552,14 @@ def analyze_isa_all(text_or_path: str | Path, arch: str | None = None, *, per_in
     return VgprReports(summary=summary, file=file or "input", reports=reports, errors=errors)
 
 
-def analyze_cubin(path: str | Path, kernel: str | None = None, arch: str | None = None, *,
-                  per_instruction: bool = False, threads_per_block: int = 128) -> VgprReports:
+def analyze_cubin(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    threads_per_block: int = 128,
+) -> VgprReports:
     """NVIDIA: registers, spills (local memory), occupancy and SASS live-register counts per function."""
     from tools.isa import sass
 
@@ -436,8 +591,12 @@ def analyze_cubin(path: str | Path, kernel: str | None = None, arch: str | None 
             Metric(name="registers_per_thread", value=regs, status="warn" if regs and regs > 128 else "ok"),
             Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
             Metric(name="local_bytes", value=local, status="bad" if local else "ok", note="spills go to local memory"),
-            Metric(name="spill_instructions", value=spill_ops, status="bad" if spill_ops else "ok",
-                   note="STL/LDL in the SASS"),
+            Metric(
+                name="spill_instructions",
+                value=spill_ops,
+                status="bad" if spill_ops else "ok",
+                note="STL/LDL in the SASS",
+            ),
             Metric(name="shared_bytes", value=smem, status="ok"),
             Metric(name="occupancy_warps_per_sm", value=warps, status="ok"),
             Metric(name="max_live_gprs", value=peak, status="ok", note="nvdisasm --print-life-ranges count"),
@@ -448,26 +607,64 @@ def analyze_cubin(path: str | Path, kernel: str | None = None, arch: str | None 
         if peak:
             j = gpr.index(peak)
             ins = f.instructions[j]
-            points.append(CriticalPoint(
-                instruction=InstructionRef(index=j, line=ins.offset, text=ins.text, live_vgprs=peak), live_vgprs=peak,
-                live_agprs=0, live_sgprs=ins.counts.get("UGPR", 0), in_hot_loop=False,
-                instructions_at_peak=gpr.count(peak), by_definition=[], by_source=[], by_source_total=0,
-                by_source_truncated=False))
+            points.append(
+                CriticalPoint(
+                    instruction=InstructionRef(index=j, line=ins.offset, text=ins.text, live_vgprs=peak),
+                    live_vgprs=peak,
+                    live_agprs=0,
+                    live_sgprs=ins.counts.get("UGPR", 0),
+                    in_hot_loop=False,
+                    instructions_at_peak=gpr.count(peak),
+                    by_definition=[],
+                    by_source=[],
+                    by_source_total=0,
+                    by_source_truncated=False,
+                )
+            )
         per = None
         if per_instruction:
-            per = [InstructionPressure(index=i.index, line=i.offset, text=i.text, live_vgprs=i.counts.get("GPR", 0),
-                                       live_agprs=0, live_sgprs=i.counts.get("UGPR", 0)) for i in f.instructions]
-        summary = (f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {local} B local (spill) memory, peak {peak} "
-                   f"live GPRs at {points[0].instruction.text if points else '-'}"
-                   + (f", {warps} warps/SM" if warps is not None else "") + ".")
-        reports.append(VgprReport(summary=summary, kernel=f.name, arch=a, file=str(path), vendor="nvidia",
-                                  instruction_count=len(f.instructions), metrics=metrics, critical_points=points,
-                                  notes=notes, per_instruction=per))
+            per = [
+                InstructionPressure(
+                    index=i.index,
+                    line=i.offset,
+                    text=i.text,
+                    live_vgprs=i.counts.get("GPR", 0),
+                    live_agprs=0,
+                    live_sgprs=i.counts.get("UGPR", 0),
+                )
+                for i in f.instructions
+            ]
+        summary = (
+            f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {local} B local (spill) memory, peak {peak} "
+            f"live GPRs at {points[0].instruction.text if points else '-'}"
+            + (f", {warps} warps/SM" if warps is not None else "")
+            + "."
+        )
+        reports.append(
+            VgprReport(
+                summary=summary,
+                kernel=f.name,
+                arch=a,
+                file=str(path),
+                vendor="nvidia",
+                instruction_count=len(f.instructions),
+                metrics=metrics,
+                critical_points=points,
+                notes=notes,
+                per_instruction=per,
+            )
+        )
     return VgprReports(summary=f"{len(reports)} function(s) in {path}", file=str(path), reports=reports)
 
 
-def analyze_path(path: str | Path, kernel: str | None = None, arch: str | None = None, *,
-                 per_instruction: bool = False, top_k: int = 8) -> VgprReports:
+def analyze_path(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
     """Any input the CLI accepts: an ISA file, a cubin, or a dump directory (every ISA file in it)."""
     from tools.isa import sass
 
@@ -491,8 +688,11 @@ def analyze_path(path: str | Path, kernel: str | None = None, arch: str | None =
         out.errors.extend(part.errors)
     if kernel and not out.reports:
         raise InputError(f"no kernel named '{kernel}' in {path}", hint="run without --kernel to list the kernels")
-    out.summary = " | ".join(r.summary for r in out.reports) if len(out.reports) <= 3 else (
-        f"{len(out.reports)} kernels in {path}")
+    out.summary = (
+        " | ".join(r.summary for r in out.reports)
+        if len(out.reports) <= 3
+        else (f"{len(out.reports)} kernels in {path}")
+    )
     return out
 
 
@@ -507,12 +707,21 @@ def _value(rep: VgprReport, name: str):
 def diff_kernel(before: VgprReport, after: VgprReport, peak_threshold: int = PEAK_REGRESSION_THRESHOLD) -> KernelDiff:
     changes = []
     rules = {  # metric -> (worse when it goes up?, tolerance)
-        "vgpr_spill_count": (True, 0), "sgpr_spill_count": (True, 0), "scratch_bytes": (True, 0),
-        "local_bytes": (True, 0), "spill_instructions": (True, 0),
-        "waves_per_simd": (False, 0), "occupancy_warps_per_sm": (False, 0),
-        "max_live_vgprs": (True, peak_threshold), "max_live_gprs": (True, peak_threshold),
-        "vgpr_count": (True, None), "agpr_count": (True, None), "sgpr_count": (True, None),
-        "registers_per_thread": (True, None), "lds_bytes": (True, None), "max_live_agprs": (True, None),
+        "vgpr_spill_count": (True, 0),
+        "sgpr_spill_count": (True, 0),
+        "scratch_bytes": (True, 0),
+        "local_bytes": (True, 0),
+        "spill_instructions": (True, 0),
+        "waves_per_simd": (False, 0),
+        "occupancy_warps_per_sm": (False, 0),
+        "max_live_vgprs": (True, peak_threshold),
+        "max_live_gprs": (True, peak_threshold),
+        "vgpr_count": (True, None),
+        "agpr_count": (True, None),
+        "sgpr_count": (True, None),
+        "registers_per_thread": (True, None),
+        "lds_bytes": (True, None),
+        "max_live_agprs": (True, None),
     }
     names = [m.name for m in after.metrics]
     for name in names:
@@ -530,14 +739,17 @@ def diff_kernel(before: VgprReport, after: VgprReport, peak_threshold: int = PEA
             if worse:
                 regression = True
                 why = f"{name} {'rose' if delta > 0 else 'fell'} by {abs(delta)}" + (
-                    f" (threshold {tol})" if tol else "")
+                    f" (threshold {tol})" if tol else ""
+                )
         changes.append(MetricChange(name=name, before=b, after=a, delta=delta, regression=regression, why=why))
-    return KernelDiff(before=before.kernel, after=after.kernel, changes=changes,
-                      regression=any(c.regression for c in changes))
+    return KernelDiff(
+        before=before.kernel, after=after.kernel, changes=changes, regression=any(c.regression for c in changes)
+    )
 
 
-def diff_reports(before: VgprReports | VgprReport, after: VgprReports | VgprReport,
-                 peak_threshold: int = PEAK_REGRESSION_THRESHOLD) -> VgprDiff:
+def diff_reports(
+    before: VgprReports | VgprReport, after: VgprReports | VgprReport, peak_threshold: int = PEAK_REGRESSION_THRESHOLD
+) -> VgprDiff:
     """Compare two analyses kernel by kernel (by name; a single kernel on each side matches regardless of name).
 
     A regression is more spills or scratch, lower occupancy, or a live-VGPR peak higher by more than
@@ -566,8 +778,13 @@ def diff_reports(before: VgprReports | VgprReport, after: VgprReports | VgprRepo
         lines.append(f"{k.after}: {'REGRESSION' if k.regression else 'ok'} ({desc})")
     if only_b or only_a:
         lines.append(f"unmatched: before {only_b}, after {only_a}")
-    return VgprDiff(summary="; ".join(lines) or "nothing to compare", kernels=kernels, only_before=only_b,
-                    only_after=only_a, regression=regression)
+    return VgprDiff(
+        summary="; ".join(lines) or "nothing to compare",
+        kernels=kernels,
+        only_before=only_b,
+        only_after=only_a,
+        regression=regression,
+    )
 
 
 # --- CLI ------------------------------------------------------------------------------------------------------
@@ -581,10 +798,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the pydantic model as JSON")
     parser.add_argument("--per-instruction", action="store_true", help="list every instruction with live counts")
     parser.add_argument("--top", type=int, default=8, help="entries per list in the report (default 8)")
-    parser.add_argument("--diff", nargs=2, metavar=("BEFORE", "AFTER"),
-                        help="compare two inputs; exit 1 on a regression")
-    parser.add_argument("--peak-threshold", type=int, default=PEAK_REGRESSION_THRESHOLD,
-                        help="live-VGPR rise that counts as a regression in --diff")
+    parser.add_argument(
+        "--diff", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two inputs; exit 1 on a regression"
+    )
+    parser.add_argument(
+        "--peak-threshold",
+        type=int,
+        default=PEAK_REGRESSION_THRESHOLD,
+        help="live-VGPR rise that counts as a regression in --diff",
+    )
 
 
 def _source_line(source: Path | None, ref: str | None) -> str:
@@ -602,16 +824,23 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
     out = []
     for r in reports.reports:
         out.append(r.summary)
-        out.append("  metrics: " + ", ".join(f"{m.name}={m.value}{'' if m.status == 'ok' else ' [' + m.status + ']'}"
-                                            for m in r.metrics))
+        out.append(
+            "  metrics: "
+            + ", ".join(f"{m.name}={m.value}{'' if m.status == 'ok' else ' [' + m.status + ']'}" for m in r.metrics)
+        )
         if r.hot_loop:
             h = r.hot_loop
             out.append(f"  hot loop {h.header_label} #{h.first_index}-#{h.last_index}: {h.reason}")
-            out.append("    " + ", ".join(f"{k}={v}" for k, v in h.distribution.items() if v)
-                       + f", scratch share {h.scratch_share_of_memory_ops:.0%}, loop-carried {h.loop_carried_vgprs}")
+            out.append(
+                "    "
+                + ", ".join(f"{k}={v}" for k, v in h.distribution.items() if v)
+                + f", scratch share {h.scratch_share_of_memory_ops:.0%}, loop-carried {h.loop_carried_vgprs}"
+            )
         for p in r.critical_points:
-            out.append(f"  peak {p.live_vgprs} VGPRs at #{p.instruction.index} (line {p.instruction.line}) "
-                       f"`{p.instruction.text}` {p.instruction.source or ''}")
+            out.append(
+                f"  peak {p.live_vgprs} VGPRs at #{p.instruction.index} (line {p.instruction.line}) "
+                f"`{p.instruction.text}` {p.instruction.source or ''}"
+            )
             for g in p.by_definition:
                 out.append(f"    {g.count:4d} {g.kind:18s} {g.registers}")
             for s in p.by_source[:5]:
@@ -626,7 +855,9 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
         if r.per_instruction:
             out.append("  index  line   vgpr agpr sgpr  instruction")
             for i in r.per_instruction:
-                out.append(f"  {i.index:5d} {i.line:5d}  {i.live_vgprs:4d} {i.live_agprs:4d} {i.live_sgprs:4d}  {i.text}")
+                out.append(
+                    f"  {i.index:5d} {i.line:5d}  {i.live_vgprs:4d} {i.live_agprs:4d} {i.live_sgprs:4d}  {i.text}"
+                )
     for e in reports.errors:
         out.append(f"error in {e.kernel}: {e.error}" + (f" (hint: {e.hint})" if e.hint else ""))
     return "\n".join(out)

@@ -62,15 +62,21 @@ _NO_DEF_PREFIXES = (
     "s_ttracedata",
 )
 # VOP3b / carry-out instructions: the second operand is a second destination (SGPR pair or vcc).
-_SECOND_DEF_RE = re.compile(r"^v_(mad_u64_u32|mad_i64_i32|(add|sub|subrev)_co_u32|(addc|subb|subbrev)_co_u32|"
-                            r"(add|sub|subrev)_co_ci_u32|div_scale_f\d+)(_e64|_e32)?$")
+_SECOND_DEF_RE = re.compile(
+    r"^v_(mad_u64_u32|mad_i64_i32|(add|sub|subrev)_co_u32|(addc|subb|subbrev)_co_u32|"
+    r"(add|sub|subrev)_co_ci_u32|div_scale_f\d+)(_e64|_e32)?$"
+)
 # Instructions that read their destination too (accumulate, preserve the other half, lane write).
-_READS_DST_RE = re.compile(r"^(v_(fmac|mac|fmamk|fmaak|dot\d*c)_|v_writelane_|v_pk_fmac_|s_cmov|s_cmovk|s_addk_|s_mulk_|"
-                           r".*_d16_hi|.*_d16(?!_hi))")
+_READS_DST_RE = re.compile(
+    r"^(v_(fmac|mac|fmamk|fmaak|dot\d*c)_|v_writelane_|v_pk_fmac_|s_cmov|s_cmovk|s_addk_|s_mulk_|"
+    r".*_d16_hi|.*_d16(?!_hi))"
+)
 
 _REG_RE = re.compile(r"(?<![\w.])(v|a|s|ttmp)(?:(\d+)|\[(\d+):(\d+)\])(?:\.[lh])?(?!\w)")
-_SPECIAL_RE = re.compile(r"(?<![\w.])(vcc_lo|vcc_hi|vcc|exec_lo|exec_hi|exec|m0|scc|flat_scratch_lo|flat_scratch_hi|"
-                         r"flat_scratch|xnack_mask)(?!\w)")
+_SPECIAL_RE = re.compile(
+    r"(?<![\w.])(vcc_lo|vcc_hi|vcc|exec_lo|exec_hi|exec|m0|scc|flat_scratch_lo|flat_scratch_hi|"
+    r"flat_scratch|xnack_mask)(?!\w)"
+)
 _LABEL_RE = re.compile(r"^([A-Za-z_.$][\w.$@]*):(.*)$")
 _LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 _FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
@@ -200,8 +206,17 @@ def classify(mnemonic: str, modifiers: str = "", comment: str = "") -> str:
     return "other"
 
 
-_STORE_LIKE = {"vmem_store", "scratch_store", "lds_write", "waitcnt", "barrier", "branch", "nop", "endpgm",
-               "vmem_load_lds"}
+_STORE_LIKE = {
+    "vmem_store",
+    "scratch_store",
+    "lds_write",
+    "waitcnt",
+    "barrier",
+    "branch",
+    "nop",
+    "endpgm",
+    "vmem_load_lds",
+}
 
 
 # --- operand parsing ------------------------------------------------------------------------------------------
@@ -271,9 +286,10 @@ def _def_use(mnemonic: str, category: str, ops: list[Operand], modifiers: str) -
     sdefs: list[str] = []
     suses: list[str] = []
     first_def = bool(ops) and category not in _STORE_LIKE and not mnemonic.startswith(_NO_DEF_PREFIXES)
-    if category == "vmem_atomic" or (category == "lds_other" and not mnemonic.startswith(("ds_swizzle", "ds_bpermute",
-                                                                                         "ds_permute", "ds_append",
-                                                                                         "ds_consume"))):
+    if category == "vmem_atomic" or (
+        category == "lds_other"
+        and not mnemonic.startswith(("ds_swizzle", "ds_bpermute", "ds_permute", "ds_append", "ds_consume"))
+    ):
         returns = "_rtn" in mnemonic or bool(re.search(r"(^|\s)(glc|sc0|th:TH_ATOMIC_RETURN)(\s|$)", modifiers))
         first_def = returns and category == "lds_other" or (returns and not mnemonic.startswith("buffer_"))
         if returns and mnemonic.startswith("buffer_"):
@@ -313,8 +329,10 @@ def _check_text(text: str | bytes, origin: str) -> str:
             )
         text = text.decode("utf-8", errors="replace")
     if len(text) > MAX_BYTES:
-        raise InputError(f"{origin} is {len(text) // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB",
-                         hint="split the file per kernel or pass --kernel on a smaller dump")
+        raise InputError(
+            f"{origin} is {len(text) // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB",
+            hint="split the file per kernel or pass --kernel on a smaller dump",
+        )
     if "\x00" in text[:65536]:
         raise InputError(f"{origin} is binary data, not AMDGCN assembly text", hint="pass the .s text")
     return text
@@ -363,8 +381,9 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
             if line.startswith(".loc"):
                 m = _LOC_RE.match(line)
                 if m:
-                    loc = SourceLoc(files.get(int(m.group(1)), f"file{m.group(1)}"), int(m.group(2)),
-                                    int(m.group(3) or 0))
+                    loc = SourceLoc(
+                        files.get(int(m.group(1)), f"file{m.group(1)}"), int(m.group(2)), int(m.group(3) or 0)
+                    )
                 continue
             if line.startswith(".file"):
                 m = _FILE_RE.match(line)
@@ -457,8 +476,18 @@ def _decode(line: str, spill: bool) -> tuple | None:
 
 
 _MEM_PREFIXES = ("ds_", "buffer_", "global_", "flat_", "scratch_", "tbuffer_", "image_", "exp", "export")
-_NO_OPERAND_MNEMONICS = {"s_waitcnt", "s_nop", "s_endpgm", "s_barrier", "s_setprio", "s_sleep", "s_wait_loadcnt",
-                         "s_wait_dscnt", "s_wait_storecnt", "s_wait_kmcnt"}
+_NO_OPERAND_MNEMONICS = {
+    "s_waitcnt",
+    "s_nop",
+    "s_endpgm",
+    "s_barrier",
+    "s_setprio",
+    "s_sleep",
+    "s_wait_loadcnt",
+    "s_wait_dscnt",
+    "s_wait_storecnt",
+    "s_wait_kmcnt",
+}
 
 
 def _add_instruction(k: Kernel, line: str, lineno: int, loc: SourceLoc | None, labels: list[str]) -> None:
@@ -487,8 +516,23 @@ def _add_instruction(k: Kernel, line: str, lineno: int, loc: SourceLoc | None, l
     else:
         labels = _NO_LABELS
     k.instructions.append(
-        Instruction(index, lineno, mnemonic, ops, modifiers, line, comment, category, defs, uses, sdefs, suses,
-                    target, loc, labels)
+        Instruction(
+            index,
+            lineno,
+            mnemonic,
+            ops,
+            modifiers,
+            line,
+            comment,
+            category,
+            defs,
+            uses,
+            sdefs,
+            suses,
+            target,
+            loc,
+            labels,
+        )
     )
 
 
@@ -504,8 +548,9 @@ def load_isa_text(path) -> str:
         raise InputError(f"{p} does not exist", hint="pass an ISA file (.s/.amdgcn) or a dump directory")
     size = p.stat().st_size
     if size > MAX_BYTES:
-        raise InputError(f"{p} is {size // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB",
-                         hint="split the file per kernel")
+        raise InputError(
+            f"{p} is {size // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB", hint="split the file per kernel"
+        )
     return _check_text(p.read_bytes(), str(p))
 
 

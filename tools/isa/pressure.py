@@ -83,9 +83,11 @@ class Attributor:
             if d is None:
                 return None
             i = self.insts[d]
-            if i.category in ("valu", "cndmask") and (i.uses >> reg) & 1 and i.mnemonic.startswith(("v_bfi", "v_perm",
-                                                                                                     "v_cvt_pk",
-                                                                                                     "v_pk_")):
+            if (
+                i.category in ("valu", "cndmask")
+                and (i.uses >> reg) & 1
+                and i.mnemonic.startswith(("v_bfi", "v_perm", "v_cvt_pk", "v_pk_"))
+            ):
                 prev = self.reaching_def(reg, d)
                 if prev is None or prev == d:
                     return d
@@ -116,9 +118,13 @@ class Attributor:
         d = self.origin(reg, at)
         if d is None:
             return ValueInfo(reg, "kernel_input", None)
-        if self.insts[d].category == "mfma" or (self.acc_regs >> reg) & 1 and any(
-            u.category == "mfma" and len(u.operands) >= 4 and (reg_mask(u.operands[3]) >> reg) & 1
-            for u in self.consumers(reg, d)
+        if (
+            self.insts[d].category == "mfma"
+            or (self.acc_regs >> reg) & 1
+            and any(
+                u.category == "mfma" and len(u.operands) >= 4 and (reg_mask(u.operands[3]) >> reg) & 1
+                for u in self.consumers(reg, d)
+            )
         ):
             return ValueInfo(reg, "mfma_accumulator", d)
         i = self.insts[d]
@@ -140,7 +146,6 @@ class Attributor:
                 return ValueInfo(reg, "address", d)
             return ValueInfo(reg, "valu_other", d)
         return ValueInfo(reg, c, d)
-
 
     def _reloaded_as_address(self, reg: int, d: int) -> bool:
         """A value spilled right after its definition: is it used as an address after a reload of its slot?"""

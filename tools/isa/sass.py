@@ -107,8 +107,9 @@ def read_cubin(path: str | Path, timeout: float = 60.0) -> list[SassFunction]:
     data = p.read_bytes()
     if not is_cubin(data):
         raise InputError(f"{p} is not a CUDA cubin (ELF, EM_CUDA)", hint="extract one with `cuobjdump -xelf all`")
-    res = LOCAL.run([find_tool("nvdisasm"), "--print-life-ranges", "--life-range-mode", "count", "-c", str(p)],
-                    timeout=timeout)
+    res = LOCAL.run(
+        [find_tool("nvdisasm"), "--print-life-ranges", "--life-range-mode", "count", "-c", str(p)], timeout=timeout
+    )
     if not res.ok:
         raise ToolchainError(f"nvdisasm failed on {p}", details=res.stderr[-2000:])
     funcs = parse_life_ranges(res.stdout)

@@ -27,8 +27,10 @@ class InstructionRef(BaseModel):
 
 
 class RegisterGroup(BaseModel):
-    kind: str = Field(description="mfma_accumulator | global_load | lds_fragment | scale_load | address | "
-                      "spill_reload | agpr_copy | kernel_input | valu_other | salu_moved")
+    kind: str = Field(
+        description="mfma_accumulator | global_load | lds_fragment | scale_load | address | "
+        "spill_reload | agpr_copy | kernel_input | valu_other | salu_moved"
+    )
     count: int
     registers: str = Field(description="compact list, e.g. 'v[2:17], v40'")
     example: InstructionRef | None = Field(None, description="one defining instruction")
@@ -61,8 +63,10 @@ class HotLoop(BaseModel):
     last_index: int
     instruction_count: int
     reason: str
-    distribution: dict[str, int] = Field(description="scratch_load, scratch_store, vmem_load, mfma, cndmask, nop, "
-                                         "lds_read, lds_write, waitcnt counts inside the loop")
+    distribution: dict[str, int] = Field(
+        description="scratch_load, scratch_store, vmem_load, mfma, cndmask, nop, "
+        "lds_read, lds_write, waitcnt counts inside the loop"
+    )
     scratch_share_of_memory_ops: float = Field(description="scratch ops / all vector-memory + LDS ops in the loop")
     max_live_vgprs: int
     header_live_vgprs: int = Field(description="VGPRs live on entry to the loop header")
@@ -93,8 +97,10 @@ class SpillAnalysis(BaseModel):
 
 
 class Suggestion(BaseModel):
-    id: str = Field(description="drop_loop_carried_state | fold_block_accumulators | lazy_scale_products | "
-                    "per_k_step_b_loads | drop_first_fragment_prefetch")
+    id: str = Field(
+        description="drop_loop_carried_state | fold_block_accumulators | lazy_scale_products | "
+        "per_k_step_b_loads | drop_first_fragment_prefetch"
+    )
     title: str
     estimated_vgpr_savings: int
     evidence: str
