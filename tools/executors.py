@@ -120,9 +120,7 @@ class Executor:
         stderr=subprocess.PIPE,
     ) -> subprocess.Popen:
         """Start a command in its own process group; the caller waits, or kills it with kill_process_tree."""
-        full = self.wrap(
-            argv, env if self.kind != "local" else None, str(cwd) if cwd and self.kind != "local" else None
-        )
+        full = self.wrap(argv, env if self.kind != "local" else None, str(cwd) if cwd and self.kind != "local" else None)
         local_env = None
         if self.kind == "local" and env is not None:
             local_env = {**os.environ, **env}
