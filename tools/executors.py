@@ -120,7 +120,9 @@ class Executor:
         stderr=subprocess.PIPE,
     ) -> subprocess.Popen:
         """Start a command in its own process group; the caller waits, or kills it with kill_process_tree."""
-        full = self.wrap(argv, env if self.kind != "local" else None, str(cwd) if cwd and self.kind != "local" else None)
+        full = self.wrap(
+            argv, env if self.kind != "local" else None, str(cwd) if cwd and self.kind != "local" else None
+        )
         local_env = None
         if self.kind == "local" and env is not None:
             local_env = {**os.environ, **env}
@@ -175,3 +177,39 @@ class Executor:
 
 
 LOCAL = Executor()
+
+
+def fetch_tree(executor: Executor, remote_dir: str, local_dir: str | Path, *, timeout: float = 300) -> Path:
+    """Copy a directory from where ``executor`` runs into ``local_dir`` (a tar stream through the executor).
+
+    Local executors need no copy: the directory itself is returned.
+    """
+    import tarfile
+
+    if executor.kind == "local":
+        return Path(remote_dir)
+    local = Path(local_dir)
+    local.mkdir(parents=True, exist_ok=True)
+    argv = executor.wrap(["tar", "-C", remote_dir, "-cf", "-", "."])
+    try:
+        proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    except FileNotFoundError as exc:
+        raise ToolchainError(f"cannot run '{argv[0]}': not found on PATH", hint=f"install {argv[0]}") from exc
+    try:
+        data, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        kill_process_tree(proc)
+        raise ToolchainError(f"copying {remote_dir} back timed out after {timeout:.0f} s") from exc
+    if proc.returncode != 0:
+        raise ToolchainError(
+            f"cannot copy {remote_dir} from {executor.kind}:{executor.target}",
+            hint="check that the directory exists there and that tar is installed",
+            details=err.decode(errors="replace")[-2000:],
+        )
+    import io
+
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(local, filter="data")
+    return local

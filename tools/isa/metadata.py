@@ -19,7 +19,9 @@ _METADATA_RE = re.compile(r"^\s*\.amdgpu_metadata\s*$(.*?)^\s*\.end_amdgpu_metad
 _TARGET_RE = re.compile(r"amdgcn-amd-amdhsa-[a-z]*-(gfx[0-9a-f]+)")
 _AMDHSA_BLOCK_RE = re.compile(r"^\s*\.amdhsa_kernel\s+(\S+)\s*$(.*?)^\s*\.end_amdhsa_kernel", re.M | re.S)
 _AMDHSA_DIRECTIVE_RE = re.compile(r"^\s*\.amdhsa_(\w+)\s+(\S+)", re.M)
-_SET_RE = re.compile(r"^\s*\.set\s+(\.L)?([^\s,]+)\.(num_vgpr|num_agpr|numbered_sgpr|private_seg_size),\s*(.+?)\s*$", re.M)
+_SET_RE = re.compile(
+    r"^\s*\.set\s+(\.L)?([^\s,]+)\.(num_vgpr|num_agpr|numbered_sgpr|private_seg_size),\s*(.+?)\s*$", re.M
+)
 
 
 @dataclass
