@@ -19,7 +19,7 @@ from pathlib import Path
 from tools.errors import InputError, KernelpilotError, ToolchainError
 from tools.executors import Executor, fetch_tree
 from tools.isa.metadata import detect_arch, read_resources
-from tools.models.trace import NcuMetric, Trace, TraceReport
+from tools.models.trace import Trace, TraceReport
 from tools.profilers import analysis, att, ncu, rocprofv3
 
 FORMATS_EXPECTED = (
@@ -34,6 +34,13 @@ HEADLINE_NCU_METRICS = (
     "Registers Per Thread",
     "Achieved Occupancy",
     "Theoretical Occupancy",
+    # raw-page names of the same figures
+    "gpu__time_duration.sum",
+    "launch__registers_per_thread",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "launch__occupancy_limit_registers",
 )
 
 
@@ -185,7 +192,7 @@ def build_report(
     )
     if t.metrics:
         key = next(iter(t.metrics))
-        report.ncu_metrics = [m for m in t.metrics[key] if m.name in HEADLINE_NCU_METRICS or m.section == "raw"][:40]
+        report.ncu_metrics = [m for m in t.metrics[key] if m.name in HEADLINE_NCU_METRICS]
         report.ncu_rules = [r for rules in t.rules.values() for r in rules if r.type in ("OPT", "WRN")][:top_k]
     has_regs = any(d.vgpr_count is not None for d in t.dispatches)
     if isa_text is not None:
@@ -388,16 +395,7 @@ def _profile_ncu(command, ex, remote_dir, local_dir, kernel_regex, launch_count,
     )
     report = build_report(merged, top_k=top_k)
     raw = ncu.read_raw(files["raw"])
-    report.ncu_metrics += [
-        NcuMetric(section="raw", name=m.name, unit=m.unit, value=m.value, text=m.text)
-        for m in next(iter(raw.metrics.values()), [])
-        if m.name
-        in (
-            "gpu__time_duration.sum",
-            "launch__registers_per_thread",
-            "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-        )
-    ]
+    report.ncu_metrics += [m for m in next(iter(raw.metrics.values()), []) if m.name in HEADLINE_NCU_METRICS]
     if not any(i.source for i in source.instructions):
         report.notes.append(ncu.LINEINFO_HINT)
     report.notes += [f"ncu exports: {', '.join(str(f) for f in files.values())}"]

@@ -193,72 +193,76 @@ def read_raw(path: Path) -> Trace:
     )
 
 
-def _stall_columns(header: Sequence[str]) -> dict[str, str]:
-    """Per-reason stall sample columns of a source page -> reason name."""
-    out = {}
-    for col in header:
-        m = re.match(r"^(?:stall_|Warp Stall Sampling \()(.+?)\)?$", col)
-        if col.startswith("stall_"):
-            out[col] = col.removeprefix("stall_")
-        elif m and col.startswith("Warp Stall Sampling") and "Samples" not in col:
-            out[col] = m.group(1)
-    return out
+def _stall_columns(header: Sequence[str]) -> dict[int, str]:
+    """Column index -> reason for the per-reason stall sample columns (all samples, not the '(Not Issued)' ones)."""
+    return {i: col.removeprefix("stall_") for i, col in enumerate(header) if col.startswith("stall_") and "(" not in col}
 
 
 def read_source(path: Path) -> Trace:
-    """``--page source --csv``: one row per SASS (or source) line with warp-stall samples, by kernel block."""
+    """``--page source --csv``: SASS rows with warp-stall samples, by kernel.
+
+    With ``--print-source sass`` a ``"Kernel Name",<name>`` row precedes the header. With ``cuda,sass`` each
+    ``"File Path",<file>`` block holds source rows (``Line No`` set, Address ``-``) each followed by its SASS rows,
+    and the header has two ``Source`` columns (CUDA text, then SASS); rows ``...`` elide instructions.
+    """
     rows = _csv_rows(path)
-    header_at = next((i for i, r in enumerate(rows[:50]) if "Address" in r and "Source" in r), None)
-    if header_at is None:
+    if not any("Address" in r and "Source" in r for r in rows[:50]):
         raise InputError(
             f"{path} is not an ncu source page: no header with 'Address' and 'Source'",
             hint="use ncu --import R.ncu-rep --csv --page source --print-source sass (profile with --section SourceCounters)",
         )
     instructions: list[Instruction] = []
     kernels: list[str] = []
-    header: list[str] = rows[header_at]
-    kernel = ""
-    for r in rows[:header_at]:
-        if r and r[0].strip():
-            kernel = r[0].strip()
-    stall_cols: dict[str, str] = _stall_columns(header)
-    if kernel:
-        kernels.append(kernel)
-    for cells in rows[header_at + 1 :]:
-        if "Address" in cells and "Source" in cells:  # a new kernel block repeats the header
-            header, stall_cols = cells, _stall_columns(cells)
+    header: list[str] = []
+    kernel = file = line = ""
+    addr_at = sass_at = line_at = -1
+    stall_cols: dict[int, str] = {}
+    for cells in rows:
+        if len(cells) >= 2 and cells[0] in ("Kernel Name", "Function Name", "File Path") and "Address" not in cells:
+            if cells[0] == "File Path":
+                file = cells[1]
+            else:
+                kernel = cells[1]
+                if kernel not in kernels:
+                    kernels.append(kernel)
             continue
-        if len(cells) < len(header):
-            if cells[0].strip():
-                kernel = cells[0].strip()
-                kernels.append(kernel)
+        if "Address" in cells and "Source" in cells:
+            header = cells
+            addr_at = header.index("Address")
+            sass_at = next(i for i, c in enumerate(header) if c == "Source" and i > addr_at)
+            line_at = header.index("Line No") if "Line No" in header else -1
+            stall_cols = _stall_columns(header)
             continue
-        row = dict(zip(header, cells, strict=False))
-        addr = row.get("Address", "").strip()
-        all_samples = parse_number(row.get("Warp Stall Sampling (All Samples)"))
-        not_issued = parse_number(row.get("Warp Stall Sampling (Not-issued Samples)"))
-        executed = parse_number(row.get("Instructions Executed"))
-        reasons = {name: v for col, name in stall_cols.items() if (v := parse_number(row.get(col)))}
+        if not header or len(cells) < len(header):
+            continue
+        if line_at >= 0 and cells[line_at].strip():
+            line = cells[line_at].strip()
+            continue
+        addr = cells[addr_at].strip()
+        if not re.fullmatch(r"(0x)?[0-9a-fA-F]+", addr):
+            continue
+        row = {name: cells[i] for i, name in enumerate(header)}
+        reasons = {name: v for i, name in stall_cols.items() if (v := parse_number(cells[i]))}
         instructions.append(
             Instruction(
                 index=len(instructions),
-                address=int(addr, 16) if re.fullmatch(r"(0x)?[0-9a-fA-F]+", addr) else None,
-                isa=row.get("Source", "").strip(),
-                hit=int(executed or 0),
-                latency=int(all_samples or 0),
-                stall=int(not_issued or 0),
+                address=int(addr, 16),
+                isa=cells[sass_at].strip(),
+                source=f"{file}:{line}" if file and line else "",
+                hit=int(parse_number(row.get("Instructions Executed")) or 0),
+                latency=int(parse_number(row.get("Warp Stall Sampling (All Samples)")) or 0),
+                stall=int(parse_number(row.get("Warp Stall Sampling (Not-issued Samples)")) or 0),
                 kernel=kernel,
                 stall_reasons=reasons,
             )
         )
     if not instructions:
-        raise InputError(
-            f"{path}: ncu source page without instruction rows", hint="profile with --section SourceCounters"
-        )
+        raise InputError(f"{path}: ncu source page without instruction rows", hint="profile with --section SourceCounters")
+    view = "cuda,sass" if line_at >= 0 else "sass"
     return Trace(
         path=str(path),
         format="ncu-source",
-        generation=f"ncu source CSV, {len(header)} columns, {len(stall_cols)} stall-reason columns",
+        generation=f"ncu source CSV ({view}), {len(header)} columns, {len(stall_cols)} stall-reason columns",
         instructions=instructions,
         kernels=kernels,
         notes=["ncu source page: latency = warp stall samples (all), stall = not-issued samples"],
