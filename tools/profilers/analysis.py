@@ -324,7 +324,9 @@ def register_checks(dispatches: Sequence[Dispatch], isa: dict[str, Resources], a
             continue
         i_arch = r.accum_offset if r.agpr_count else (r.arch_vgpr_count or i_total)
         i_agpr = r.agpr_count or 0
-        split_ok = t_v == _round_up(i_arch or 0) and (t_a == 0 or i_agpr == 0 or t_a == i_agpr)
+        # Without AGPRs a small Accum_VGPR_Count is granule rounding (12 + 4 for a 12-VGPR kernel), not AGPR use.
+        arch_ok = (i_arch or 0) <= t_v <= _round_up(i_arch or 0)
+        split_ok = arch_ok and (i_agpr == 0 or t_a == i_agpr)
         total_ok = _round_up(t_v + t_a) == _round_up(i_total)
         agrees = total_ok and split_ok
         if agrees:
