@@ -52,7 +52,12 @@ def test_ck_bmm_hotspot_and_stall_classes(att_dirs):
 
 def test_ck_bmm_loop_from_back_edge(att_dirs):
     (loop,) = summarize_trace(att_dirs["ck_bmm"]).loops
-    assert (loop.header_index, loop.branch_index, loop.header_address, loop.branch_address) == (1804, 2112, 27196, 29300)
+    assert (loop.header_index, loop.branch_index, loop.header_address, loop.branch_address) == (
+        1804,
+        2112,
+        27196,
+        29300,
+    )
     assert loop.instructions == 309
     assert loop.stall == 0  # this dispatch never entered the tail loop: its rows have Hit 0
 

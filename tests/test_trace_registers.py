@@ -66,5 +66,9 @@ def test_mangled_names_match_demangled():
     assert mangled_identifier("_Z35batched_matrix_multiplication_naiveiiiiPKDF16bS0_PDF16b") == (
         "batched_matrix_multiplication_naive"
     )
-    d = load_trace(KERNEL_TRACE_CSV).dispatches[0].model_copy(update={"name": "foo_kernel(int, float*)", "symbol": None})
+    d = (
+        load_trace(KERNEL_TRACE_CSV)
+        .dispatches[0]
+        .model_copy(update={"name": "foo_kernel(int, float*)", "symbol": None})
+    )
     assert match_isa_kernel(d, ["_Z10foo_kerneliPf", "bar"]) == "_Z10foo_kerneliPf"

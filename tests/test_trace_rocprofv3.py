@@ -43,7 +43,12 @@ def test_kernel_trace_csv_rocm7_top_kernel():
 def test_kernel_trace_csv_keeps_ids_and_trace_registers():
     trace = load_trace(KERNEL_TRACE_CSV)
     first = trace.dispatches[0]
-    assert (first.dispatch_id, first.agent, first.start_ns, first.end_ns) == (1, "Agent 2", 2016988682735847, 2016988682753807)
+    assert (first.dispatch_id, first.agent, first.start_ns, first.end_ns) == (
+        1,
+        "Agent 2",
+        2016988682735847,
+        2016988682753807,
+    )
     fa = next(d for d in trace.dispatches if d.name == "flash_attn_func_kernel_0")
     # rocprofv3 halves gfx950 VGPRs (the doc's pitfall 2): 124 here, kept only to be checked against the ISA.
     assert (fa.vgpr_count, fa.accum_vgpr_count, fa.sgpr_count, fa.lds_bytes) == (124, 0, 112, 49152)
@@ -64,8 +69,13 @@ def _rewrite_header(tmp_path, renames: dict[str, str | None]):
     return out
 
 
-OLD_SIZES = {"LDS_Block_Size": "Group_Segment_Size", "Scratch_Size": "Private_Segment_Size", "VGPR_Count": None,
-             "Accum_VGPR_Count": None, "SGPR_Count": None}
+OLD_SIZES = {
+    "LDS_Block_Size": "Group_Segment_Size",
+    "Scratch_Size": "Private_Segment_Size",
+    "VGPR_Count": None,
+    "Accum_VGPR_Count": None,
+    "SGPR_Count": None,
+}
 
 
 @pytest.mark.parametrize(
@@ -142,17 +152,33 @@ def test_results_json(tmp_path):
             {
                 "agents": [{"id": {"handle": 7}, "type": 2, "name": "gfx942", "node_id": 2}],
                 "kernel_symbols": [
-                    {"kernel_id": 3, "kernel_name": "_Z4axpyPf.kd", "formatted_kernel_name": "axpy(float*)",
-                     "arch_vgpr_count": 8, "accum_vgpr_count": 0, "sgpr_count": 16}
+                    {
+                        "kernel_id": 3,
+                        "kernel_name": "_Z4axpyPf.kd",
+                        "formatted_kernel_name": "axpy(float*)",
+                        "arch_vgpr_count": 8,
+                        "accum_vgpr_count": 0,
+                        "sgpr_count": 16,
+                    }
                 ],
                 "buffer_records": {
                     "kernel_dispatch": [
-                        {"thread_id": 1, "correlation_id": {"internal": i, "external": 0},
-                         "start_timestamp": 1000 * i, "end_timestamp": 1000 * i + 100 + i,
-                         "dispatch_info": {"agent_id": {"handle": 7}, "queue_id": {"handle": 1}, "kernel_id": 3,
-                                           "dispatch_id": i, "private_segment_size": 0, "group_segment_size": 0,
-                                           "workgroup_size": {"x": 64, "y": 1, "z": 1},
-                                           "grid_size": {"x": 4096, "y": 1, "z": 1}}}
+                        {
+                            "thread_id": 1,
+                            "correlation_id": {"internal": i, "external": 0},
+                            "start_timestamp": 1000 * i,
+                            "end_timestamp": 1000 * i + 100 + i,
+                            "dispatch_info": {
+                                "agent_id": {"handle": 7},
+                                "queue_id": {"handle": 1},
+                                "kernel_id": 3,
+                                "dispatch_id": i,
+                                "private_segment_size": 0,
+                                "group_segment_size": 0,
+                                "workgroup_size": {"x": 64, "y": 1, "z": 1},
+                                "grid_size": {"x": 4096, "y": 1, "z": 1},
+                            },
+                        }
                         for i in (1, 2, 3)
                     ]
                 },

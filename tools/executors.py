@@ -6,10 +6,12 @@ cancellation the whole process tree is killed (each command starts its own proce
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
 import signal
 import subprocess
+import tarfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -184,8 +186,6 @@ def fetch_tree(executor: Executor, remote_dir: str, local_dir: str | Path, *, ti
 
     Local executors need no copy: the directory itself is returned.
     """
-    import tarfile
-
     if executor.kind == "local":
         return Path(remote_dir)
     local = Path(local_dir)
@@ -208,8 +208,6 @@ def fetch_tree(executor: Executor, remote_dir: str, local_dir: str | Path, *, ti
             hint="check that the directory exists there and that tar is installed",
             details=err.decode(errors="replace")[-2000:],
         )
-    import io
-
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(local, filter="data")
     return local

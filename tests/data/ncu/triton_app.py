@@ -1,4 +1,5 @@
 """A small Triton softmax launched a few times: the workload ncu profiles."""
+
 import sys
 
 import torch
