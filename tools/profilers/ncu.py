@@ -195,7 +195,9 @@ def read_raw(path: Path) -> Trace:
 
 def _stall_columns(header: Sequence[str]) -> dict[int, str]:
     """Column index -> reason for the per-reason stall sample columns (all samples, not the '(Not Issued)' ones)."""
-    return {i: col.removeprefix("stall_") for i, col in enumerate(header) if col.startswith("stall_") and "(" not in col}
+    return {
+        i: col.removeprefix("stall_") for i, col in enumerate(header) if col.startswith("stall_") and "(" not in col
+    }
 
 
 def read_source(path: Path) -> Trace:
@@ -257,7 +259,9 @@ def read_source(path: Path) -> Trace:
             )
         )
     if not instructions:
-        raise InputError(f"{path}: ncu source page without instruction rows", hint="profile with --section SourceCounters")
+        raise InputError(
+            f"{path}: ncu source page without instruction rows", hint="profile with --section SourceCounters"
+        )
     view = "cuda,sass" if line_at >= 0 else "sass"
     return Trace(
         path=str(path),
