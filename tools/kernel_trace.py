@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from tools.errors import InputError, KernelpilotError, ToolchainError
+from tools.errors import InputError, ToolchainError
 from tools.executors import Executor, fetch_tree
 from tools.isa.metadata import detect_arch, read_resources
 from tools.models.trace import Trace, TraceReport
@@ -520,4 +520,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["KernelpilotError", "compare_traces", "load_trace", "profile_command", "summarize_trace"]
+__all__ = ["compare_traces", "load_trace", "profile_command", "summarize_trace"]
