@@ -1,13 +1,8 @@
-"""Wrong rewrite (negative test): the "prefetch" loads do not depend on the loop counter.
+"""Wrong rewrite (negative test): a "prefetch" whose next-tile address does not advance with the loop counter.
 
-The author moved the loads before the loop but forgot to advance their address with ``kt``: every iteration reads the
-same tile, so LLVM hoists the loads out of the loop as loop-invariant. The result is fast and wrong; ``--verify`` must
-reject it because the loop body no longer loads anything.
-
-Each iteration loads four f16x4 fragments (two of A, two of B) with ``buffer_load_dwordx2`` and feeds them straight
-into two ``v_mfma_f32_16x16x16_f16``; the ``s_waitcnt vmcnt`` before the first MFMA exposes the load latency.
-The loop has runtime bounds (``k_tiles`` is a kernel argument), so FlyDSL emits an ``scf.for``, not an unrolled body;
-and a barrier per k-tile gives the analysis a barrier-wait region.
+The author meant ``load_tile(kt + 1)`` but wrote ``load_tile(1)`` and, since the loads were "prefetched", dropped the
+barrier. Every iteration reads the same tile, so LLVM hoists the loads out of the loop as loop-invariant: fast and
+wrong. ``--verify`` must reject it because the loop body no longer loads anything.
 """
 
 import flydsl.compiler as flyc
@@ -32,18 +27,27 @@ def mfma_loop_hoisted_wrong(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: f
     rsrc_c = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(C)))
     lane = tid * 16  # byte offset of this lane's 8 halves
     acc0 = fx.arith.constant_vector(0.0, f32x4)
-    for kt, state in range(fx.Int32(0), k_tiles, fx.Int32(1), init=[acc0]):
-        acc = state[0]
-        base = lane  # BUG: should advance with kt
-        a0 = fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_a, base, 0)
-        a1 = fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_a, base + 8, 0)
-        b0 = fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_b, base, 0)
-        b1 = fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_b, base + 8, 0)
+
+    def load_tile(kt):
+        base = lane + kt * (TILE_ELEMS * 2)
+        return [
+            fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_a, base, 0),
+            fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_a, base + 8, 0),
+            fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_b, base, 0),
+            fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_b, base + 8, 0),
+        ]
+
+    def compute(acc, a0, a1, b0, b1):
         acc = fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a0, b0, acc])
-        acc = fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a1, b1, acc])
-        fx.gpu.barrier()  # the workgroup syncs per k-tile, as when tiles are staged through LDS
-        results = yield [acc]
-    fx.rocdl.raw_ptr_buffer_store(_raw(results[0]), _raw(rsrc_c), _raw(tid * 16), _raw(fx.Int32(0)))
+        return fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a1, b1, acc])
+
+    first = load_tile(fx.Int32(0))  # prologue: tile 0 before the loop
+    for kt, state in range(fx.Int32(0), k_tiles - 1, fx.Int32(1), init=[acc0, *first]):
+        nxt = load_tile(fx.Int32(1))  # BUG: should be kt + 1
+        acc = compute(state[0], state[1], state[2], state[3], state[4])
+        results = yield [acc, *nxt]
+    acc = compute(results[0], results[1], results[2], results[3], results[4])  # epilogue: the last tile
+    fx.rocdl.raw_ptr_buffer_store(_raw(acc), _raw(rsrc_c), _raw(tid * 16), _raw(fx.Int32(0)))
 
 
 @flyc.jit
