@@ -92,7 +92,7 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
         if cur is None:
             return RegisterHeadroom(arch=arch, prefetch_buffer_vgprs=buffer, verdict="unknown",
                                     note="no register count (cuobjdump missing?)")
-        threads = 128
+        threads = res.max_flat_workgroup_size or 256  # SASS does not state the block size
         proj = cur + add
         occ = archmod.nvidia_warps_per_sm(arch, cur, res.lds_bytes or 0, threads)
         pocc = archmod.nvidia_warps_per_sm(arch, proj, res.lds_bytes or 0, threads)
@@ -101,7 +101,7 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
             if archmod.nvidia_warps_per_sm(arch, r, res.lds_bytes or 0, threads) >= occ:
                 threshold = r
                 break
-        unit = "warps/SM (128-thread blocks assumed)"
+        unit = f"warps/SM ({threads}-thread blocks)"
         limit = 255
     what = "already holds its prefetch buffer" if already else f"needs {buffer} more for a one-iteration buffer"
     if proj > limit:
