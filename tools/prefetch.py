@@ -358,7 +358,7 @@ def run(args: argparse.Namespace) -> int:
             print(rep.summary)
             for c in rep.checks:
                 print(f"  [{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
-            print("  gpu: no GPU timing here (run benchmarks/prefetch_timing.py on a GPU host)")
+            print("  gpu: not measured (no GPU timer on this host; see VerifyReport.gpu)")
         return 0 if rep.ok else 1
     if not args.source:
         raise InputError("give a kernel file, ISA or dump directory, or --verify BEFORE AFTER",
