@@ -115,7 +115,9 @@ def test_cuda_rolling_pair_sm90():
     assert rep.before.loops[0].verdict == "exposed-latency"  # LDG.128 read by FMUL 5 instructions later
     after = rep.after.loops[0]
     assert after.verdict == "prefetched"
-    assert all(ld.text.startswith("@!P0 LDGSTS") and ld.wait_text.startswith("DEPBAR.LE SB0, 0x1") for ld in after.loads)
+    assert all(
+        ld.text.startswith("@!P0 LDGSTS") and ld.wait_text.startswith("DEPBAR.LE SB0, 0x1") for ld in after.loads
+    )
     assert rep.ok, rep.summary
 
 

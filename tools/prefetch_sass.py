@@ -107,8 +107,18 @@ def parse_sass(text: str) -> list[SassFunction]:
         if im.group(2):
             uses = set(uses)
         tm = _TARGET_RE.search(operands)
-        inst = SassInst(len(cur.insts), int(im.group(1), 16), opcode, operands, raw.strip(), source, defs, uses,
-                        tm.group(1) if tm and opcode.startswith("BRA") else None, pending)
+        inst = SassInst(
+            len(cur.insts),
+            int(im.group(1), 16),
+            opcode,
+            operands,
+            raw.strip(),
+            source,
+            defs,
+            uses,
+            tm.group(1) if tm and opcode.startswith("BRA") else None,
+            pending,
+        )
         for lab in pending:
             cur.labels[lab] = inst.index
         pending = []
@@ -158,20 +168,22 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
                     break
         consumed = ("same-iteration" if use_p < n else "next-iteration") if use_p is not None else "after-loop"
         cycles = sum(_cycles(seq[q]) for q in range(p + 1, wait_p)) if wait_p is not None else None
-        loads.append(LoadSite(
-            index=inst.index,
-            text=inst.text.split("*/", 1)[-1].strip(),
-            source=inst.source,
-            bytes_per_lane=len(inst.defs) * 4,
-            wait_index=seq[wait_p].index if wait_p is not None else None,
-            wait_text=seq[wait_p].text.split("*/", 1)[-1].strip() if wait_p is not None else None,
-            first_use_index=seq[use_p].index if use_p is not None else None,
-            first_use_text=seq[use_p].text.split("*/", 1)[-1].strip() if use_p is not None else None,
-            consumed=consumed,
-            load_to_wait_instructions=(wait_p - p - 1) if wait_p is not None else None,
-            load_to_wait_cycles=cycles,
-            load_to_use_distance=(use_p - p - 1) if use_p is not None else None,
-        ))
+        loads.append(
+            LoadSite(
+                index=inst.index,
+                text=inst.text.split("*/", 1)[-1].strip(),
+                source=inst.source,
+                bytes_per_lane=len(inst.defs) * 4,
+                wait_index=seq[wait_p].index if wait_p is not None else None,
+                wait_text=seq[wait_p].text.split("*/", 1)[-1].strip() if wait_p is not None else None,
+                first_use_index=seq[use_p].index if use_p is not None else None,
+                first_use_text=seq[use_p].text.split("*/", 1)[-1].strip() if use_p is not None else None,
+                consumed=consumed,
+                load_to_wait_instructions=(wait_p - p - 1) if wait_p is not None else None,
+                load_to_wait_cycles=cycles,
+                load_to_use_distance=(use_p - p - 1) if use_p is not None else None,
+            )
+        )
     body = seq[:n]
     mma = sum(1 for i in body if i.opcode.startswith(("HMMA", "IMMA", "HGMMA", "WGMMA")))
     compute = [i for i in body if i.opcode.startswith(COMPUTE_PREFIXES)]
@@ -184,11 +196,17 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
     for p, i in enumerate(body):
         if i.opcode.startswith("BAR"):
             after = sum(1 for j in body[p + 1 :] if _is_load(j))
-            barriers.append(BarrierRegion(
-                index=i.index, text=i.text.split("*/", 1)[-1].strip(), source=i.source, loads_after=after,
-                note=f"{after} load(s) issue after this barrier; issue them before it if their addresses allow"
-                if after else "no load issues after this barrier",
-            ))
+            barriers.append(
+                BarrierRegion(
+                    index=i.index,
+                    text=i.text.split("*/", 1)[-1].strip(),
+                    source=i.source,
+                    loads_after=after,
+                    note=f"{after} load(s) issue after this barrier; issue them before it if their addresses allow"
+                    if after
+                    else "no load issues after this barrier",
+                )
+            )
     verdict, reason = classify_loop(loads, mma, len(compute), 0)
     return LoopReport(
         header=f.insts[start].labels[0] if f.insts[start].labels else f"/*{f.insts[start].addr:04x}*/",
@@ -225,7 +243,7 @@ def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources
         spans = sorted({s for s in set(spans) if s[1] > s[0]})
         inner = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
 
-        def weight(s):
+        def weight(s, f=f):
             body = f.insts[s[0] : s[1] + 1]
             return sum(1 for i in body if _is_load(i) or i.opcode.startswith(("HMMA", "HGMMA", "WGMMA")))
 
@@ -239,6 +257,3 @@ def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources
         has_lines = any(i.source for i in f.insts)
         out.append((f.name, loops, prologue, has_lines, res if len(funcs) == 1 else None, arch))
     return out
-
-
-

@@ -23,8 +23,15 @@ def dot_loop_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, 
 def kernelpilot_entry():
     return {
         "kernel": dot_loop_kernel,
-        "signature": {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "K": "i32", "BM": "constexpr",
-                      "BN": "constexpr", "BK": "constexpr"},
+        "signature": {
+            "a_ptr": "*fp16",
+            "b_ptr": "*fp16",
+            "c_ptr": "*fp32",
+            "K": "i32",
+            "BM": "constexpr",
+            "BN": "constexpr",
+            "BK": "constexpr",
+        },
         "constexprs": {"BM": 32, "BN": 32, "BK": 32},
         "options": {"num_warps": 4, "num_stages": NUM_STAGES},
     }
