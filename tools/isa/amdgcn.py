@@ -10,6 +10,7 @@ Pure text functions; no assembler is needed.
 
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import dataclass, field
 
@@ -62,15 +63,21 @@ _NO_DEF_PREFIXES = (
     "s_ttracedata",
 )
 # VOP3b / carry-out instructions: the second operand is a second destination (SGPR pair or vcc).
-_SECOND_DEF_RE = re.compile(r"^v_(mad_u64_u32|mad_i64_i32|(add|sub|subrev)_co_u32|(addc|subb|subbrev)_co_u32|"
-                            r"(add|sub|subrev)_co_ci_u32|div_scale_f\d+)(_e64|_e32)?$")
+_SECOND_DEF_RE = re.compile(
+    r"^v_(mad_u64_u32|mad_i64_i32|(add|sub|subrev)_co_u32|(addc|subb|subbrev)_co_u32|"
+    r"(add|sub|subrev)_co_ci_u32|div_scale_f\d+)(_e64|_e32)?$"
+)
 # Instructions that read their destination too (accumulate, preserve the other half, lane write).
-_READS_DST_RE = re.compile(r"^(v_(fmac|mac|fmamk|fmaak|dot\d*c)_|v_writelane_|v_pk_fmac_|s_cmov|s_cmovk|s_addk_|s_mulk_|"
-                           r".*_d16_hi|.*_d16(?!_hi))")
+_READS_DST_RE = re.compile(
+    r"^(v_(fmac|mac|fmamk|fmaak|dot\d*c)_|v_writelane_|v_pk_fmac_|s_cmov|s_cmovk|s_addk_|s_mulk_|"
+    r".*_d16_hi|.*_d16(?!_hi))"
+)
 
 _REG_RE = re.compile(r"(?<![\w.])(v|a|s|ttmp)(?:(\d+)|\[(\d+):(\d+)\])(?:\.[lh])?(?!\w)")
-_SPECIAL_RE = re.compile(r"(?<![\w.])(vcc_lo|vcc_hi|vcc|exec_lo|exec_hi|exec|m0|scc|flat_scratch_lo|flat_scratch_hi|"
-                         r"flat_scratch|xnack_mask)(?!\w)")
+_SPECIAL_RE = re.compile(
+    r"(?<![\w.])(vcc_lo|vcc_hi|vcc|exec_lo|exec_hi|exec|m0|scc|flat_scratch_lo|flat_scratch_hi|"
+    r"flat_scratch|xnack_mask)(?!\w)"
+)
 _LABEL_RE = re.compile(r"^([A-Za-z_.$][\w.$@]*):(.*)$")
 _LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 _FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
@@ -200,8 +207,17 @@ def classify(mnemonic: str, modifiers: str = "", comment: str = "") -> str:
     return "other"
 
 
-_STORE_LIKE = {"vmem_store", "scratch_store", "lds_write", "waitcnt", "barrier", "branch", "nop", "endpgm",
-               "vmem_load_lds"}
+_STORE_LIKE = {
+    "vmem_store",
+    "scratch_store",
+    "lds_write",
+    "waitcnt",
+    "barrier",
+    "branch",
+    "nop",
+    "endpgm",
+    "vmem_load_lds",
+}
 
 
 # --- operand parsing ------------------------------------------------------------------------------------------
@@ -253,21 +269,7 @@ def _split_operands(rest: str) -> tuple[list[str], str]:
     """Split on commas outside brackets; words after the last operand are modifiers (``offset:16 sc0``)."""
     if not rest:
         return [], ""
-    if "[" not in rest and "(" not in rest:
-        parts = rest.split(",")
-    else:
-        parts, depth, cur = [], 0, []
-        for ch in rest:
-            if ch in "[(":
-                depth += 1
-            elif ch in "])":
-                depth -= 1
-            if ch == "," and depth == 0:
-                parts.append("".join(cur))
-                cur = []
-            else:
-                cur.append(ch)
-        parts.append("".join(cur))
+    parts = rest.split(",") if "(" not in rest and ",[" not in rest and ", [" not in rest else _SPLIT_RE.split(rest)
     parts = [p.strip() for p in parts]
     last = parts[-1]
     modifiers = ""
@@ -285,9 +287,10 @@ def _def_use(mnemonic: str, category: str, ops: list[Operand], modifiers: str) -
     sdefs: list[str] = []
     suses: list[str] = []
     first_def = bool(ops) and category not in _STORE_LIKE and not mnemonic.startswith(_NO_DEF_PREFIXES)
-    if category == "vmem_atomic" or (category == "lds_other" and not mnemonic.startswith(("ds_swizzle", "ds_bpermute",
-                                                                                         "ds_permute", "ds_append",
-                                                                                         "ds_consume"))):
+    if category == "vmem_atomic" or (
+        category == "lds_other"
+        and not mnemonic.startswith(("ds_swizzle", "ds_bpermute", "ds_permute", "ds_append", "ds_consume"))
+    ):
         returns = "_rtn" in mnemonic or bool(re.search(r"(^|\s)(glc|sc0|th:TH_ATOMIC_RETURN)(\s|$)", modifiers))
         first_def = returns and category == "lds_other" or (returns and not mnemonic.startswith("buffer_"))
         if returns and mnemonic.startswith("buffer_"):
@@ -327,8 +330,10 @@ def _check_text(text: str | bytes, origin: str) -> str:
             )
         text = text.decode("utf-8", errors="replace")
     if len(text) > MAX_BYTES:
-        raise InputError(f"{origin} is {len(text) // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB",
-                         hint="split the file per kernel or pass --kernel on a smaller dump")
+        raise InputError(
+            f"{origin} is {len(text) // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB",
+            hint="split the file per kernel or pass --kernel on a smaller dump",
+        )
     if "\x00" in text[:65536]:
         raise InputError(f"{origin} is binary data, not AMDGCN assembly text", hint="pass the .s text")
     return text
@@ -340,6 +345,17 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
     Raises InputError when the text holds no AMDGCN instruction at all.
     """
     text = _check_text(text, origin)
+    # Parsing allocates ~3 objects per line and frees none: the cyclic GC would only rescan them.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(text, origin)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _parse(text: str, origin: str) -> IsaFile:
     fn_names = {m.group(1) for m in (_TYPE_FN_RE.match(ln) for ln in text.splitlines() if ".type" in ln) if m}
     try:
         metas = metamod.read_kernel_metadata(text)
@@ -377,8 +393,9 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
             if line.startswith(".loc"):
                 m = _LOC_RE.match(line)
                 if m:
-                    loc = SourceLoc(files.get(int(m.group(1)), f"file{m.group(1)}"), int(m.group(2)),
-                                    int(m.group(3) or 0))
+                    loc = SourceLoc(
+                        files.get(int(m.group(1)), f"file{m.group(1)}"), int(m.group(2)), int(m.group(3) or 0)
+                    )
                 continue
             if line.startswith(".file"):
                 m = _FILE_RE.match(line)
@@ -394,7 +411,12 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
             if not lm:
                 continue  # a directive
         else:
-            lm = _LABEL_RE.match(line) if ":" in line.split(" ", 1)[0] else None
+            colon = line.find(":")
+            lm = None
+            if colon > 0:
+                sp = line.find(" ")
+                if sp < 0 or colon < sp:
+                    lm = _LABEL_RE.match(line)
         if lm:
             name = lm.group(1)
             rest = lm.group(2).strip()
@@ -429,44 +451,104 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
     return IsaFile(arch=metamod.detect_arch(text), kernels=kernels, files=files, text=text)
 
 
-def _add_instruction(k: Kernel, line: str, lineno: int, loc: SourceLoc | None, labels: list[str]) -> None:
-    comment = ""
-    semi = line.find(";")
-    if semi >= 0:
-        comment = line[semi + 1 :].strip()
-        line = line[:semi].rstrip()
-    slash = line.find("//")
-    if slash >= 0:
-        comment = comment or line[slash + 2 :].strip()
-        line = line[:slash].rstrip()
-    if not line:
-        return
+_decoded_cache: dict[tuple[str, bool], tuple] = {}
+_SPLIT_RE = re.compile(r",(?![^\[(]*[\])])")
+
+
+def _decode(line: str, spill: bool) -> tuple | None:
+    """Mnemonic, operands, modifiers, category, def/use of one instruction text; cached, lines repeat a lot."""
+    key = (line, spill)
+    hit = _decoded_cache.get(key)
+    if hit is not None:
+        return hit
     sp = line.find(" ")
-    if sp < 0:
-        sp = line.find("\t")
+    tab = line.find("\t")
+    if tab >= 0 and (sp < 0 or tab < sp):
+        sp = tab
     if sp < 0:
         mnemonic, rest = line, ""
     else:
         mnemonic, rest = line[:sp], line[sp + 1 :].strip()
-    if not (mnemonic[:2] in ("v_", "s_") or mnemonic.startswith(("ds_", "buffer_", "global_", "flat_", "scratch_",
-                                                                   "tbuffer_", "image_", "exp", "export"))):
-        return  # not an instruction (stray directive or data)
-    if mnemonic in ("s_waitcnt", "s_nop", "s_endpgm", "s_barrier", "s_setprio", "s_sleep"):
+    if not (mnemonic[:2] in ("v_", "s_") or mnemonic.startswith(_MEM_PREFIXES)):
+        return None  # not an instruction (stray directive or data)
+    if mnemonic in _NO_OPERAND_MNEMONICS:
         words, modifiers = [], rest
     else:
         words, modifiers = _split_operands(rest)
     ops = [parse_operand(w) for w in words]
-    category = classify(mnemonic, modifiers, comment)
+    category = classify(mnemonic, modifiers, "Folded Spill" if spill else "")
     defs, uses, sdefs, suses = _def_use(mnemonic, category, ops, modifiers)
     target = None
     if category == "branch" and mnemonic.startswith(("s_branch", "s_cbranch")) and ops:
         target = ops[-1].text
-    for lab in labels:
-        k.labels[lab] = len(k.instructions)
+    out = (mnemonic, ops, modifiers, category, defs, uses, sdefs, suses, target)
+    if len(_decoded_cache) < 500_000:
+        _decoded_cache[key] = out
+    return out
+
+
+_MEM_PREFIXES = ("ds_", "buffer_", "global_", "flat_", "scratch_", "tbuffer_", "image_", "exp", "export")
+_NO_OPERAND_MNEMONICS = {
+    "s_waitcnt",
+    "s_nop",
+    "s_endpgm",
+    "s_barrier",
+    "s_setprio",
+    "s_sleep",
+    "s_wait_loadcnt",
+    "s_wait_dscnt",
+    "s_wait_storecnt",
+    "s_wait_kmcnt",
+}
+
+
+def _add_instruction(k: Kernel, line: str, lineno: int, loc: SourceLoc | None, labels: list[str]) -> None:
+    comment = ""
+    spill = False
+    semi = line.find(";")
+    if semi >= 0:
+        comment = line[semi + 1 :].strip()
+        line = line[:semi].rstrip()
+        spill = _SPILL_COMMENT_RE.search(comment) is not None
+    if "//" in line:
+        slash = line.find("//")
+        comment = comment or line[slash + 2 :].strip()
+        line = line[:slash].rstrip()
+    if not line:
+        return
+    decoded = _decode(line, spill)
+    if decoded is None:
+        return
+    mnemonic, ops, modifiers, category, defs, uses, sdefs, suses, target = decoded
+    index = len(k.instructions)
+    if labels:
+        for lab in labels:
+            k.labels[lab] = index
+        labels = list(labels)
+    else:
+        labels = _NO_LABELS
     k.instructions.append(
-        Instruction(len(k.instructions), lineno, mnemonic, ops, modifiers, line, comment, category, defs, uses, sdefs,
-                    suses, target, loc, list(labels))
+        Instruction(
+            index,
+            lineno,
+            mnemonic,
+            ops,
+            modifiers,
+            line,
+            comment,
+            category,
+            defs,
+            uses,
+            sdefs,
+            suses,
+            target,
+            loc,
+            labels,
+        )
     )
+
+
+_NO_LABELS: list[str] = []
 
 
 def load_isa_text(path) -> str:
@@ -478,8 +560,9 @@ def load_isa_text(path) -> str:
         raise InputError(f"{p} does not exist", hint="pass an ISA file (.s/.amdgcn) or a dump directory")
     size = p.stat().st_size
     if size > MAX_BYTES:
-        raise InputError(f"{p} is {size // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB",
-                         hint="split the file per kernel")
+        raise InputError(
+            f"{p} is {size // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB", hint="split the file per kernel"
+        )
     return _check_text(p.read_bytes(), str(p))
 
 

@@ -11,8 +11,18 @@ from dataclasses import dataclass, field
 
 from tools.isa.amdgcn import Kernel
 
-MEMORY_CATEGORIES = ("vmem_load", "vmem_load_lds", "vmem_store", "vmem_atomic", "lds_read", "lds_write", "lds_other",
-                     "scratch_load", "scratch_store", "smem")
+MEMORY_CATEGORIES = (
+    "vmem_load",
+    "vmem_load_lds",
+    "vmem_store",
+    "vmem_atomic",
+    "lds_read",
+    "lds_write",
+    "lds_other",
+    "scratch_load",
+    "scratch_store",
+    "smem",
+)
 
 
 @dataclass
