@@ -284,7 +284,7 @@ def verify_prefetch(
     checks.append(
         VerifyCheck(
             name="loads-stay-in-loop",
-            ok=in_loop > 0 and (hb.loads_total == 0 or in_loop * 2 >= hb.loads_total),
+            ok=in_loop > 0,  # fewer, wider loads are fine (cp.async fills shared memory once per tile)
             detail=f"{hb.loads_total} → {in_loop} load(s) in the hot loop"
             + (
                 ""
