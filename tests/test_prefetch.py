@@ -155,6 +155,29 @@ def test_verify_rejects_after_without_loop():
         verify_prefetch(ISA_NO_LOC, ISA_NO_LOOP)
 
 
+def test_gpu_not_measured_without_a_gpu():
+    # CI's torch is CPU-only (or absent): the pair defines kernelpilot_run, but nothing can be timed
+    rep = measure_gpu(EX / "triton_dot" / "baseline.py", EX / "triton_dot" / "prefetched.py")
+    assert not rep.measured and rep.note.startswith("not measured: no GPU") and rep.comparison is None
+
+
+def test_gpu_not_measured_without_kernelpilot_run():
+    rep = measure_gpu(EX / "flydsl_mfma" / "baseline.py", EX / "cuda_rolling" / "prefetched.cu")
+    assert not rep.measured and "BEFORE provide(s) no kernelpilot_run" in rep.note
+
+
+def test_runner_file_convention():
+    assert runner_file(EX / "triton_dot" / "prefetched.py") == EX / "triton_dot" / "prefetched.py"
+    assert runner_file(EX / "cuda_rolling" / "baseline.cu") == EX / "cuda_rolling" / "baseline_run.py"
+    assert runner_file(ISA_NO_LOC) is None
+
+
+def test_verify_on_isa_text_reports_gpu_not_measured():
+    rep = verify_prefetch(ISA_NO_LOC, ISA_LDS_STAGED)
+    assert rep.gpu is not None and not rep.gpu.measured and rep.gpu.note.startswith("not measured")
+    assert not any(c.name.startswith("gpu") for c in rep.checks)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
 def test_flydsl_mfma_pair(arch):
