@@ -4,7 +4,8 @@ that is this iteration (latency exposed) or the next (prefetched).
 Built on the ISA model (``tools.isa.amdgcn`` / ``tools.isa.cfg``). vmcnt counts outstanding vector-memory operations
 that return in issue order (on gfx9 stores count too; on gfx10+ stores have their own counter), so
 ``s_waitcnt vmcnt(N)`` retires a load once fewer than N+1 operations were issued after it. The loop body is walked
-twice (this iteration, then the next) so waits and uses across the back edge are found.
+three times (this iteration, then the next two) so waits and uses across the back edge are found, also those of a
+three-stage software pipeline.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ LOAD_CATEGORIES = ("vmem_load", "vmem_load_lds")
 _VMCNT_RE = re.compile(r"vmcnt\((\d+)\)")
 _COPY_RE = re.compile(r"^v_(mov_b32|mov_b64|pk_mov_b32|accvgpr_write|accvgpr_read|accvgpr_mov)")
 MAX_LOADS = 32
+WALK_ITERATIONS = 3  # the loop body is walked as this many consecutive iterations
 
 
 def issue_cycles(inst: Instruction) -> int:
@@ -91,13 +93,23 @@ def _load_regs(inst: Instruction) -> int:
     return op.count if op.kind in ("v", "a") else 0
 
 
+def staged_for_next_iteration(seq: list[Instruction], use_p: int, n: int) -> bool:
+    """A load whose first use is an LDS write with no LDS read after it in the iteration: the data can only be read
+    back in a later iteration (Triton's AMD stream pipeliner: global load at the top, ds_write after the MFMAs, ds_read
+    next iteration), so the load is a prefetch even though its s_waitcnt is in the iteration that issues it."""
+    if seq[use_p].category != "lds_write":
+        return False
+    return not any(seq[q].category == "lds_read" for q in range(use_p + 1, n))
+
+
 def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot: bool) -> LoopReport:
     insts = kernel.instructions
     body = loop.instruction_indices(cfg)
     n = len(body)
-    seq = [insts[i] for i in body] * 2  # this iteration, then the next
-    vm_after = [0] * (2 * n + 1)  # vm ops issued at positions >= p
-    for p in range(2 * n - 1, -1, -1):
+    # this iteration and the next two: a pipeliner with 3 stages retires a load two iterations after it issues it
+    seq = [insts[i] for i in body] * WALK_ITERATIONS
+    vm_after = [0] * (WALK_ITERATIONS * n + 1)  # vm ops issued at positions >= p
+    for p in range(WALK_ITERATIONS * n - 1, -1, -1):
         vm_after[p] = vm_after[p + 1] + (1 if counts_in_vmcnt(seq[p], arch) else 0)
 
     loads: list[LoadSite] = []
@@ -106,17 +118,15 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         if inst.category not in LOAD_CATEGORIES:
             continue
         wait_p = None
-        for q in range(p + 1, p + n + 1):
-            want = vmcnt_of(seq[q]) if q < 2 * n else None
+        for q in range(p + 1, min(p + (WALK_ITERATIONS - 1) * n + 1, WALK_ITERATIONS * n)):
+            want = vmcnt_of(seq[q])
             if want is not None and want <= vm_after[p + 1] - vm_after[q]:  # in-order return: later ops may stay
                 wait_p = q
                 break
         use_p = None
         regs = inst.defs
         if regs:
-            for q in range(p + 1, p + n + 1):
-                if q >= 2 * n:
-                    break
+            for q in range(p + 1, min(p + (WALK_ITERATIONS - 1) * n + 1, WALK_ITERATIONS * n)):
                 other = seq[q]
                 if other.uses & regs:
                     use_p = q
@@ -128,6 +138,8 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
             use_p = wait_p
         if use_p is not None:
             consumed = "same-iteration" if use_p < n else "next-iteration"
+            if consumed == "same-iteration" and staged_for_next_iteration(seq, use_p, n):
+                consumed = "next-iteration"
         else:
             consumed = "after-loop" if inst.defs or wait_p is None else "unused"
         cycles = sum(issue_cycles(seq[q]) for q in range(p + 1, wait_p)) if wait_p is not None else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, LoadSite, LoopReport
-from tools.prefetch_amd import MAX_LOADS, classify_loop
+from tools.prefetch_amd import MAX_LOADS, WALK_ITERATIONS, classify_loop
 
 _INST_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);")
 _LINE_RE = re.compile(r'//## File "([^"]+)", line (\d+)')
@@ -137,7 +137,7 @@ def _is_load(i: SassInst) -> bool:
 
 def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: int) -> LoopReport:
     n = end - start + 1
-    seq = f.insts[start : end + 1] * 2
+    seq = f.insts[start : end + 1] * WALK_ITERATIONS  # a 3-stage cp.async ring retires a group 2 iterations on
     loads: list[LoadSite] = []
     for p in range(n):
         inst = seq[p]
@@ -146,7 +146,7 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
         wait_p = use_p = None
         if inst.opcode.startswith("LDGSTS"):
             commits = 0
-            for q in range(p + 1, 2 * n):  # its group is retired by a later iteration's DEPBAR
+            for q in range(p + 1, WALK_ITERATIONS * n):  # its group is retired by a later iteration's DEPBAR
                 o = seq[q]
                 if o.opcode.startswith("LDGDEPBAR"):
                     commits += 1

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from tools.profilers.timing import Comparison
+
 LoopVerdict = Literal["exposed-latency", "prefetched", "memory-bound", "no-loads"]
 
 
@@ -95,6 +97,18 @@ class VerifyCheck(BaseModel):
     detail: str
 
 
+class GpuMeasurement(BaseModel):
+    """BEFORE and AFTER run on a GPU: correctness against a reference, then an interleaved timing."""
+
+    measured: bool = Field(description="False when no GPU, no torch or no kernelpilot_run made a timing impossible")
+    note: str = Field(description="what was measured, or why nothing was ('not measured: no GPU ...')")
+    device: str | None = None
+    shape: str | None = Field(None, description="the problem both versions ran, as kernelpilot_run describes it")
+    before_correct: VerifyCheck | None = None
+    after_correct: VerifyCheck | None = None
+    comparison: Comparison | None = Field(None, description="AFTER (candidate) against BEFORE (baseline)")
+
+
 class VerifyReport(BaseModel):
     """--verify BEFORE AFTER: did the rewrite really prefetch, and what did it cost?"""
 
@@ -103,4 +117,4 @@ class VerifyReport(BaseModel):
     before: PrefetchReport
     after: PrefetchReport
     checks: list[VerifyCheck]
-    gpu: dict | None = Field(None, description="correctness and speedup where a GPU and timer are present")
+    gpu: GpuMeasurement | None = Field(None, description="correctness and speedup where a GPU and timer are present")

@@ -1,23 +1,38 @@
-"""Baseline: a Triton K-loop (tl.dot over K tiles) compiled with ``num_stages=1``: no software pipelining, so each
-iteration's tl.loads are waited for before its tl.dot."""
+"""Baseline: a Triton GEMM K-loop (one 32x32 C tile per program, tl.dot over 32-wide K tiles) compiled with
+``num_stages=1``: no software pipelining, so each iteration's tile loads are waited for before its tl.dot.
+
+The pointers and N, K are marked divisible by 16 (``attrs``), as Triton's JIT specialises them at launch; without
+that the offline compile cannot prove alignment, the loads stay scalar (one fp16 each) and the pipeliner leaves them
+alone. ``prefetched.py`` is this file with ``NUM_STAGES = 3``.
+"""
 
 import triton
 import triton.language as tl
 
 NUM_STAGES = 1
+BM, BN, BK = 32, 32, 32
+# Timed shape: 16 x 16 = 256 programs of 4 warps, 256 K iterations each: few warps in flight per SM, so the
+# per-iteration load latency is what the baseline waits on.
+M, N, K = 512, 512, 8192
 
 
 @triton.jit
-def dot_loop_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    rm = tl.arange(0, BM)
-    rn = tl.arange(0, BN)
+def dot_loop_kernel(a_ptr, b_ptr, c_ptr, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]  # A is M x K, row-major
+    b_ptrs = b_ptr + rk[:, None] * N + rn[None, :]  # B is K x N, row-major
     acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, K, BK):
-        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
-        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+    for _ in range(0, K, BK):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
         acc += tl.dot(a, b)
-    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+        a_ptrs += BK
+        b_ptrs += BK * N
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
 
 def kernelpilot_entry():
@@ -27,11 +42,36 @@ def kernelpilot_entry():
             "a_ptr": "*fp16",
             "b_ptr": "*fp16",
             "c_ptr": "*fp32",
+            "N": "i32",
             "K": "i32",
             "BM": "constexpr",
             "BN": "constexpr",
             "BK": "constexpr",
         },
-        "constexprs": {"BM": 32, "BN": 32, "BK": 32},
+        "constexprs": {"BM": BM, "BN": BN, "BK": BK},
+        "attrs": {(i,): [["tt.divisibility", 16]] for i in range(5)},  # a_ptr, b_ptr, c_ptr, N, K
         "options": {"num_warps": 4, "num_stages": NUM_STAGES},
     }
+
+
+def kernelpilot_run(device):
+    """Inputs on ``device``, a launch of the kernel on them, and a check of its output against torch."""
+    import torch
+
+    gen = torch.Generator(device="cpu").manual_seed(0)
+    a = torch.randn(M, K, generator=gen).to(device=device, dtype=torch.float16)
+    b = torch.randn(K, N, generator=gen).to(device=device, dtype=torch.float16)
+    c = torch.empty(M, N, device=device, dtype=torch.float32)
+
+    def launch():
+        dot_loop_kernel[(M // BM, N // BN)](a, b, c, N, K, BM=BM, BN=BN, BK=BK, num_warps=4, num_stages=NUM_STAGES)
+
+    def check():
+        c.zero_()
+        launch()
+        ref = a.float() @ b.float()
+        err = (c - ref).abs().max().item()
+        tol = 1e-3 * ref.abs().max().item()
+        return err <= tol, f"max |C - A@B| = {err:.3g} (tolerance {tol:.3g}, fp32 reference)"
+
+    return {"launch": launch, "check": check, "shape": f"M={M} N={N} K={K} BM={BM} BN={BN} BK={BK}, 256 programs"}
