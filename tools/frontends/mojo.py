@@ -271,7 +271,7 @@ class MojoFrontend(Frontend):
                 hint="see compile.log in the dump directory",
             )
         isa, binary = files[2], files[3]
-        prefix = f"{module}_{kernel.function}_"
+        prefix = f"{module}_"  # long names are shortened in the mangling: the module prefix is what survives
         if is_amd(arch):
             text = isa.read_text(errors="replace")
             symbols = re.findall(r"^\s*\.amdhsa_kernel\s+(\S+)", text, re.M)
