@@ -210,9 +210,13 @@ def format_table(results: list[DumpResult]) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", nargs="?", help="kernel file (.py FlyDSL/Triton with kernelpilot_entry(), .cu, .hip)")
+    p.add_argument(
+        "source", nargs="?", help="kernel file (.py FlyDSL/Triton with kernelpilot_entry(), .cu, .hip, .mojo)"
+    )
     p.add_argument("--arch", action="append", required=True, help="gfx90a|gfx942|gfx950|sm_80|sm_90 (repeatable)")
-    p.add_argument("--frontend", choices=["flydsl", "triton", "cuda", "hip"], help="override language detection")
+    p.add_argument(
+        "--frontend", choices=["flydsl", "triton", "cuda", "hip", "mojo"], help="override language detection"
+    )
     p.add_argument("--out", help="also copy the artifacts here (one subdirectory per arch when several)")
     p.add_argument("--no-cache", action="store_true", help="compile even if an identical dump is cached")
     p.add_argument("--no-debug-info", action="store_true", help="FlyDSL: leave out .loc source lines")

@@ -163,4 +163,5 @@ FRONTENDS: dict[str, tuple[str, str]] = {
     "triton": ("tools.frontends.triton", "TritonFrontend"),
     "cuda": ("tools.frontends.cuda", "CudaFrontend"),
     "hip": ("tools.frontends.hip", "HipFrontend"),
+    "mojo": ("tools.frontends.mojo", "MojoFrontend"),
 }
