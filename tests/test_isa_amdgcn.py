@@ -124,3 +124,35 @@ def test_truncated_metadata_keeps_the_code_analysable():
     k = parse_isa(cut).kernels[0]
     assert len(k.instructions) == 66
     assert "metadata unreadable" in k.metadata.notes[0]
+
+
+def test_mojo_style_local_alias_label_stays_in_the_kernel():
+    # Mojo (LLVM dso_local) opens each kernel with its symbol and then a `.L<symbol>$local` alias of it.
+    text = """
+\t.text
+\t.globl\tk_mojo
+\t.type\tk_mojo,@function
+\t.type\t.Lk_mojo$local,@function
+k_mojo:
+.Lk_mojo$local:
+\tv_mov_b32 v1, 0
+\tv_add_f32 v1, v1, v0
+\ts_endpgm
+.Lfunc_end0:
+\t.amdgpu_metadata
+---
+amdhsa.kernels:
+  - .name: k_mojo
+    .symbol: k_mojo.kd
+    .vgpr_count: 2
+    .sgpr_count: 8
+    .wavefront_size: 64
+amdhsa.target: amdgcn-amd-amdhsa--gfx942
+...
+\t.end_amdgpu_metadata
+"""
+    from tools.isa.amdgcn import parse_isa
+
+    isa = parse_isa(text)
+    assert [k.name for k in isa.kernels] == ["k_mojo"]
+    assert len(isa.kernels[0].instructions) == 3

@@ -25,7 +25,7 @@ from tools.models.prefetch import (
 )
 
 RUN_ENTRY = "kernelpilot_run"
-SOURCE_SUFFIXES = {".py", ".cu", ".hip", ".cpp", ".cc"}
+SOURCE_SUFFIXES = {".py", ".cu", ".hip", ".cpp", ".cc", ".mojo"}
 ISA_SUFFIXES = {".s", ".amdgcn", ".asm", ".isa"}
 SASS_SUFFIXES = {".sass"}
 MAX_LOOPS = 16

@@ -420,7 +420,9 @@ def _parse(text: str, origin: str) -> IsaFile:
         if lm:
             name = lm.group(1)
             rest = lm.group(2).strip()
-            if name in fn_names or (cur is None and in_text and not name.startswith(".L")):
+            if cur is not None and name == f".L{cur.name}$local":
+                pass  # LLVM's dso_local alias of the function just opened (Mojo emits one per kernel)
+            elif name in fn_names or (cur is None and in_text and not name.startswith(".L")):
                 cur = Kernel(name=name, start_line=lineno, is_kernel=name in metas or not metas)
                 kernels.append(cur)
                 pending_labels = []
