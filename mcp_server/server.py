@@ -1,0 +1,323 @@
+"""The kernelpilot MCP server (``kernelpilot-mcp``): dump-ir, vgpr-pressure, prefetch-data-load, kernel-trace, doctor.
+
+Each tool is a thin wrapper over a function in ``tools/`` that returns a pydantic model; the return type is the
+output schema. Expected failures (KernelpilotError) become ToolError, whose text is the only error text MCP 2.x
+shows the model. Compiles run in a child process (``jobs.py``) so that cancellation kills the whole tree.
+Heavy imports (flydsl, triton, torch) never happen here: the engine imports them inside the child that compiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+import ipaddress
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Literal
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.prompts import Prompt
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from mcp_server import artifacts, jobs
+from mcp_server.artifacts import ArtifactPage
+from mcp_server.models import DoctorOutput, DumpIrOutput
+from mcp_server.paths import allowed_roots, confine, project_dir
+from tools import __version__
+from tools.errors import InputError, KernelpilotError
+from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS
+from tools.models.dump import DumpResult
+from tools.toolchain import cache_root
+
+Arch = Literal[tuple([*AMD_ARCHS, *NVIDIA_ARCHS])]  # type: ignore[valid-type]
+SKILLS_DIR = Path(__file__).resolve().parents[1] / "skills"
+TOKEN_ENV = "KERNELPILOT_MCP_TOKEN"
+
+# Analyses read files and write only their cache: safe to run without asking, and again with the same result.
+ANALYSIS = ToolAnnotations(read_only_hint=True, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
+# Tools that execute the user's code or commands (compiles import the kernel file; profiles run the program).
+RUNS_CODE = ToolAnnotations(read_only_hint=False, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
+
+mcp = MCPServer(
+    "kernelpilot",
+    version=__version__,
+    instructions=(
+        "GPU kernel optimization tools. Paths are absolute or relative to the project directory. Results are "
+        "compact JSON led by 'summary' and 'next_steps'; IR, ISA and traces are artifacts: page them with "
+        "read-artifact (offset/limit, or a regex pattern). A long compile or profile returns status 'running' with "
+        "a job_id after wait_seconds: call the same tool again with that job_id. Playbooks: the prompts "
+        "optimize-kernel, dump-ir, vgpr-pressure, prefetch-data-load, kernel-trace."
+    ),
+)
+
+
+@contextmanager
+def agent_errors() -> Iterator[None]:
+    """KernelpilotError (message, details, hint) → ToolError, the only error text MCP 2.x shows the model."""
+    try:
+        yield
+    except KernelpilotError as exc:
+        raise ToolError(exc.render()) from exc
+
+
+# ---------------------------------------------------------------------------------------------------- dump-ir
+
+
+@mcp.tool(name="dump-ir", title="Dump IR, ISA and resources", annotations=RUNS_CODE)
+async def dump_ir(
+    ctx: Context,
+    source: Annotated[
+        str | None,
+        Field(
+            description="kernel file: .py (FlyDSL or Triton, defining kernelpilot_entry()), .cu or .hip; absolute "
+            "or relative to the project directory. Leave empty with command or job_id."
+        ),
+    ] = None,
+    arch: Annotated[Arch, Field(description="target architecture")] = "gfx942",
+    frontend: Annotated[
+        Literal["flydsl", "triton", "cuda", "hip"] | None, Field(description="override language detection")
+    ] = None,
+    command: Annotated[
+        list[str] | None,
+        Field(
+            description="command mode: an argument list (no shell) run with the FlyDSL/Triton dump environment, "
+            "e.g. ['python', 'bench.py']; every kernel it compiles is collected"
+        ),
+    ] = None,
+    cwd: Annotated[str | None, Field(description="command mode: working directory (default: project)")] = None,
+    use_cache: Annotated[bool, Field(description="reuse an identical earlier dump")] = True,
+    debug_info: Annotated[bool, Field(description="FlyDSL: keep .loc source lines in the ISA")] = True,
+    flags: Annotated[list[str] | None, Field(description="extra nvcc/hipcc flags")] = None,
+    timeout: Annotated[float, Field(description="seconds before the compile is killed", gt=0, le=7200)] = 600,
+    wait_seconds: Annotated[
+        float,
+        Field(
+            description="return a job_id if still compiling after this long (stay under your client's tool timeout)",
+            ge=0,
+        ),
+    ] = 45,
+    job_id: Annotated[str | None, Field(description="resume waiting for an earlier call's job")] = None,
+) -> DumpIrOutput:
+    """Compile a GPU kernel for one architecture and keep every IR stage, the final ISA and the binary.
+
+    Returns per-kernel resources (VGPR/AGPR/SGPR counts, spills, LDS, scratch, occupancy) read from the final ISA,
+    and a URI per stage (ttir, ttgir, llir, amdgcn, final_isa, ptx, sass, ...) to read with read-artifact. Results
+    are cached by content. Sends progress while compiling; cancelling the call kills the compiler.
+    """
+    with agent_errors():
+        if job_id:
+            job = jobs.get(job_id, "dump-ir")
+        else:
+            if command:
+                run_dir = confine(cwd or str(project_dir()), what="cwd")
+                kwargs = {"argv": command, "arch": arch, "frontend": frontend or "auto", "debug_info": debug_info}
+                kwargs |= {"timeout": timeout, "cwd": str(run_dir)}
+                call, label = "dump-ir-command", f"dump-ir {command[0]} for {arch}"
+            elif source:
+                path = confine(source, what="kernel file")
+                kwargs = {"source": str(path), "arch": arch, "frontend": frontend, "use_cache": use_cache}
+                kwargs |= {"debug_info": debug_info, "flags": flags or [], "timeout": timeout}
+                call, label = "dump-ir", f"compiling {path.name} for {arch}"
+            else:
+                raise InputError("give source (a kernel file), command, or job_id", hint="e.g. source='k.py'")
+            job = jobs.start("dump-ir", call, kwargs, timeout=timeout + 30, label=label)
+        if not await jobs.wait(job, ctx, wait_seconds):
+            return DumpIrOutput(
+                summary=f"{job.label}: still running after {job.elapsed:.0f}s (job {job.id})",
+                next_steps=[f"call dump-ir with job_id='{job.id}' to keep waiting"],
+                status="running",
+                job_id=job.id,
+            )
+        return DumpIrOutput.from_result(DumpResult.model_validate(jobs.result(job)))
+
+
+# ---------------------------------------------------------------------------------------------------- artifacts
+
+
+@mcp.tool(name="read-artifact", title="Read an artifact page", annotations=ANALYSIS)
+def read_artifact(
+    uri: Annotated[str | None, Field(description="a kernelpilot:// URI from a tool result")] = None,
+    path: Annotated[str | None, Field(description="or a file path under the project or the kernelpilot cache")] = None,
+    offset: Annotated[int, Field(description="first line (0-based)", ge=0)] = 0,
+    limit: Annotated[int, Field(description="lines per page", ge=1, le=5000)] = artifacts.PAGE_LINES,
+    pattern: Annotated[
+        str | None, Field(description="regex: return only matching lines (prefixed by line number)")
+    ] = None,
+) -> ArtifactPage:
+    """Read a page of a large text artifact (IR stage, ISA, liveness table, trace) by lines, or grep it.
+
+    Pages are at most ~24k characters; next_offset says where the next page starts.
+    """
+    with agent_errors():
+        if not uri and not path:
+            raise InputError("give uri or path", hint="use a uri from a dump-ir or analysis result")
+        target = artifacts.resolve_uri(uri) if uri else Path(path)
+        return artifacts.read_page(target, offset=offset, limit=limit, pattern=pattern, uri=uri)
+
+
+def _resource_text(target: Path, uri: str, offset: int, limit: int) -> str:
+    try:
+        page = artifacts.read_page(target, offset=offset, limit=limit)
+    except KernelpilotError as exc:
+        raise ResourceError(exc.render()) from exc
+    if page.next_offset is None:
+        return page.text
+    base = uri.split("?")[0]
+    return page.text + (
+        f"\n[kernelpilot: lines {page.offset}-{page.next_offset - 1} of {page.total_lines}; "
+        f"next page: {base}?offset={page.next_offset}&limit={limit}]"
+    )
+
+
+@mcp.resource(artifacts.DUMP_URI + "{?offset,limit}", name="dump-stage", mime_type="text/plain")
+def dump_stage(dump_id: str, kernel: str, stage: str, offset: int = 0, limit: int = 2000) -> str:
+    """One dump-ir stage (IR or ISA text) of one kernel, paged by lines."""
+    try:
+        target = artifacts.resolve_dump(dump_id, kernel, stage)
+    except KernelpilotError as exc:
+        raise ResourceError(exc.render()) from exc
+    return _resource_text(target, artifacts.dump_uri(dump_id, kernel, stage), offset, limit)
+
+
+@mcp.resource(artifacts.ARTIFACT_URI + "{?offset,limit}", name="analysis-artifact", mime_type="text/plain")
+def analysis_artifact(run_id: str, name: str, offset: int = 0, limit: int = 2000) -> str:
+    """A file an analysis wrote (per-instruction liveness, full trace tables), paged by lines."""
+    uri = artifacts.ARTIFACT_URI.format(run_id=run_id, name=name)
+    try:
+        target = artifacts.resolve_uri(uri)
+    except KernelpilotError as exc:
+        raise ResourceError(exc.render()) from exc
+    return _resource_text(target, uri, offset, limit)
+
+
+# ---------------------------------------------------------------------------------------------------- doctor
+
+
+@mcp.tool(name="doctor", title="Check compilers and profilers", annotations=ANALYSIS)
+def doctor() -> DoctorOutput:
+    """Which compilers, linkers and profilers this machine has, what each enables, and where the server looks."""
+    from tools.doctor import doctor as run_doctor
+
+    report = run_doctor()
+    missing = [t for t in report.tools if not t.found]
+    steps = [f"install {t.name} ({t.detail}) to enable {t.enables}" for t in missing]
+    steps.append(f"to read files outside {project_dir()}, add their directory to KERNELPILOT_ALLOWED_ROOTS")
+    return DoctorOutput(
+        **report.model_dump(),
+        next_steps=steps,
+        project_dir=str(project_dir()),
+        allowed_roots=[str(r) for r in allowed_roots()],
+        cache_dir=str(cache_root()),
+    )
+
+
+# ---------------------------------------------------------------------------------------------------- prompts
+
+
+def _skill_prompt(skill_md: Path, name: str, description: str) -> Prompt:
+    def playbook(
+        target: Annotated[str, Field(description="kernel file, ISA file, trace, or command to work on")],
+        arch: Annotated[str, Field(description="target architecture, e.g. gfx942")] = "",
+    ) -> str:
+        from mcp_server.skills_check import split_frontmatter
+
+        _, body = split_frontmatter(skill_md.read_text())
+        on = f" for {arch}" if arch else ""
+        return f"Follow the kernelpilot '{name}' playbook below on {target}{on}.\n\n{body.strip()}\n"
+
+    return Prompt.from_function(playbook, name=name, title=name, description=description)
+
+
+def _register_prompts() -> None:
+    """One MCP prompt per skill, so hosts without Agent Skills still get the playbooks (as slash commands)."""
+    from mcp_server.skills_check import split_frontmatter
+
+    for skill_md in sorted(SKILLS_DIR.glob("*/SKILL.md")):
+        meta, _ = split_frontmatter(skill_md.read_text())
+        if isinstance(meta, dict) and meta.get("name") and meta.get("description"):
+            mcp.add_prompt(_skill_prompt(skill_md, str(meta["name"]), str(meta["description"])))
+
+
+_register_prompts()
+
+
+# ---------------------------------------------------------------------------------------------------- transports
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerTokenMiddleware:
+    """Rejects HTTP requests without ``Authorization: Bearer <token>`` (constant-time compare)."""
+
+    def __init__(self, app, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
+                await send(
+                    {"type": "http.response.body", "body": f"missing or wrong bearer token ({TOKEN_ENV})".encode()}
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(host: str, token: str | None):
+    """The streamable-HTTP ASGI app (path /mcp); refuses a non-loopback bind without a token."""
+    if not token and not is_loopback(host):
+        raise SystemExit(
+            f"kernelpilot-mcp: refusing to listen on {host} without a token; set {TOKEN_ENV} (clients send "
+            "'Authorization: Bearer <token>'), or bind 127.0.0.1 and use an ssh tunnel"
+        )
+    app = mcp.streamable_http_app(host=host)
+    return BearerTokenMiddleware(app, token) if token else app
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kernelpilot-mcp", description="kernelpilot MCP server (stdio by default)")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help=f"HTTP bind address; non-loopback needs {TOKEN_ENV}")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port")
+    p.add_argument("--version", action="version", version=f"kernelpilot-mcp {__version__}")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_arg_parser().parse_args(argv)
+    # SIGTERM from the host → normal exit, so atexit kills running compile and profile jobs.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if not args.http:
+        mcp.run()
+        return 0
+    import uvicorn
+
+    app = http_app(args.host, os.environ.get(TOKEN_ENV) or None)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
