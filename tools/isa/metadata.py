@@ -16,7 +16,8 @@ from tools.isa import arch as archmod
 from tools.models.dump import Resources
 
 _METADATA_RE = re.compile(r"^\s*\.amdgpu_metadata\s*$(.*?)^\s*\.end_amdgpu_metadata\s*$", re.M | re.S)
-_TARGET_RE = re.compile(r"amdgcn-amd-amdhsa-[a-z]*-(gfx[0-9a-f]+)")
+# "amdgcn-amd-amdhsa--gfx942" (LLVM ≤ 20) and "amdgpu9.42-amd-amdhsa-unknown-gfx942" (newer LLVM, Triton 3.9).
+_TARGET_RE = re.compile(r"(?:amdgcn|amdgpu[\d.]*)-amd-amdhsa-\w*-(gfx[0-9a-f]+)")
 _AMDHSA_BLOCK_RE = re.compile(r"^\s*\.amdhsa_kernel\s+(\S+)\s*$(.*?)^\s*\.end_amdhsa_kernel", re.M | re.S)
 _AMDHSA_DIRECTIVE_RE = re.compile(r"^\s*\.amdhsa_(\w+)\s+(\S+)", re.M)
 _SET_RE = re.compile(

@@ -1,0 +1,251 @@
+"""What the live registers are: value kinds by defining instruction, spills, loop-carried state, and suggestions.
+
+Pure analyses over a parsed kernel, its CFG and its liveness; ``tools.vgpr_pressure`` turns them into a report.
+The value of a live register at point p is attributed to its nearest definition before p in program order, or — for
+values carried around a loop back edge — to the last definition in the kernel (wrap-around). An in-place rewrite such
+as ``v_bfi_b32 v104, s21, v104, v104`` is looked through to the instruction that produced the value.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, Instruction, Kernel, reg_mask
+from tools.isa.cfg import Cfg, HotLoop
+from tools.isa.liveness import Liveness, vgprs
+
+_NARROW_LOAD_RE = re.compile(r"_(dword|b32|ushort|u16|short|b16|ubyte|u8|sbyte|i8|sshort|i16)$")
+_SCALE_CONSUMER_RE = re.compile(r"^v_(mul|pk_mul|fma|pk_fma|fmac|mac|mfma_scale|cvt_scale|mad)")
+_ADD_RE = re.compile(r"^v_(add|pk_add|fma|pk_fma|fmac|mac)_f(32|64)")
+_SLOT_RE = re.compile(r"offset:(\d+)")
+
+
+def fmt_regs(prefix: str, regs: list[int]) -> str:
+    """``v[2:5], v9`` style compact list."""
+    out, i = [], 0
+    regs = sorted(regs)
+    while i < len(regs):
+        j = i
+        while j + 1 < len(regs) and regs[j + 1] == regs[j] + 1:
+            j += 1
+        out.append(f"{prefix}{regs[i]}" if i == j else f"{prefix}[{regs[i]}:{regs[j]}]")
+        i = j + 1
+    return ", ".join(out)
+
+
+@dataclass
+class ValueInfo:
+    reg: int  # bit index in the combined numbering
+    kind: str
+    def_index: int | None
+
+
+class Attributor:
+    """Answers 'which instruction produced the value of register r seen at instruction p, and what kind is it'."""
+
+    def __init__(self, kernel: Kernel):
+        self.k = kernel
+        self.insts = kernel.instructions
+        defs: dict[int, list[int]] = defaultdict(list)
+        uses: dict[int, list[int]] = defaultdict(list)
+        for i in self.insts:
+            for bit in _iter_bits(i.defs):
+                defs[bit].append(i.index)
+            for bit in _iter_bits(i.uses):
+                uses[bit].append(i.index)
+        self.defs = defs
+        self.uses = uses
+        self.reloads_by_slot: dict[str, list[Instruction]] = defaultdict(list)
+        for i in self.insts:
+            if i.category == "scratch_load":
+                self.reloads_by_slot[spill_slot(i)].append(i)
+        self.acc_regs = 0
+        for i in self.insts:
+            if i.category == "mfma" and i.operands:
+                self.acc_regs |= i.defs
+                if len(i.operands) >= 4:
+                    self.acc_regs |= reg_mask(i.operands[3])
+
+    def reaching_def(self, reg: int, at: int) -> int | None:
+        lst = self.defs.get(reg)
+        if not lst:
+            return None
+        pos = bisect.bisect_left(lst, at)
+        return lst[pos - 1] if pos > 0 else lst[-1]
+
+    def origin(self, reg: int, at: int) -> int | None:
+        """Defining instruction, looking through in-place VALU rewrites (up to 8 steps)."""
+        d = self.reaching_def(reg, at)
+        for _ in range(8):
+            if d is None:
+                return None
+            i = self.insts[d]
+            if (
+                i.category in ("valu", "cndmask")
+                and (i.uses >> reg) & 1
+                and i.mnemonic.startswith(("v_bfi", "v_perm", "v_cvt_pk", "v_pk_"))
+            ):
+                prev = self.reaching_def(reg, d)
+                if prev is None or prev == d:
+                    return d
+                d = prev
+                continue
+            return d
+        return d
+
+    def consumers(self, reg: int, d: int, limit: int = 64) -> list[Instruction]:
+        """Instructions reading the value defined at ``d`` (program order, until the register is redefined)."""
+        lst = self.uses.get(reg, [])
+        dl = self.defs.get(reg, [])
+        pos = bisect.bisect_right(dl, d)
+        next_def = dl[pos] if pos < len(dl) else len(self.insts)
+        start = bisect.bisect_right(lst, d)
+        out = []
+        for u in lst[start:]:
+            if u > next_def:
+                break
+            out.append(self.insts[u])
+            if len(out) >= limit:
+                break
+        return out
+
+    def kind(self, reg: int, at: int) -> ValueInfo:
+        """Kind of the value in ``reg`` at instruction ``at``: an MFMA accumulator when an MFMA wrote it or reads it as
+        srcC, otherwise named after the instruction that produced it."""
+        d = self.origin(reg, at)
+        if d is None:
+            return ValueInfo(reg, "kernel_input", None)
+        if (
+            self.insts[d].category == "mfma"
+            or (self.acc_regs >> reg) & 1
+            and any(
+                u.category == "mfma" and len(u.operands) >= 4 and (reg_mask(u.operands[3]) >> reg) & 1
+                for u in self.consumers(reg, d)
+            )
+        ):
+            return ValueInfo(reg, "mfma_accumulator", d)
+        i = self.insts[d]
+        c = i.category
+        if c == "vmem_load":
+            if _NARROW_LOAD_RE.search(i.mnemonic) and any(
+                _SCALE_CONSUMER_RE.match(u.mnemonic) for u in self.consumers(reg, d)
+            ):
+                return ValueInfo(reg, "scale_load", d)
+            return ValueInfo(reg, "global_load", d)
+        if c == "lds_read":
+            return ValueInfo(reg, "lds_fragment", d)
+        if c == "scratch_load":
+            return ValueInfo(reg, "spill_reload", d)
+        if c == "accvgpr_move":
+            return ValueInfo(reg, "agpr_copy", d)
+        if c in ("valu", "cndmask"):
+            if any(_is_address_use(u, reg) for u in self.consumers(reg, d)) or self._reloaded_as_address(reg, d):
+                return ValueInfo(reg, "address", d)
+            return ValueInfo(reg, "valu_other", d)
+        return ValueInfo(reg, c, d)
+
+    def _reloaded_as_address(self, reg: int, d: int) -> bool:
+        """A value spilled right after its definition: is it used as an address after a reload of its slot?"""
+        for u in self.consumers(reg, d, limit=8):
+            if u.category != "scratch_store" or stored_register(u) != reg:
+                continue
+            for r in self.reloads_by_slot.get(spill_slot(u), [])[:8]:
+                if r.operands and r.operands[0].kind == "v":
+                    rr = r.operands[0].first
+                    if any(_is_address_use(x, rr) for x in self.consumers(rr, r.index, limit=8)):
+                        return True
+        return False
+
+
+def _iter_bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _is_address_use(inst: Instruction, reg: int) -> bool:
+    """True when ``reg`` is an address operand (not the data) of a memory instruction."""
+    c = inst.category
+    ops = inst.operands
+    if c in ("vmem_load", "scratch_load", "lds_read", "vmem_load_lds"):
+        addr_ops = ops if c == "vmem_load_lds" else ops[1:]
+    elif c in ("vmem_store", "scratch_store", "vmem_atomic"):
+        addr_ops = ops[1:] if inst.mnemonic.startswith(("buffer_", "tbuffer_")) else ops[:1] + ops[2:]
+    elif c == "lds_write":
+        addr_ops = ops[:1]
+    else:
+        return False
+    return any((reg_mask(o) >> reg) & 1 for o in addr_ops)
+
+
+def group_live(att: Attributor, live: int, at: int, liveness_src=None) -> tuple[list[dict], dict[str, list[int]]]:
+    """Live VGPRs at ``at`` grouped by value kind (largest first) and by source line of their definition."""
+    by_kind: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
+    by_src: dict[str, list[int]] = defaultdict(list)
+    for reg in vgprs(live):
+        info = att.kind(reg, at)
+        by_kind[info.kind].append((reg, info.def_index))
+        loc = att.insts[info.def_index].loc if info.def_index is not None else None
+        by_src[str(loc) if loc else "(no .loc)"].append(reg)
+    groups = []
+    for kind, items in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        example = next((d for _, d in items if d is not None), None)
+        groups.append({"kind": kind, "regs": [r for r, _ in items], "example": example})
+    return groups, by_src
+
+
+def loop_carried(cfg: Cfg, lv: Liveness, hot: HotLoop) -> int:
+    """VGPRs live into the loop header that the loop body redefines (values that travel around the back edge)."""
+    body_defs = 0
+    for i in hot.loop.instruction_indices(cfg):
+        body_defs |= cfg.kernel.instructions[i].defs
+    return lv.live_in[hot.loop.header] & body_defs
+
+
+@dataclass
+class SpillFacts:
+    stores: list[Instruction]
+    reloads: list[Instruction]
+    agpr_slots: list[int]
+
+
+def find_spills(kernel: Kernel) -> SpillFacts:
+    """Scratch spill stores/reloads (by their 'Folded Spill/Reload' comments, or any scratch op when the compiler
+    wrote no comment) and AGPRs used purely as spill slots (written from and read back into VGPRs, never by MFMA)."""
+    stores = [i for i in kernel.instructions if i.category == "scratch_store"]
+    reloads = [i for i in kernel.instructions if i.category == "scratch_load"]
+    written: set[int] = set()
+    read: set[int] = set()
+    mfma_agprs = 0
+    for i in kernel.instructions:
+        if i.category == "mfma":
+            mfma_agprs |= i.defs | i.uses
+        elif i.mnemonic.startswith("v_accvgpr_write") and i.operands and i.operands[0].kind == "a":
+            if len(i.operands) > 1 and i.operands[1].kind == "v":
+                written.add(i.operands[0].first)
+        elif i.mnemonic.startswith("v_accvgpr_read") and len(i.operands) > 1 and i.operands[1].kind == "a":
+            read.add(i.operands[1].first)
+    slots = sorted(a for a in written & read if not (mfma_agprs >> (AGPR_BASE + a)) & 1)
+    return SpillFacts(stores, reloads, slots)
+
+
+def spill_slot(inst: Instruction) -> str:
+    m = _SLOT_RE.search(inst.modifiers)
+    return f"scratch+{m.group(1) if m else 0}"
+
+
+def stored_register(inst: Instruction) -> int | None:
+    """Bit of the first VGPR a spill store writes out (data operand)."""
+    ops = inst.operands
+    data = ops[0] if inst.mnemonic.startswith(("buffer_", "tbuffer_")) else (ops[1] if len(ops) > 1 else None)
+    if data is None or data.kind not in ("v", "a"):
+        return None
+    return data.first + (AGPR_BASE if data.kind == "a" else 0)
+
+
+def live_sgpr_list(mask: int) -> list[int]:
+    return list(_iter_bits((mask >> SGPR_BASE) & ((1 << 128) - 1)))

@@ -1,0 +1,177 @@
+"""Models for vgpr-pressure: register use, liveness peaks, spills, suggestions, and before/after diffs."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Status = Literal["ok", "warn", "bad"]
+
+
+class Metric(BaseModel):
+    name: str = Field(description="e.g. vgpr_count, vgpr_spill_count, waves_per_simd, max_live_vgprs")
+    value: int | float | None
+    status: Status = "ok"
+    note: str = ""
+
+
+class InstructionRef(BaseModel):
+    """One instruction: its index in the kernel (0-based, as RGA's line number minus 1), its file line and text."""
+
+    index: int
+    line: int = Field(description="line in the ISA file (1-based)")
+    text: str
+    source: str | None = Field(None, description="file:line from the nearest .loc")
+    live_vgprs: int | None = None
+
+
+class RegisterGroup(BaseModel):
+    kind: str = Field(
+        description="mfma_accumulator | global_load | lds_fragment | scale_load | address | "
+        "spill_reload | agpr_copy | kernel_input | valu_other | salu_moved"
+    )
+    count: int
+    registers: str = Field(description="compact list, e.g. 'v[2:17], v40'")
+    example: InstructionRef | None = Field(None, description="one defining instruction")
+
+
+class SourceGroup(BaseModel):
+    source: str = Field(description="file:line of the defining instruction, or '(no .loc)'")
+    count: int
+    registers: str
+
+
+class CriticalPoint(BaseModel):
+    """An instruction where live VGPRs peak, and what is live there."""
+
+    instruction: InstructionRef
+    live_vgprs: int
+    live_agprs: int
+    live_sgprs: int
+    in_hot_loop: bool
+    instructions_at_peak: int = Field(description="how many instructions reach this count")
+    by_definition: list[RegisterGroup]
+    by_source: list[SourceGroup]
+    by_source_total: int
+    by_source_truncated: bool
+
+
+class HotLoop(BaseModel):
+    header_label: str | None
+    first_index: int
+    last_index: int
+    instruction_count: int
+    reason: str
+    distribution: dict[str, int] = Field(
+        description="scratch_load, scratch_store, vmem_load, mfma, cndmask, nop, "
+        "lds_read, lds_write, waitcnt counts inside the loop"
+    )
+    scratch_share_of_memory_ops: float = Field(description="scratch ops / all vector-memory + LDS ops in the loop")
+    max_live_vgprs: int
+    header_live_vgprs: int = Field(description="VGPRs live on entry to the loop header")
+    loop_carried_vgprs: int = Field(description="live at the header and redefined inside the loop")
+    loop_carried: list[RegisterGroup]
+
+
+class SpilledValue(BaseModel):
+    reg: str
+    slot: str = Field(description="scratch offset or AGPR used as the slot")
+    kind: str = Field(description="what defined the value (same words as RegisterGroup.kind)")
+    store: InstructionRef
+    defined_by: InstructionRef | None
+    in_hot_loop: bool
+
+
+class SpillAnalysis(BaseModel):
+    spill_stores: int
+    spill_reloads: int
+    hot_loop_spill_stores: int
+    hot_loop_spill_reloads: int
+    agpr_spill_slots: int = Field(description="AGPRs used only through v_accvgpr_write/read as spill slots")
+    by_kind: dict[str, int] = Field(description="spill stores by the kind of value stored")
+    root_cause: str
+    values: list[SpilledValue]
+    values_total: int
+    values_truncated: bool
+
+
+class Suggestion(BaseModel):
+    id: str = Field(
+        description="drop_loop_carried_state | fold_block_accumulators | lazy_scale_products | "
+        "per_k_step_b_loads | drop_first_fragment_prefetch"
+    )
+    title: str
+    estimated_vgpr_savings: int
+    evidence: str
+    action: str
+
+
+class InstructionPressure(BaseModel):
+    index: int
+    line: int
+    text: str
+    live_vgprs: int
+    live_agprs: int
+    live_sgprs: int
+    source: str | None = None
+
+
+class VgprReport(BaseModel):
+    """Register pressure of one kernel; ``summary`` is the one-paragraph answer."""
+
+    summary: str
+    kernel: str
+    arch: str | None
+    file: str | None = None
+    vendor: Literal["amd", "nvidia"] = "amd"
+    instruction_count: int
+    metrics: list[Metric]
+    hot_loop: HotLoop | None = None
+    critical_points: list[CriticalPoint] = Field(default_factory=list)
+    spills: SpillAnalysis | None = None
+    suggestions: list[Suggestion] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    per_instruction: list[InstructionPressure] | None = None
+
+    def metric(self, name: str) -> Metric | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+class KernelError(BaseModel):
+    kernel: str
+    error: str
+    hint: str = ""
+
+
+class VgprReports(BaseModel):
+    """Every kernel of one input; kernels that could not be analysed are listed in ``errors``."""
+
+    summary: str
+    file: str
+    reports: list[VgprReport]
+    errors: list[KernelError] = Field(default_factory=list)
+
+
+class MetricChange(BaseModel):
+    name: str
+    before: int | float | None
+    after: int | float | None
+    delta: int | float | None
+    regression: bool
+    why: str = ""
+
+
+class KernelDiff(BaseModel):
+    before: str
+    after: str
+    changes: list[MetricChange]
+    regression: bool
+
+
+class VgprDiff(BaseModel):
+    summary: str
+    kernels: list[KernelDiff]
+    only_before: list[str] = Field(default_factory=list)
+    only_after: list[str] = Field(default_factory=list)
+    regression: bool

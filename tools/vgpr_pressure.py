@@ -1,0 +1,886 @@
+"""``kernelpilot vgpr-pressure``: register use, exact liveness, peak points, spills and what to cut.
+
+Orchestration only: parsing, CFG, liveness and value attribution live in ``tools.isa``. Callers (CLI, MCP server,
+evals) use :func:`analyze_isa`, :func:`analyze_isa_all`, :func:`analyze_path`, :func:`analyze_cubin` and
+:func:`diff_reports`; all return pydantic models from ``tools.models.vgpr``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from tools.errors import InputError, KernelpilotError
+from tools.isa import arch as archmod
+from tools.isa import metadata as metamod
+from tools.isa import pressure
+from tools.isa.amdgcn import Instruction, IsaFile, Kernel, find_kernel, load_isa_text, parse_isa
+from tools.isa.cfg import MEMORY_CATEGORIES, build_cfg, find_hot_loop
+from tools.isa.liveness import Liveness, compute_liveness, vgprs
+from tools.models.vgpr import (
+    CriticalPoint,
+    HotLoop,
+    InstructionPressure,
+    InstructionRef,
+    KernelDiff,
+    KernelError,
+    Metric,
+    MetricChange,
+    RegisterGroup,
+    SourceGroup,
+    SpillAnalysis,
+    SpilledValue,
+    Suggestion,
+    VgprDiff,
+    VgprReport,
+    VgprReports,
+)
+
+ISA_SUFFIXES = (".s", ".amdgcn", ".asm", ".isa")
+DISTRIBUTION_KEYS = (
+    "scratch_load",
+    "scratch_store",
+    "vmem_load",
+    "vmem_load_lds",
+    "vmem_store",
+    "mfma",
+    "cndmask",
+    "nop",
+    "lds_read",
+    "lds_write",
+    "waitcnt",
+)
+PEAK_REGRESSION_THRESHOLD = 8  # live VGPRs: below one allocation granule is noise
+
+
+# --- inputs ---------------------------------------------------------------------------------------------------
+
+
+def find_isa_files(path: str | Path) -> list[Path]:
+    """The ISA files of a dump directory (``*final_isa.s`` first, then ``*.amdgcn``, then ``*.s``), or the file."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p} does not exist", hint="pass an ISA file (.s/.amdgcn), a cubin, or a dump directory")
+    if p.is_file():
+        return [p]
+    for pattern in ("*final_isa.s", "*.amdgcn", "*.s"):
+        found = sorted(f for f in p.rglob(pattern) if f.is_file())
+        if found:
+            return found
+    raise InputError(
+        f"{p} contains no ISA files (*final_isa.s, *.amdgcn, *.s)",
+        hint="dump with FLYDSL_DUMP_IR=1 / hipcc --save-temps, or run `kernelpilot dump-ir` first",
+    )
+
+
+def _load(text_or_path) -> tuple[str, str | None]:
+    if isinstance(text_or_path, Path) or (
+        isinstance(text_or_path, str) and "\n" not in text_or_path and len(text_or_path) < 4096
+    ):
+        files = find_isa_files(text_or_path)
+        return load_isa_text(files[0]), str(files[0])
+    return text_or_path, None
+
+
+def _resolve_arch(isa: IsaFile, arch: str | None, notes: list[str]) -> str | None:
+    if arch:
+        return archmod.normalize_arch(arch)
+    if isa.arch is None:
+        notes.append("the file names no gfx target; occupancy is not computed (pass --arch)")
+        return None
+    try:
+        return archmod.normalize_arch(isa.arch)
+    except InputError:
+        notes.append(f"{isa.arch} has no occupancy table here; figures other than occupancy are still exact")
+        return None
+
+
+# --- analysis -------------------------------------------------------------------------------------------------
+
+
+def _ref(inst: Instruction, lv: Liveness | None = None) -> InstructionRef:
+    return InstructionRef(
+        index=inst.index,
+        line=inst.line,
+        text=inst.text,
+        source=str(inst.loc) if inst.loc else None,
+        live_vgprs=lv.vgpr[inst.index] if lv else None,
+    )
+
+
+def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel) -> list[Metric]:
+    info = archmod.AMD_ARCHS.get(arch) if arch else None
+    spills = res.vgpr_spill_count or 0
+    m: list[Metric] = []
+    vgpr_waves = archmod.waves_per_simd_from_vgprs(arch, res.vgpr_count) if info and res.vgpr_count else None
+    st = "bad" if spills else ("warn" if vgpr_waves is not None and vgpr_waves <= 1 else "ok")
+    note = f"unified arch+AGPR total; alone allows {vgpr_waves} waves/SIMD" if vgpr_waves is not None else ""
+    m.append(Metric(name="vgpr_count", value=res.vgpr_count, status=st, note=note))
+    uses_mfma = any(i.category == "mfma" for i in kernel.instructions)
+    agpr_st = "warn" if res.agpr_count and not uses_mfma else "ok"
+    m.append(
+        Metric(
+            name="agpr_count",
+            value=res.agpr_count,
+            status=agpr_st,
+            note="AGPRs without MFMA: used as spill space" if agpr_st == "warn" else "",
+        )
+    )
+    m.append(
+        Metric(
+            name="accum_offset",
+            value=res.accum_offset,
+            status="ok",
+            note="first AGPR in the unified file" if res.accum_offset else "",
+        )
+    )
+    sg_st = "bad" if (res.sgpr_spill_count or 0) else ("warn" if (res.sgpr_count or 0) > 100 else "ok")
+    m.append(Metric(name="sgpr_count", value=res.sgpr_count, status=sg_st))
+    m.append(Metric(name="vgpr_spill_count", value=res.vgpr_spill_count, status="bad" if spills else "ok"))
+    m.append(
+        Metric(
+            name="sgpr_spill_count",
+            value=res.sgpr_spill_count,
+            status="warn" if (res.sgpr_spill_count or 0) else "ok",
+            note="SGPR spills go to VGPR lanes" if res.sgpr_spill_count else "",
+        )
+    )
+    scratch = res.scratch_bytes or 0
+    m.append(
+        Metric(
+            name="scratch_bytes",
+            value=res.scratch_bytes,
+            status="bad" if scratch and spills else ("warn" if scratch else "ok"),
+        )
+    )
+    lds_st = "ok"
+    if info and res.lds_bytes and res.vgpr_count:
+        lds_waves = archmod.waves_per_simd_from_lds(
+            arch, res.lds_bytes, res.max_flat_workgroup_size or info.wavefront_size * 4
+        )
+        if vgpr_waves is not None and lds_waves < vgpr_waves:
+            lds_st = "warn"
+    m.append(
+        Metric(
+            name="lds_bytes",
+            value=res.lds_bytes,
+            status=lds_st,
+            note="LDS limits occupancy below the register limit" if lds_st == "warn" else "",
+        )
+    )
+    waves = res.waves_per_simd
+    w_st = "ok" if waves is None or waves >= 3 else ("warn" if waves == 2 else "bad")
+    m.append(
+        Metric(
+            name="waves_per_simd",
+            value=waves,
+            status=w_st,
+            note="2 is usual for large MFMA tiles; 1 leaves no latency hiding"
+            if waves is not None and waves <= 2
+            else "",
+        )
+    )
+    limit = 256 if (info is None or info.family == "cdna") else info.max_vgprs_per_wave
+    peak = lv.max_vgpr
+    p_st = "bad" if peak >= limit else ("warn" if peak >= 0.9 * limit else "ok")
+    m.append(Metric(name="max_live_vgprs", value=peak, status=p_st, note=f"of {limit} architectural VGPRs per wave"))
+    m.append(Metric(name="max_live_agprs", value=lv.max_agpr, status="ok"))
+    m.append(Metric(name="max_live_sgprs", value=lv.max_sgpr, status="ok", note="s0..s127, excluding vcc/exec/m0"))
+    return m
+
+
+def _critical_points(kernel, lv, att, hot, top_k) -> list[CriticalPoint]:
+    peak = lv.max_vgpr
+    if peak == 0:
+        return []
+    at_peak = [j for j, c in enumerate(lv.vgpr) if c == peak]
+    # Distinct peak regions: the first instruction of each run of consecutive peak instructions, at most 3.
+    starts = [j for n, j in enumerate(at_peak) if n == 0 or at_peak[n - 1] != j - 1][:3]
+    points = []
+    for j in starts:
+        inst = kernel.instructions[j]
+        live = lv.at(j, kernel)
+        groups, by_src = pressure.group_live(att, live, j)
+        by_def = [
+            RegisterGroup(
+                kind=g["kind"],
+                count=len(g["regs"]),
+                registers=pressure.fmt_regs("v", g["regs"]),
+                example=_ref(kernel.instructions[g["example"]]) if g["example"] is not None else None,
+            )
+            for g in groups
+        ]
+        src_sorted = sorted(by_src.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        points.append(
+            CriticalPoint(
+                instruction=_ref(inst, lv),
+                live_vgprs=lv.vgpr[j],
+                live_agprs=lv.agpr[j],
+                live_sgprs=lv.sgpr[j],
+                in_hot_loop=hot is not None and j in set(hot.loop.instruction_indices(att.cfg)),
+                instructions_at_peak=len(at_peak),
+                by_definition=by_def,
+                by_source=[
+                    SourceGroup(source=s, count=len(r), registers=pressure.fmt_regs("v", r))
+                    for s, r in src_sorted[:top_k]
+                ],
+                by_source_total=len(src_sorted),
+                by_source_truncated=len(src_sorted) > top_k,
+            )
+        )
+    return points
+
+
+def _hot_loop_model(cfg, lv, att, hot) -> HotLoop | None:
+    if hot is None:
+        return None
+    idx = hot.loop.instruction_indices(cfg)
+    counts = Counter(cfg.kernel.instructions[i].category for i in idx)
+    dist = {k: counts.get(k, 0) for k in DISTRIBUTION_KEYS}
+    mem = sum(counts.get(k, 0) for k in MEMORY_CATEGORIES if k != "smem")
+    scratch = counts.get("scratch_load", 0) + counts.get("scratch_store", 0)
+    carried = pressure.loop_carried(cfg, lv, hot)
+    header_first = cfg.blocks[hot.loop.header].start
+    groups, _ = pressure.group_live(att, carried, header_first)
+    return HotLoop(
+        header_label=hot.header_label,
+        first_index=hot.first_instruction,
+        last_index=hot.last_instruction,
+        instruction_count=hot.instruction_count,
+        reason=hot.reason,
+        distribution=dist,
+        scratch_share_of_memory_ops=round(scratch / mem, 3) if mem else 0.0,
+        max_live_vgprs=max(lv.vgpr[i] for i in idx),
+        header_live_vgprs=len(vgprs(lv.live_in[hot.loop.header])),
+        loop_carried_vgprs=len(vgprs(carried)),
+        loop_carried=[
+            RegisterGroup(
+                kind=g["kind"],
+                count=len(g["regs"]),
+                registers=pressure.fmt_regs("v", g["regs"]),
+                example=_ref(cfg.kernel.instructions[g["example"]]) if g["example"] is not None else None,
+            )
+            for g in groups
+        ],
+    )
+
+
+def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
+    facts = pressure.find_spills(kernel)
+    if not facts.stores and not facts.reloads and not facts.agpr_slots:
+        return None
+    in_loop = set(hot.loop.instruction_indices(att.cfg)) if hot else set()
+    values = []
+    by_kind: Counter[str] = Counter()
+    for s in facts.stores:
+        reg = pressure.stored_register(s)
+        if reg is None:
+            continue
+        info = att.kind(reg, s.index)
+        if info.kind == "spill_reload":  # re-spilled after a reload: attribute to the original store's value
+            info.kind = "respill"
+        by_kind[info.kind] += 1
+        values.append(
+            SpilledValue(
+                reg=f"v{reg}",
+                slot=pressure.spill_slot(s),
+                kind=info.kind,
+                store=_ref(s),
+                defined_by=_ref(kernel.instructions[info.def_index]) if info.def_index is not None else None,
+                in_hot_loop=s.index in in_loop,
+            )
+        )
+    hs = sum(1 for s in facts.stores if s.index in in_loop)
+    hr = sum(1 for r in facts.reloads if r.index in in_loop)
+    kinds = ", ".join(f"{n} {k}" for k, n in by_kind.most_common())
+    cause = f"{len(facts.stores)} spill stores ({kinds or 'no VGPR data'})"
+    if hot is not None:
+        cause += f"; {hs} stores and {hr} reloads sit inside the hot loop"
+        if hr:
+            cause += " — every iteration pays scratch latency"
+    if facts.agpr_slots:
+        cause += f"; {len(facts.agpr_slots)} AGPRs serve as spill slots (v_accvgpr_write/read)"
+    values.sort(key=lambda v: (not v.in_hot_loop, v.store.index))
+    return SpillAnalysis(
+        spill_stores=len(facts.stores),
+        spill_reloads=len(facts.reloads),
+        hot_loop_spill_stores=hs,
+        hot_loop_spill_reloads=hr,
+        agpr_spill_slots=len(facts.agpr_slots),
+        by_kind=dict(by_kind),
+        root_cause=cause,
+        values=values[:top_k],
+        values_total=len(values),
+        values_truncated=len(values) > top_k,
+    )
+
+
+def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
+    out: list[Suggestion] = []
+    if hot is None:
+        return out
+    insts = kernel.instructions
+    loop_idx = hot.loop.instruction_indices(cfg)
+    loop_set = set(loop_idx)
+    carried = pressure.loop_carried(cfg, lv, hot)
+    header_first = cfg.blocks[hot.loop.header].start
+    kinds: dict[str, list[int]] = {}
+    for reg in vgprs(carried):
+        kinds.setdefault(att.kind(reg, header_first).kind, []).append(reg)
+    fmt = pressure.fmt_regs
+
+    frag = kinds.get("lds_fragment", [])
+    if frag:
+        out.append(
+            Suggestion(
+                id="drop_first_fragment_prefetch",
+                title="drop the first-fragment prefetch across the back edge",
+                estimated_vgpr_savings=len(frag),
+                evidence=f"{len(frag)} LDS-fragment VGPRs ({fmt('v', frag)}) are loaded in one iteration and live into "
+                f"the loop header {hot.header_label or ''}",
+                action="issue the first ds_read of each iteration at the top of the iteration (after the barrier) "
+                "instead of prefetching it at the end of the previous one; the MFMA chain hides the LDS latency",
+            )
+        )
+
+    other = [
+        r for k, regs in kinds.items() if k in ("address", "valu_other", "spill_reload", "agpr_copy") for r in regs
+    ]
+    if len(other) >= 8:
+        addr = len(kinds.get("address", []))
+        out.append(
+            Suggestion(
+                id="drop_loop_carried_state",
+                title="drop non-accumulator loop-carried state",
+                estimated_vgpr_savings=max(0, len(other) - 2),
+                evidence=f"{len(other)} VGPRs that are not MFMA accumulators travel around the back edge of "
+                f"{hot.header_label or 'the hot loop'} ({addr} of them address arithmetic): {fmt('v', other)}",
+                action="keep only the accumulators loop-carried: recompute per-iteration addresses from the loop counter "
+                "(SGPR) and one base pointer, and consume data copied for the next iteration (v_mov of prefetched "
+                "tiles) in the iteration that loads it or stage it through LDS",
+            )
+        )
+
+    # Per-block accumulators: an MFMA result added into a separate accumulator by VALU inside the loop.
+    partial_regs: set[int] = set()
+    fold_evidence = None
+    for j in loop_idx:
+        i = insts[j]
+        if not pressure._ADD_RE.match(i.mnemonic):
+            continue
+        for reg in vgprs(i.uses):
+            d = att.reaching_def(reg, j)
+            if d is not None and d in loop_set and insts[d].category == "mfma":
+                partial_regs.update(vgprs(insts[d].defs))
+                fold_evidence = fold_evidence or (i, insts[d])
+    if partial_regs:
+        add, mf = fold_evidence
+        out.append(
+            Suggestion(
+                id="fold_block_accumulators",
+                title="fold per-block accumulators into the MFMA accumulator",
+                estimated_vgpr_savings=len(partial_regs),
+                evidence=f"{len(partial_regs)} VGPRs hold per-block MFMA results that VALU then adds into another "
+                f"accumulator, e.g. #{add.index} `{add.text}` reads #{mf.index} `{mf.text}`",
+                action="pass the running accumulator as the MFMA's srcC (dst == srcC) so the hardware accumulates in "
+                "place; apply any per-block scale to the A/B operands or once after the loop",
+            )
+        )
+
+    # Scale products kept live: a multiply of two scale loads whose result is live at the peak.
+    peak_live = lv.at(points[0].instruction.index, kernel) if points else 0
+    products = []
+    for j in loop_idx:
+        i = insts[j]
+        if i.category != "valu" or not i.mnemonic.startswith(("v_mul", "v_pk_mul")):
+            continue
+        srcs = vgprs(i.uses)
+        if len(srcs) >= 2 and all(att.kind(r, j).kind == "scale_load" for r in srcs):
+            products.extend(r for r in vgprs(i.defs) if (peak_live >> r) & 1)
+    scale_live = (
+        [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "scale_load"] if points else []
+    )
+    if products or len(scale_live) >= 4:
+        regs = sorted(set(products) | set(scale_live))
+        out.append(
+            Suggestion(
+                id="lazy_scale_products",
+                title="compute scale products lazily",
+                estimated_vgpr_savings=max(1, len(regs) // 2),
+                evidence=f"{len(regs)} VGPRs of scale values / precomputed scale products are live at the peak: "
+                f"{fmt('v', regs)}",
+                action="keep the raw scales (or load them just before use) and multiply right before the instruction "
+                "that consumes the product, so only one product is live at a time",
+            )
+        )
+
+    loads_live = (
+        [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "global_load"]
+        if points
+        else []
+    )
+    if points and points[0].in_hot_loop and len(loads_live) >= 16:
+        out.append(
+            Suggestion(
+                id="per_k_step_b_loads",
+                title="load B-tile packs per K step",
+                estimated_vgpr_savings=len(loads_live) // 2,
+                evidence=f"{len(loads_live)} VGPRs of global/buffer-load data are live at the peak "
+                f"({fmt('v', loads_live)}): the whole tile is in registers at once",
+                action="split the tile load into per-K-step packs issued one step ahead of their MFMAs (or stage them "
+                "through LDS with buffer_load ... lds); estimate assumes two K steps per tile",
+            )
+        )
+    out.sort(key=lambda s: -s.estimated_vgpr_savings)
+    return out
+
+
+def _summary(kernel: Kernel, arch, res, lv, points, hot, spills, suggestions) -> str:
+    parts = [f"{kernel.name} ({arch or 'unknown arch'}): {res.vgpr_count} VGPRs"]
+    if res.agpr_count:
+        parts[0] += f" incl. {res.agpr_count} AGPRs"
+    if res.vgpr_spill_count:
+        parts.append(f"{res.vgpr_spill_count} VGPR spills, {res.scratch_bytes} B scratch")
+    if res.waves_per_simd is not None:
+        parts.append(f"{res.waves_per_simd} waves/SIMD")
+    text = ", ".join(parts) + "."
+    if points:
+        p = points[0]
+        where = f" in the hot loop {hot.header_label}" if p.in_hot_loop and hot else ""
+        top = ", ".join(f"{g.count} {g.kind}" for g in p.by_definition[:3])
+        text += f" Peak {p.live_vgprs} live VGPRs at #{p.instruction.index} `{p.instruction.text}`{where} ({top})."
+    if spills:
+        text += f" Spills: {spills.root_cause}."
+    if suggestions:
+        s = suggestions[0]
+        text += f" Top fix: {s.title} (~{s.estimated_vgpr_savings} VGPRs)."
+    return text
+
+
+def analyze_kernel(
+    isa: IsaFile,
+    kernel: Kernel,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+    file: str | None = None,
+) -> VgprReport:
+    """Report for one parsed kernel."""
+    notes: list[str] = []
+    arch = _resolve_arch(isa, arch, notes)
+    meta = kernel.metadata or metamod.KernelMetadata(name=kernel.name)
+    if kernel.metadata is None:
+        notes.append("no metadata for this function (device function or stripped file): resources unknown")
+    res = metamod.resources_from_metadata(meta, arch)
+    notes.extend(res.notes)
+    cfg = build_cfg(kernel)
+    if cfg.unresolved_targets:
+        notes.append(f"branch targets outside this kernel treated as exits: {', '.join(cfg.unresolved_targets[:5])}")
+    lv = compute_liveness(cfg)
+    hot = find_hot_loop(cfg)
+    att = pressure.Attributor(kernel)
+    att.cfg = cfg
+    points = _critical_points(kernel, lv, att, hot, top_k)
+    spills = _spill_model(kernel, att, hot, top_k)
+    suggestions = _suggestions(kernel, cfg, lv, att, hot, points)
+    per = None
+    if per_instruction:
+        per = [
+            InstructionPressure(
+                index=i.index,
+                line=i.line,
+                text=i.text,
+                live_vgprs=lv.vgpr[i.index],
+                live_agprs=lv.agpr[i.index],
+                live_sgprs=lv.sgpr[i.index],
+                source=str(i.loc) if i.loc else None,
+            )
+            for i in kernel.instructions
+        ]
+    return VgprReport(
+        summary=_summary(kernel, arch, res, lv, points, hot, spills, suggestions),
+        kernel=kernel.name,
+        arch=arch,
+        file=file,
+        instruction_count=len(kernel.instructions),
+        metrics=_status_metrics(res, arch, lv, kernel),
+        hot_loop=_hot_loop_model(cfg, lv, att, hot),
+        critical_points=points,
+        spills=spills,
+        suggestions=suggestions,
+        notes=notes,
+        per_instruction=per,
+    )
+
+
+def analyze_isa(
+    text_or_path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReport:
+    """Report for one kernel of an AMDGCN text, file or dump directory (the first kernel when ``kernel`` is None)."""
+    text, file = _load(text_or_path)
+    if arch:
+        arch = archmod.normalize_arch(arch)
+    isa = parse_isa(text, file or "input")
+    k = find_kernel(isa, kernel) if kernel else next((k for k in isa.kernels if k.is_kernel), isa.kernels[0])
+    return analyze_kernel(isa, k, arch, per_instruction=per_instruction, top_k=top_k, file=file)
+
+
+def analyze_isa_all(
+    text_or_path: str | Path, arch: str | None = None, *, per_instruction: bool = False, top_k: int = 8
+) -> VgprReports:
+    """Reports for every kernel; a kernel that fails is listed in ``errors`` and the others are still analysed."""
+    text, file = _load(text_or_path)
+    if arch:
+        arch = archmod.normalize_arch(arch)
+    isa = parse_isa(text, file or "input")
+    reports, errors = [], []
+    for k in isa.kernels:
+        try:
+            reports.append(analyze_kernel(isa, k, arch, per_instruction=per_instruction, top_k=top_k, file=file))
+        except KernelpilotError as exc:
+            errors.append(KernelError(kernel=k.name, error=exc.message, hint=exc.hint))
+    summary = f"{len(reports)} kernel(s) in {file or 'input'}" + (f", {len(errors)} failed" if errors else "")
+    return VgprReports(summary=summary, file=file or "input", reports=reports, errors=errors)
+
+
+def analyze_cubin(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    threads_per_block: int = 128,
+) -> VgprReports:
+    """NVIDIA: registers, spills (local memory), occupancy and SASS live-register counts per function."""
+    from tools.isa import sass
+
+    funcs = sass.read_cubin(path)
+    if kernel:
+        hits = [f for f in funcs if f.name == kernel] or [f for f in funcs if kernel in f.name]
+        if not hits:
+            raise InputError(f"no kernel named '{kernel}'", hint=f"kernels here: {', '.join(f.name for f in funcs)}")
+        funcs = hits[:1]
+    reports = []
+    for f in funcs:
+        a = arch or f.arch
+        notes = []
+        try:
+            a = archmod.normalize_arch(a) if a else None
+        except InputError:
+            notes.append(f"{a} has no occupancy table here")
+            a = None
+        regs = f.resources.get("REG")
+        local = f.resources.get("LOCAL", 0)
+        smem = f.resources.get("SHARED", 0)
+        warps = archmod.nvidia_warps_per_sm(a, regs, smem, threads_per_block) if a and regs else None
+        if warps is not None:
+            notes.append(f"occupancy assumes {threads_per_block} threads per block")
+        gpr = [i.counts.get("GPR", 0) for i in f.instructions]
+        peak = max(gpr, default=0)
+        spill_ops = sum(1 for i in f.instructions if i.text.split(" ")[0].split(".")[0] in ("STL", "LDL"))
+        metrics = [
+            Metric(name="registers_per_thread", value=regs, status="warn" if regs and regs > 128 else "ok"),
+            Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
+            Metric(name="local_bytes", value=local, status="bad" if local else "ok", note="spills go to local memory"),
+            Metric(
+                name="spill_instructions",
+                value=spill_ops,
+                status="bad" if spill_ops else "ok",
+                note="STL/LDL in the SASS",
+            ),
+            Metric(name="shared_bytes", value=smem, status="ok"),
+            Metric(name="occupancy_warps_per_sm", value=warps, status="ok"),
+            Metric(name="max_live_gprs", value=peak, status="ok", note="nvdisasm --print-life-ranges count"),
+            Metric(name="max_live_predicates", value=max((i.counts.get("PRED", 0) for i in f.instructions), default=0)),
+            Metric(name="max_live_ugprs", value=max((i.counts.get("UGPR", 0) for i in f.instructions), default=0)),
+        ]
+        points = []
+        if peak:
+            j = gpr.index(peak)
+            ins = f.instructions[j]
+            points.append(
+                CriticalPoint(
+                    instruction=InstructionRef(index=j, line=ins.offset, text=ins.text, live_vgprs=peak),
+                    live_vgprs=peak,
+                    live_agprs=0,
+                    live_sgprs=ins.counts.get("UGPR", 0),
+                    in_hot_loop=False,
+                    instructions_at_peak=gpr.count(peak),
+                    by_definition=[],
+                    by_source=[],
+                    by_source_total=0,
+                    by_source_truncated=False,
+                )
+            )
+        per = None
+        if per_instruction:
+            per = [
+                InstructionPressure(
+                    index=i.index,
+                    line=i.offset,
+                    text=i.text,
+                    live_vgprs=i.counts.get("GPR", 0),
+                    live_agprs=0,
+                    live_sgprs=i.counts.get("UGPR", 0),
+                )
+                for i in f.instructions
+            ]
+        summary = (
+            f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {local} B local (spill) memory, peak {peak} "
+            f"live GPRs at {points[0].instruction.text if points else '-'}"
+            + (f", {warps} warps/SM" if warps is not None else "")
+            + "."
+        )
+        reports.append(
+            VgprReport(
+                summary=summary,
+                kernel=f.name,
+                arch=a,
+                file=str(path),
+                vendor="nvidia",
+                instruction_count=len(f.instructions),
+                metrics=metrics,
+                critical_points=points,
+                notes=notes,
+                per_instruction=per,
+            )
+        )
+    return VgprReports(summary=f"{len(reports)} function(s) in {path}", file=str(path), reports=reports)
+
+
+def analyze_path(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
+    """Any input the CLI accepts: an ISA file, a cubin, or a dump directory (every ISA file in it)."""
+    from tools.isa import sass
+
+    files = find_isa_files(path)
+    out = VgprReports(summary="", file=str(path), reports=[])
+    for f in files:
+        head = f.read_bytes()[:64]
+        if sass.is_cubin(head + b"\0" * 20):
+            part = analyze_cubin(f, kernel, arch, per_instruction=per_instruction)
+        elif kernel:
+            try:
+                rep = analyze_isa(f, kernel, arch, per_instruction=per_instruction, top_k=top_k)
+            except InputError:
+                if len(files) > 1:
+                    continue
+                raise
+            part = VgprReports(summary="", file=str(f), reports=[rep])
+        else:
+            part = analyze_isa_all(f, arch, per_instruction=per_instruction, top_k=top_k)
+        out.reports.extend(part.reports)
+        out.errors.extend(part.errors)
+    if kernel and not out.reports:
+        raise InputError(f"no kernel named '{kernel}' in {path}", hint="run without --kernel to list the kernels")
+    out.summary = (
+        " | ".join(r.summary for r in out.reports)
+        if len(out.reports) <= 3
+        else (f"{len(out.reports)} kernels in {path}")
+    )
+    return out
+
+
+# --- diff -----------------------------------------------------------------------------------------------------
+
+
+def _value(rep: VgprReport, name: str):
+    m = rep.metric(name)
+    return m.value if m else None
+
+
+def diff_kernel(before: VgprReport, after: VgprReport, peak_threshold: int = PEAK_REGRESSION_THRESHOLD) -> KernelDiff:
+    changes = []
+    rules = {  # metric -> (worse when it goes up?, tolerance)
+        "vgpr_spill_count": (True, 0),
+        "sgpr_spill_count": (True, 0),
+        "scratch_bytes": (True, 0),
+        "local_bytes": (True, 0),
+        "spill_instructions": (True, 0),
+        "waves_per_simd": (False, 0),
+        "occupancy_warps_per_sm": (False, 0),
+        "max_live_vgprs": (True, peak_threshold),
+        "max_live_gprs": (True, peak_threshold),
+        "vgpr_count": (True, None),
+        "agpr_count": (True, None),
+        "sgpr_count": (True, None),
+        "registers_per_thread": (True, None),
+        "lds_bytes": (True, None),
+        "max_live_agprs": (True, None),
+    }
+    names = [m.name for m in after.metrics]
+    for name in names:
+        if name not in rules:
+            continue
+        b, a = _value(before, name), _value(after, name)
+        if b is None and a is None:
+            continue
+        delta = (a - b) if isinstance(a, int | float) and isinstance(b, int | float) else None
+        up_is_worse, tol = rules[name]
+        regression = False
+        why = ""
+        if delta is not None and tol is not None:
+            worse = delta > tol if up_is_worse else delta < -tol
+            if worse:
+                regression = True
+                why = f"{name} {'rose' if delta > 0 else 'fell'} by {abs(delta)}" + (
+                    f" (threshold {tol})" if tol else ""
+                )
+        changes.append(MetricChange(name=name, before=b, after=a, delta=delta, regression=regression, why=why))
+    return KernelDiff(
+        before=before.kernel, after=after.kernel, changes=changes, regression=any(c.regression for c in changes)
+    )
+
+
+def diff_reports(
+    before: VgprReports | VgprReport, after: VgprReports | VgprReport, peak_threshold: int = PEAK_REGRESSION_THRESHOLD
+) -> VgprDiff:
+    """Compare two analyses kernel by kernel (by name; a single kernel on each side matches regardless of name).
+
+    A regression is more spills or scratch, lower occupancy, or a live-VGPR peak higher by more than
+    ``peak_threshold``.
+    """
+    bl = before.reports if isinstance(before, VgprReports) else [before]
+    al = after.reports if isinstance(after, VgprReports) else [after]
+    pairs = []
+    only_b, only_a = [], []
+    if len(bl) == 1 and len(al) == 1:
+        pairs = [(bl[0], al[0])]
+    else:
+        amap = {r.kernel: r for r in al}
+        for r in bl:
+            if r.kernel in amap:
+                pairs.append((r, amap.pop(r.kernel)))
+            else:
+                only_b.append(r.kernel)
+        only_a = list(amap)
+    kernels = [diff_kernel(b, a, peak_threshold) for b, a in pairs]
+    regression = any(k.regression for k in kernels)
+    lines = []
+    for k in kernels:
+        moved = [c for c in k.changes if c.delta]
+        desc = ", ".join(f"{c.name} {c.before}→{c.after}" for c in moved) or "no change"
+        lines.append(f"{k.after}: {'REGRESSION' if k.regression else 'ok'} ({desc})")
+    if only_b or only_a:
+        lines.append(f"unmatched: before {only_b}, after {only_a}")
+    return VgprDiff(
+        summary="; ".join(lines) or "nothing to compare",
+        kernels=kernels,
+        only_before=only_b,
+        only_after=only_a,
+        regression=regression,
+    )
+
+
+# --- CLI ------------------------------------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", nargs="?", help="ISA file (.s/.amdgcn), cubin, or dump directory")
+    parser.add_argument("--kernel", help="kernel name (exact or unique substring); default: every kernel")
+    parser.add_argument("--arch", help="override the target (gfx942, gfx950, gfx1100, sm_90 …)")
+    parser.add_argument("--source", help="kernel source file, to print the source lines named by .loc")
+    parser.add_argument("--json", action="store_true", help="print the pydantic model as JSON")
+    parser.add_argument("--per-instruction", action="store_true", help="list every instruction with live counts")
+    parser.add_argument("--top", type=int, default=8, help="entries per list in the report (default 8)")
+    parser.add_argument(
+        "--diff", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two inputs; exit 1 on a regression"
+    )
+    parser.add_argument(
+        "--peak-threshold",
+        type=int,
+        default=PEAK_REGRESSION_THRESHOLD,
+        help="live-VGPR rise that counts as a regression in --diff",
+    )
+
+
+def _source_line(source: Path | None, ref: str | None) -> str:
+    if not source or not ref:
+        return ""
+    try:
+        line_no = int(ref.split(":")[1])
+        lines = source.read_text(errors="replace").splitlines()
+        return f"    {line_no}: {lines[line_no - 1].strip()}" if 0 < line_no <= len(lines) else ""
+    except (ValueError, IndexError, OSError):
+        return ""
+
+
+def render(reports: VgprReports, source: Path | None = None) -> str:
+    out = []
+    for r in reports.reports:
+        out.append(r.summary)
+        out.append(
+            "  metrics: "
+            + ", ".join(f"{m.name}={m.value}{'' if m.status == 'ok' else ' [' + m.status + ']'}" for m in r.metrics)
+        )
+        if r.hot_loop:
+            h = r.hot_loop
+            out.append(f"  hot loop {h.header_label} #{h.first_index}-#{h.last_index}: {h.reason}")
+            out.append(
+                "    "
+                + ", ".join(f"{k}={v}" for k, v in h.distribution.items() if v)
+                + f", scratch share {h.scratch_share_of_memory_ops:.0%}, loop-carried {h.loop_carried_vgprs}"
+            )
+        for p in r.critical_points:
+            out.append(
+                f"  peak {p.live_vgprs} VGPRs at #{p.instruction.index} (line {p.instruction.line}) "
+                f"`{p.instruction.text}` {p.instruction.source or ''}"
+            )
+            for g in p.by_definition:
+                out.append(f"    {g.count:4d} {g.kind:18s} {g.registers}")
+            for s in p.by_source[:5]:
+                out.append(f"    {s.count:4d} from {s.source}" + _source_line(source, s.source))
+        if r.spills:
+            out.append(f"  spills: {r.spills.root_cause}")
+        for s in r.suggestions:
+            out.append(f"  suggest [{s.id}] {s.title}: ~{s.estimated_vgpr_savings} VGPRs — {s.evidence}")
+            out.append(f"      do: {s.action}")
+        for n in r.notes:
+            out.append(f"  note: {n}")
+        if r.per_instruction:
+            out.append("  index  line   vgpr agpr sgpr  instruction")
+            for i in r.per_instruction:
+                out.append(
+                    f"  {i.index:5d} {i.line:5d}  {i.live_vgprs:4d} {i.live_agprs:4d} {i.live_sgprs:4d}  {i.text}"
+                )
+    for e in reports.errors:
+        out.append(f"error in {e.kernel}: {e.error}" + (f" (hint: {e.hint})" if e.hint else ""))
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.diff:
+        before = analyze_path(args.diff[0], args.kernel, args.arch)
+        after = analyze_path(args.diff[1], args.kernel, args.arch)
+        d = diff_reports(before, after, args.peak_threshold)
+        print(d.model_dump_json(indent=1) if args.json else d.summary)
+        return 1 if d.regression else 0
+    if not args.input:
+        raise InputError("no input given", hint="kernelpilot vgpr-pressure <ISA file | cubin | dump dir>")
+    reports = analyze_path(args.input, args.kernel, args.arch, per_instruction=args.per_instruction, top_k=args.top)
+    if args.json:
+        print(json.dumps(reports.model_dump(exclude_none=True), indent=1))
+    else:
+        print(render(reports, Path(args.source) if args.source else None))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    from tools.cli import main
+
+    sys.exit(main(["vgpr-pressure", *sys.argv[1:]]))
