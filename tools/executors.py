@@ -6,10 +6,12 @@ cancellation the whole process tree is killed (each command starts its own proce
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
 import signal
 import subprocess
+import tarfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -177,3 +179,35 @@ class Executor:
 
 
 LOCAL = Executor()
+
+
+def fetch_tree(executor: Executor, remote_dir: str, local_dir: str | Path, *, timeout: float = 300) -> Path:
+    """Copy a directory from where ``executor`` runs into ``local_dir`` (a tar stream through the executor).
+
+    Local executors need no copy: the directory itself is returned.
+    """
+    if executor.kind == "local":
+        return Path(remote_dir)
+    local = Path(local_dir)
+    local.mkdir(parents=True, exist_ok=True)
+    argv = executor.wrap(["tar", "-C", remote_dir, "-cf", "-", "."])
+    try:
+        proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    except FileNotFoundError as exc:
+        raise ToolchainError(f"cannot run '{argv[0]}': not found on PATH", hint=f"install {argv[0]}") from exc
+    try:
+        data, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        kill_process_tree(proc)
+        raise ToolchainError(f"copying {remote_dir} back timed out after {timeout:.0f} s") from exc
+    if proc.returncode != 0:
+        raise ToolchainError(
+            f"cannot copy {remote_dir} from {executor.kind}:{executor.target}",
+            hint="check that the directory exists there and that tar is installed",
+            details=err.decode(errors="replace")[-2000:],
+        )
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(local, filter="data")
+    return local
