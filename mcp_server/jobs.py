@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from mcp_server.paths import project_dir
 from tools.errors import CompileError, KernelpilotError
 from tools.executors import LOCAL, kill_process_tree
 from tools.toolchain import cache_root
@@ -67,6 +68,7 @@ def start(tool: str, call: str, kwargs: dict[str, Any], *, timeout: float, label
             env={"PYTHONPATH": pythonpath},
             stdout=out,
             stderr=err,
+            cwd=project_dir(),
         )
     job = Job(job_id, tool, label, job_dir, proc, timeout)
     for old in [j for j in JOBS.values() if j.state != "running"][: max(0, len(JOBS) - _MAX_JOBS + 1)]:

@@ -13,6 +13,9 @@ from pydantic import BaseModel, Field
 from mcp_server.artifacts import dump_id_of, dump_uri
 from tools.doctor import DoctorReport
 from tools.models.dump import DumpResult, Resources
+from tools.models.prefetch import PrefetchReport, VerifyReport
+from tools.models.trace import TraceReport
+from tools.models.vgpr import KernelError, VgprDiff, VgprReport
 
 MAX_KERNELS = 8
 
@@ -104,3 +107,39 @@ class DoctorOutput(DoctorReport):
     project_dir: str
     allowed_roots: list[str]
     cache_dir: str
+
+
+class VgprPressureOutput(BaseModel):
+    """vgpr-pressure's reports (per-instruction liveness is an artifact), and the diff when ``before`` was given."""
+
+    summary: str
+    next_steps: list[str] = Field(default_factory=list)
+    file: str
+    reports_total: int
+    reports: list[VgprReport] = Field(description=f"at most {MAX_KERNELS} kernels; see reports_total")
+    errors: list[KernelError] = Field(default_factory=list)
+    per_instruction_uri: str | None = Field(
+        None, description="live VGPR/AGPR/SGPR after every instruction (TSV); page it with read-artifact"
+    )
+    diff: VgprDiff | None = Field(None, description="BEFORE → this input, when before was given")
+
+
+class PrefetchOutput(BaseModel):
+    """prefetch-data-load's analysis, or its verification of a rewrite (``before`` given)."""
+
+    summary: str
+    next_steps: list[str] = Field(default_factory=list)
+    status: Literal["done", "running"] = "done"
+    job_id: str | None = Field(None, description="when status is running: call again with this job_id")
+    report: PrefetchReport | None = None
+    verify: VerifyReport | None = None
+
+
+class KernelTraceOutput(BaseModel):
+    """kernel-trace's report of a profiler output, or of a profile it ran."""
+
+    summary: str
+    next_steps: list[str] = Field(default_factory=list)
+    status: Literal["done", "running"] = "done"
+    job_id: str | None = Field(None, description="when status is running: call again with this job_id")
+    report: TraceReport | None = None

@@ -20,6 +20,9 @@ from tools.errors import KernelpilotError
 CALLS: dict[str, str] = {
     "dump-ir": "tools.dump_ir:dump_ir",
     "dump-ir-command": "tools.dump_ir:dump_ir_command",
+    "prefetch-data-load": "tools.prefetch:analyze_prefetch",
+    "prefetch-verify": "tools.prefetch:verify_prefetch",
+    "kernel-trace-run": "tools.kernel_trace:profile_command",
 }
 
 
