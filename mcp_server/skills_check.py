@@ -135,6 +135,8 @@ def _check_cli(fragment: str) -> list[str]:
             continue
         opts, rest_opts = found
         for w in words:
+            if w == "--":
+                break  # the rest belongs to the profiled program
             if re.fullmatch(r"--?[A-Za-z][\w-]*(=.*)?", w):
                 name = w.split("=", 1)[0]
                 if name not in opts:

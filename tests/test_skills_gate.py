@@ -10,7 +10,7 @@ from mcp_server import skills_check
 from mcp_server.skills_check import REPO_ROOT, check_all, check_skill, server_tool_names, split_frontmatter
 
 SKILLS = REPO_ROOT / "skills"
-TOOLS = {"dump-ir", "read-artifact", "doctor"}
+TOOLS = {"dump-ir", "vgpr-pressure", "read-artifact", "doctor"}
 
 
 def test_every_skill_in_the_repository_passes_the_gate():
@@ -40,7 +40,7 @@ def test_a_good_skill_has_no_problems(tmp_path):
     body = (
         "Call `mcp__kernelpilot__dump-ir`, then:\n```\nkernelpilot dump-ir examples/triton/vector_add.py "
         "--arch gfx942 --json | jq .summary\nkernelpilot dump-ir --arch gfx942 --cmd python x.py --not-ours\n"
-        "kernelpilot-mcp --http --port 8765\n```\nSee `tools/dump_ir.py` and `tools.dump_ir.dump_ir`.\n"
+        "kernelpilot kernel-trace --top 5 -- python x.py --size 4\nkernelpilot-mcp --http --port 8765\n```\nSee `tools/dump_ir.py` and `tools.dump_ir.dump_ir`.\n"
     )
     assert messages(write_skill(tmp_path, "good", "name: good\ndescription: does x; use when y", body)) == []
 
@@ -71,6 +71,7 @@ def test_frontmatter_problems_are_named(tmp_path, folder, front, expected):
         ("```\nkernelpilot dumpir k.py\n```", "unknown command 'kernelpilot dumpir'"),
         ("`kernelpilot-mcp --https`", "'kernelpilot-mcp' has no option --https"),
         ("`mcp__kernelpilot__vgpr_pressure`", "MCP tool 'vgpr_pressure' does not exist"),
+        ("`kernelpilot vgpr-pressure k.s --diff a.s b.s --topk 3`", "'kernelpilot vgpr-pressure' has no option --topk"),
         ("See `examples/triton/no_such.py`.", "path examples/triton/no_such.py does not exist"),
         ("Run `${CLAUDE_SKILL_DIR}/scripts/x.py`.", "${CLAUDE_SKILL_DIR}/scripts/x.py does not exist"),
         ("`tools.dump_ir.dump_everything`", "tools.dump_ir defines no 'dump_everything'"),
