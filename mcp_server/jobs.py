@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -73,6 +74,7 @@ def start(tool: str, call: str, kwargs: dict[str, Any], *, timeout: float, label
     job = Job(job_id, tool, label, job_dir, proc, timeout)
     for old in [j for j in JOBS.values() if j.state != "running"][: max(0, len(JOBS) - _MAX_JOBS + 1)]:
         JOBS.pop(old.id, None)
+        shutil.rmtree(old.dir, ignore_errors=True)
     JOBS[job_id] = job
     return job
 
