@@ -111,11 +111,14 @@ def dump_ir(
             log=str(staging / "compile.log") if (staging / "compile.log").exists() else None,
         )
         result = cache.commit(staging, key, result)
-    except BaseException:
+    except BaseException as exc:
         failed = staging.with_name(staging.name.replace(".tmp", ".failed"))
         shutil.rmtree(failed, ignore_errors=True)
         if staging.exists():
             staging.rename(failed)  # keep the log for the curious, never under a success name
+        if isinstance(exc, KernelpilotError):
+            exc.message = exc.message.replace(str(staging), str(failed))
+            exc.args = (exc.message,)
         raise
     return _copy_out(result, Path(out) if out else None)
 

@@ -8,7 +8,6 @@ Input: a kernel file (compiled with dump-ir), an ISA/SASS file, a dump directory
 from __future__ import annotations
 
 import argparse
-
 from pathlib import Path
 
 from tools.errors import InputError
@@ -27,10 +26,12 @@ def _default_arch(path: Path) -> str:
 
 
 def _is_sass(text: str) -> bool:
-    return "/*0000*/" in text or ("\t.headerflags" in text and "@\"EF_CUDA" in text) or "        /*00" in text
+    return "/*0000*/" in text or ("\t.headerflags" in text and '@"EF_CUDA' in text) or "        /*00" in text
 
 
-def _load_input(source: str | Path, arch: str | None) -> tuple[list[tuple[str, str, Resources | None]], str | None, str]:
+def _load_input(
+    source: str | Path, arch: str | None
+) -> tuple[list[tuple[str, str, Resources | None]], str | None, str]:
     """[(isa_text, isa_path, resources)], arch, origin — compiling kernel sources through dump-ir."""
     if isinstance(source, str) and "\n" in source:
         return [(source, "<text>", None)], arch, "<text>"
@@ -39,7 +40,9 @@ def _load_input(source: str | Path, arch: str | None) -> tuple[list[tuple[str, s
         raise InputError(f"{path} does not exist", hint="give a kernel file, an ISA/SASS file or a dump directory")
     if path.is_dir():
         files = sorted(
-            p for p in path.rglob("*") if p.is_file() and (p.name.endswith("final_isa.s") or p.suffix in {".sass", ".amdgcn"})
+            p
+            for p in path.rglob("*")
+            if p.is_file() and (p.name.endswith("final_isa.s") or p.suffix in {".sass", ".amdgcn"})
         )
         if not files:
             files = sorted(p for p in path.rglob("*.s") if p.is_file())
@@ -77,8 +80,9 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
     if archmod.is_amd(arch):
         cur = res.vgpr_count
         if cur is None:
-            return RegisterHeadroom(arch=arch, prefetch_buffer_vgprs=buffer, verdict="unknown",
-                                    note="the ISA states no VGPR count")
+            return RegisterHeadroom(
+                arch=arch, prefetch_buffer_vgprs=buffer, verdict="unknown", note="the ISA states no VGPR count"
+            )
         info = archmod.amd_arch(arch)
         proj = cur + add
         occ = archmod.waves_per_simd_from_vgprs(arch, cur)
@@ -90,9 +94,13 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
     else:
         cur = res.registers_per_thread
         if cur is None:
-            return RegisterHeadroom(arch=arch, prefetch_buffer_vgprs=buffer, verdict="unknown",
-                                    note="no register count (cuobjdump missing?)")
-        threads = 128
+            return RegisterHeadroom(
+                arch=arch,
+                prefetch_buffer_vgprs=buffer,
+                verdict="unknown",
+                note="no register count (cuobjdump missing?)",
+            )
+        threads = res.max_flat_workgroup_size or 256  # SASS does not state the block size
         proj = cur + add
         occ = archmod.nvidia_warps_per_sm(arch, cur, res.lds_bytes or 0, threads)
         pocc = archmod.nvidia_warps_per_sm(arch, proj, res.lds_bytes or 0, threads)
@@ -101,7 +109,7 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
             if archmod.nvidia_warps_per_sm(arch, r, res.lds_bytes or 0, threads) >= occ:
                 threshold = r
                 break
-        unit = "warps/SM (128-thread blocks assumed)"
+        unit = f"warps/SM ({threads}-thread blocks)"
         limit = 255
     what = "already holds its prefetch buffer" if already else f"needs {buffer} more for a one-iteration buffer"
     if proj > limit:
@@ -175,8 +183,10 @@ def analyze_prefetch(source_or_isa: str | Path, arch: str | None = None, kernel:
     hot = next((lp for lp in loops if lp.is_hot), None)
     notes = []
     if not has_loc:
-        notes.append("the ISA carries no .loc/line info: loads are located by instruction index only "
-                     "(FlyDSL: leave debug info on; hipcc/nvcc: add -g / -lineinfo)")
+        notes.append(
+            "the ISA carries no .loc/line info: loads are located by instruction index only "
+            "(FlyDSL: leave debug info on; hipcc/nvcc: add -g / -lineinfo)"
+        )
     if len(candidates) > 1:
         notes.append(f"{len(candidates)} kernels found; reporting {name} (pass --kernel to pick another)")
     if not loops:
@@ -248,68 +258,84 @@ def verify_prefetch(
     if hb.loads_total and ha.bytes_per_lane_per_iteration and hb.bytes_per_lane_per_iteration:
         ratio = ha.bytes_per_lane_per_iteration / hb.bytes_per_lane_per_iteration
         same = 0.5 <= ratio <= 2
-        checks.append(VerifyCheck(
-            name="same-kernel",
-            ok=same,
-            detail=f"bytes/lane/iteration {hb.bytes_per_lane_per_iteration} → {ha.bytes_per_lane_per_iteration}"
-            + ("" if same else ": the loops load different amounts; are these two versions of one kernel?"),
-        ))
+        checks.append(
+            VerifyCheck(
+                name="same-kernel",
+                ok=same,
+                detail=f"bytes/lane/iteration {hb.bytes_per_lane_per_iteration} → {ha.bytes_per_lane_per_iteration}"
+                + ("" if same else ": the loops load different amounts; are these two versions of one kernel?"),
+            )
+        )
     in_loop = ha.loads_total
-    checks.append(VerifyCheck(
-        name="loads-stay-in-loop",
-        ok=in_loop > 0 and (hb.loads_total == 0 or in_loop * 2 >= hb.loads_total),
-        detail=f"{hb.loads_total} → {in_loop} load(s) in the hot loop"
-        + ("" if in_loop else "; the loads were hoisted out as loop-invariant: their address must advance with "
-           "the loop counter"),
-    ))
-    checks.append(VerifyCheck(
-        name="prologue-loads",
-        ok=a.prologue_loads > 0,
-        detail=f"{a.prologue_loads} load(s) before the hot loop (BEFORE had {b.prologue_loads})",
-    ))
+    checks.append(
+        VerifyCheck(
+            name="loads-stay-in-loop",
+            ok=in_loop > 0 and (hb.loads_total == 0 or in_loop * 2 >= hb.loads_total),
+            detail=f"{hb.loads_total} → {in_loop} load(s) in the hot loop"
+            + (
+                ""
+                if in_loop
+                else "; the loads were hoisted out as loop-invariant: their address must advance with the loop counter"
+            ),
+        )
+    )
+    checks.append(
+        VerifyCheck(
+            name="prologue-loads",
+            ok=a.prologue_loads > 0,
+            detail=f"{a.prologue_loads} load(s) before the hot loop (BEFORE had {b.prologue_loads})",
+        )
+    )
     carried = sum(1 for ld in ha.loads if ld.consumed == "next-iteration")
-    checks.append(VerifyCheck(
-        name="loads-feed-next-iteration",
-        ok=ha.verdict == "prefetched" and (carried > 0 or in_loop > 0),
-        detail=f"{carried} of {in_loop} in-loop load(s) are consumed in the next iteration; hot loop is {ha.verdict}",
-    ))
+    checks.append(
+        VerifyCheck(
+            name="loads-feed-next-iteration",
+            ok=ha.verdict == "prefetched" and (carried > 0 or in_loop > 0),
+            detail=f"{carried} of {in_loop} in-loop load(s) are consumed in the next iteration; hot loop is {ha.verdict}",
+        )
+    )
 
     def dist(lp: LoopReport) -> int:
         vals = [ld.load_to_wait_cycles for ld in lp.loads if ld.load_to_wait_cycles is not None]
         return min(vals) if vals else 0
 
     db, da = dist(hb), dist(ha)
-    checks.append(VerifyCheck(
-        name="load-to-wait-distance-grew",
-        ok=da > db,
-        detail=f"closest load-to-wait ~{db} → ~{da} estimated cycles",
-    ))
+    checks.append(
+        VerifyCheck(
+            name="load-to-wait-distance-grew",
+            ok=da > db,
+            detail=f"closest load-to-wait ~{db} → ~{da} estimated cycles",
+        )
+    )
     sb, sa = b.spill_count or 0, a.spill_count or 0
     checks.append(VerifyCheck(name="no-new-spills", ok=sa <= sb, detail=f"spills {sb} → {sa}"))
     if b.occupancy is not None and a.occupancy is not None:
         drop = b.occupancy - a.occupancy
-        checks.append(VerifyCheck(
-            name="occupancy",
-            ok=drop <= allow_occupancy_drop,
-            detail=f"occupancy {b.occupancy} → {a.occupancy}" + (f" (drop {drop})" if drop > 0 else ""),
-        ))
+        checks.append(
+            VerifyCheck(
+                name="occupancy",
+                ok=drop <= allow_occupancy_drop,
+                detail=f"occupancy {b.occupancy} → {a.occupancy}" + (f" (drop {drop})" if drop > 0 else ""),
+            )
+        )
     copies = ha.head_copies
-    checks.append(VerifyCheck(
-        name="loop-carried-copies",
-        ok=True,
-        detail=f"{copies} register copy instruction(s) of loaded data in the loop"
-        + (
-            " (the loop-carried form costs these every iteration: raise LLVM's rotation-max-header-size, e.g. "
-            "llvm_options {'rotation-max-header-size': 64}, or use a two-buffer ping-pong)"
-            if copies
-            else ""
-        ),
-    ))
+    checks.append(
+        VerifyCheck(
+            name="loop-carried-copies",
+            ok=True,
+            detail=f"{copies} register copy instruction(s) of loaded data in the loop"
+            + (
+                " (the loop-carried form costs these every iteration: raise LLVM's rotation-max-header-size, e.g. "
+                "llvm_options {'rotation-max-header-size': 64}, or use a two-buffer ping-pong)"
+                if copies
+                else ""
+            ),
+        )
+    )
     ok = all(c.ok for c in checks)
     failed = [c.name for c in checks if not c.ok]
-    summary = (
-        f"{'PASS' if ok else 'FAIL'}: {b.kernel} ({hb.verdict}) → {a.kernel} ({ha.verdict})"
-        + (f"; failed: {', '.join(failed)}" if failed else f"; load-to-wait ~{db} → ~{da} cycles")
+    summary = f"{'PASS' if ok else 'FAIL'}: {b.kernel} ({hb.verdict}) → {a.kernel} ({ha.verdict})" + (
+        f"; failed: {', '.join(failed)}" if failed else f"; load-to-wait ~{db} → ~{da} cycles"
     )
     return VerifyReport(summary=summary, ok=ok, before=b, after=a, checks=checks, gpu=None)
 
@@ -358,14 +384,13 @@ def run(args: argparse.Namespace) -> int:
             print(rep.summary)
             for c in rep.checks:
                 print(f"  [{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
-            print("  gpu: no GPU timing here (run benchmarks/prefetch_timing.py on a GPU host)")
+            print("  gpu: not measured (no GPU timer on this host; see VerifyReport.gpu)")
         return 0 if rep.ok else 1
     if not args.source:
-        raise InputError("give a kernel file, ISA or dump directory, or --verify BEFORE AFTER",
-                         hint="kernelpilot prefetch-data-load k.py --arch gfx942")
+        raise InputError(
+            "give a kernel file, ISA or dump directory, or --verify BEFORE AFTER",
+            hint="kernelpilot prefetch-data-load k.py --arch gfx942",
+        )
     rep = analyze_prefetch(args.source, args.arch, args.kernel)
     print(rep.model_dump_json(indent=2) if args.json else format_report(rep))
     return 0
-
-
-

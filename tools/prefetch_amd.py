@@ -18,8 +18,19 @@ from tools.models.prefetch import BarrierRegion, LoadSite, LoopReport
 # Issue cycles per instruction class, wave64 on CDNA (estimates: VALU issues over 4 cycles, an MFMA occupies the
 # matrix core for its passes x 4 cycles; CDNA3 ISA §7 "MFMA passes" table). Good for comparing two versions of a loop.
 MFMA_CYCLES = (("_4x4x", 8), ("_16x16x", 32), ("_32x32x", 64))
-CATEGORY_CYCLES = {"valu": 4, "cndmask": 4, "accvgpr_move": 4, "salu": 1, "smem": 1, "waitcnt": 1, "barrier": 1,
-                   "branch": 1, "lds_read": 4, "lds_write": 4, "lds_other": 4}
+CATEGORY_CYCLES = {
+    "valu": 4,
+    "cndmask": 4,
+    "accvgpr_move": 4,
+    "salu": 1,
+    "smem": 1,
+    "waitcnt": 1,
+    "barrier": 1,
+    "branch": 1,
+    "lds_read": 4,
+    "lds_write": 4,
+    "lds_other": 4,
+}
 MEMORY_ISSUE_CYCLES = 4
 # A load that misses to HBM takes several hundred cycles on CDNA3 (~500-800); below this the latency is exposed.
 LOAD_LATENCY_CYCLES = 500
@@ -230,7 +241,5 @@ def analyze_kernel(kernel: Kernel, arch: str | None) -> tuple[list[LoopReport], 
     reports.sort(key=lambda r: (not r.is_hot, r.first_instruction))
     prologue = 0
     if hot is not None:
-        prologue = sum(
-            1 for i in kernel.instructions[: hot.first_instruction] if i.category in LOAD_CATEGORIES
-        )
+        prologue = sum(1 for i in kernel.instructions[: hot.first_instruction] if i.category in LOAD_CATEGORIES)
     return reports, prologue

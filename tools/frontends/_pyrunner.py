@@ -27,7 +27,9 @@ ENTRY = "kernelpilot_entry"
 def _user_traceback(exc: BaseException, path: Path) -> str:
     """The traceback from the user's file onward: our own frames are noise to the reader."""
     frames = traceback.extract_tb(exc.__traceback__)
-    start = next((i for i, f in enumerate(frames) if Path(f.filename).resolve() == path), 0)
+    start = next((i for i, f in enumerate(frames) if Path(f.filename).resolve() == path), None)
+    if start is None:  # raised inside the compiler after the entry returned: its message carries the source lines
+        return "".join(traceback.format_exception_only(type(exc), exc))
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames[start:])]
     lines += traceback.format_exception_only(type(exc), exc)
     return "".join(lines)

@@ -7,6 +7,7 @@ Command mode points ``TRITON_CACHE_DIR`` at a fresh directory and collects every
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tools.errors import CompileError
@@ -34,11 +35,16 @@ class TritonFrontend(Frontend):
             isa = next((p for p in stages if p.suffix == ".s" or p.name.endswith(".amdgcn")), None)
             resources = amd_resources(isa, name, arch) if isa else None
         else:
-            isa = write_sass(binary, binary.with_name("06_sass.sass")) if binary else None
+            threads = meta.get("num_warps", 4) * 32
+            isa = resources = None
+            if binary:
+                # nvdisasm and cuobjdump are independent processes: run them side by side
+                with ThreadPoolExecutor(2) as pool:
+                    sass = pool.submit(write_sass, binary, binary.with_name("06_sass.sass"))
+                    resources = nvidia_resources(binary, name, arch, threads)
+                    isa = sass.result()
             if isa:
                 stages = [*stages, isa]
-            threads = meta.get("num_warps", 4) * 32
-            resources = nvidia_resources(binary, name, arch, threads) if binary else None
         if resources is None:
             raise CompileError(f"Triton produced no final ISA for {name}", hint="see compile.log")
         if meta.get("shared") and resources.lds_bytes is None:

@@ -42,8 +42,8 @@ def mfma_loop_hoisted_wrong(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: f
         return fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a1, b1, acc])
 
     first = load_tile(fx.Int32(0))  # prologue: tile 0 before the loop
-    for kt, state in range(fx.Int32(0), k_tiles - 1, fx.Int32(1), init=[acc0, *first]):
-        nxt = load_tile(fx.Int32(1))  # BUG: should be kt + 1
+    for _kt, state in range(fx.Int32(0), k_tiles - 1, fx.Int32(1), init=[acc0, *first]):
+        nxt = load_tile(fx.Int32(1))  # BUG: should be _kt + 1
         acc = compute(state[0], state[1], state[2], state[3], state[4])
         results = yield [acc, *nxt]
     acc = compute(results[0], results[1], results[2], results[3], results[4])  # epilogue: the last tile

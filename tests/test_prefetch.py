@@ -1,0 +1,127 @@
+"""prefetch-data-load: verdicts on the bundled pairs (real compiles), --verify, and bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.errors import InputError
+from tools.prefetch import analyze_prefetch, verify_prefetch
+
+EX = Path(__file__).resolve().parents[1] / "examples" / "prefetch"
+
+# A loop with one block that loads, waits and uses in the same iteration, then a copy loop with no loads.
+ISA_NO_LOC = """
+\t.text
+\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+\t.globl k
+\t.type k,@function
+k:
+\ts_mov_b32 s2, 0
+.LBB0_1:
+\tbuffer_load_dwordx4 v[0:3], v4, s[4:7], 0 offen
+\ts_add_u32 s2, s2, 1
+\ts_waitcnt vmcnt(0)
+\tv_add_f32_e32 v5, v0, v5
+\ts_cmp_lg_u32 s2, s3
+\ts_cbranch_scc1 .LBB0_1
+.LBB0_2:
+\tv_add_f32_e32 v5, 1.0, v5
+\ts_cmp_lg_u32 s2, s8
+\ts_cbranch_scc1 .LBB0_2
+\ts_endpgm
+"""
+
+ISA_NO_LOOP = """
+\t.text
+\t.globl k
+\t.type k,@function
+k:
+\tbuffer_load_dword v0, v1, s[4:7], 0 offen
+\ts_waitcnt vmcnt(0)
+\tv_add_f32_e32 v2, v0, v0
+\ts_endpgm
+"""
+
+
+def test_isa_text_without_loc_reports_exposed_and_no_loads_loops():
+    rep = analyze_prefetch(ISA_NO_LOC)
+    # the load's data is read 2 instructions after issue by v_add in the same iteration
+    hot = rep.loops[0]
+    assert hot.is_hot and hot.verdict == "memory-bound"  # 1 VALU for 1 load, no MFMA: little to hide behind
+    assert hot.loads[0].consumed == "same-iteration" and hot.loads[0].load_to_wait_instructions == 1
+    assert hot.loads[0].bytes_per_lane == 16
+    assert [lp.verdict for lp in rep.loops] == ["memory-bound", "no-loads"]
+    assert not rep.has_source_lines and any(".loc" in n for n in rep.notes)
+
+
+def test_kernel_without_loops_says_so():
+    rep = analyze_prefetch(ISA_NO_LOOP)
+    assert rep.loops == [] and "no loop" in rep.summary
+
+
+def test_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError):
+        analyze_prefetch(tmp_path / "nope.s")
+
+
+def test_verify_needs_a_loop_before():
+    with pytest.raises(InputError, match="no loop"):
+        verify_prefetch(ISA_NO_LOOP, ISA_NO_LOC)
+
+
+def test_verify_rejects_after_without_loop():
+    with pytest.raises(InputError, match="not two versions"):
+        verify_prefetch(ISA_NO_LOC, ISA_NO_LOOP)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_flydsl_mfma_pair(arch):
+    base = analyze_prefetch(EX / "flydsl_mfma" / "baseline.py", arch)
+    pre = analyze_prefetch(EX / "flydsl_mfma" / "prefetched.py", arch)
+    # LLVM merges the four dwordx2 loads into two dwordx4 and waits vmcnt(0) before the first MFMA of the iteration
+    assert base.loops[0].verdict == "exposed-latency" and base.loops[0].loads_total == 2
+    # the four next-tile loads are consumed by the v_mov copies at the top of the next iteration
+    assert pre.loops[0].verdict == "prefetched"
+    assert all(ld.consumed == "next-iteration" for ld in pre.loops[0].loads)
+    assert pre.loops[0].head_copies == 3  # three v_mov_b64 of loaded fragments: the loop-carried form's cost
+    assert pre.prologue_loads == 2 and base.prologue_loads == 0
+    assert base.headroom.verdict == "fits" and base.headroom.prefetch_buffer_vgprs == 8  # 32 B/lane / 4
+    assert all(ld.source and ld.source.startswith("prefetched.py:") for ld in pre.loops[0].loads)
+
+
+@pytest.mark.slow
+def test_flydsl_mfma_verify_passes_pair_and_fails_hoisted():
+    good = verify_prefetch(EX / "flydsl_mfma" / "baseline.py", EX / "flydsl_mfma" / "prefetched.py", "gfx942")
+    assert good.ok, good.summary
+    bad = verify_prefetch(EX / "flydsl_mfma" / "baseline.py", EX / "flydsl_mfma" / "hoisted_wrong.py", "gfx942")
+    assert not bad.ok
+    failed = {c.name for c in bad.checks if not c.ok}
+    assert "loads-stay-in-loop" in failed  # LLVM hoisted the loop-invariant loads: the loop body loads nothing
+
+
+@pytest.mark.slow
+def test_flydsl_paged_decode_pair():
+    rep = verify_prefetch(EX / "flydsl_paged_decode" / "baseline.py", EX / "flydsl_paged_decode" / "prefetched.py")
+    assert rep.before.loops[0].verdict == "exposed-latency"  # table -> KV -> scale chain in one iteration
+    assert rep.after.loops[0].verdict == "prefetched" and rep.ok, rep.summary
+
+
+@pytest.mark.slow
+def test_cuda_rolling_pair_sm90():
+    rep = verify_prefetch(EX / "cuda_rolling" / "baseline.cu", EX / "cuda_rolling" / "prefetched.cu", "sm_90")
+    assert rep.before.loops[0].verdict == "exposed-latency"  # LDG.128 read by FMUL 5 instructions later
+    after = rep.after.loops[0]
+    assert after.verdict == "prefetched"
+    assert all(
+        ld.text.startswith("@!P0 LDGSTS") and ld.wait_text.startswith("DEPBAR.LE SB0, 0x1") for ld in after.loads
+    )
+    assert rep.ok, rep.summary
+
+
+@pytest.mark.slow
+def test_triton_baseline_flagged_gfx942():
+    rep = analyze_prefetch(EX / "triton_dot" / "baseline.py", "gfx942")
+    assert rep.loops[0].verdict == "exposed-latency" and rep.loops[0].mfma_count == 4
