@@ -78,3 +78,14 @@ async def test_kernel_trace_without_a_profiler_says_what_to_install():
     assert r.is_error
     text = r.content[0].text
     assert "neither rocprofv3 nor ncu is on PATH on this machine" in text and "hint: AMD: install" in text
+
+
+@pytest.mark.slow
+async def test_prefetch_verify_catches_the_hoisted_rewrite_through_a_child():
+    ex = "examples/prefetch/flydsl_mfma/"
+    out = await call(
+        "prefetch-data-load", {"source": ex + "hoisted_wrong.py", "before": ex + "baseline.py", "arch": "gfx942"}
+    )
+    assert out["summary"].startswith("FAIL") and out["verify"]["ok"] is False
+    # LLVM hoisted the loop-invariant loads out of the loop, and the next steps say which check failed.
+    assert any(s.startswith("fix: loads-stay-in-loop") for s in out["next_steps"])
