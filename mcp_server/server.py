@@ -56,6 +56,8 @@ TOKEN_ENV = "KERNELPILOT_MCP_TOKEN"
 ANALYSIS = ToolAnnotations(read_only_hint=True, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
 # Tools that execute the user's code or commands (compiles import the kernel file; profiles run the program).
 RUNS_CODE = ToolAnnotations(read_only_hint=False, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
+# Profiling runs a program (each run a new output) and may reach an ssh host or a container.
+PROFILES = ToolAnnotations(read_only_hint=False, idempotent_hint=False, destructive_hint=False, open_world_hint=True)
 
 mcp = MCPServer(
     "kernelpilot",
@@ -313,7 +315,7 @@ async def prefetch_data_load(
 # ---------------------------------------------------------------------------------------------------- kernel-trace
 
 
-@mcp.tool(name="kernel-trace", title="Kernel trace (read or profile)", annotations=RUNS_CODE)
+@mcp.tool(name="kernel-trace", title="Kernel trace (read or profile)", annotations=PROFILES)
 async def kernel_trace(
     ctx: Context,
     trace: Annotated[

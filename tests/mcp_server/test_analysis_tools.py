@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 
 import pytest
 from mcp import Client
@@ -89,3 +91,31 @@ async def test_prefetch_verify_catches_the_hoisted_rewrite_through_a_child():
     assert out["summary"].startswith("FAIL") and out["verify"]["ok"] is False
     # LLVM hoisted the loop-invariant loads out of the loop, and the next steps say which check failed.
     assert any(s.startswith("fix: loads-stay-in-loop") for s in out["next_steps"])
+
+
+FAKE_ROCPROFV3 = """#!{python}
+# Stands in for rocprofv3 on a slow GPU host: waits, then leaves a real kernel trace where -d points.
+import shutil, sys, time
+time.sleep({sleep})
+out = sys.argv[sys.argv.index("-d") + 1]
+shutil.copy({fixture!r}, out + "/kp_kernel_trace.csv")
+"""
+
+
+async def test_a_slow_profile_returns_a_job_id_then_the_report(monkeypatch, tmp_path):
+    fixture = str(FIXTURES / "rocprofv3" / "gfx950_flash_attn_kernel_trace.csv")
+    fake = tmp_path / "bin" / "rocprofv3"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_ROCPROFV3.format(python=sys.executable, sleep=1.5, fixture=fixture))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KERNELPILOT_PROJECT_DIR", str(tmp_path))  # profiler outputs go under the project
+    async with Client(mcp) as c:
+        first = await c.call_tool("kernel-trace", {"command": ["true"], "wait_seconds": 0.2})
+        assert first.structured_content["status"] == "running", first.content
+        job_id = first.structured_content["job_id"]
+        done = await c.call_tool("kernel-trace", {"job_id": job_id, "wait_seconds": 60})
+    assert not done.is_error, done.content[0].text
+    rep = done.structured_content["report"]
+    assert (rep["dispatch_count"], rep["kernel_count"]) == (45, 19)
+    assert rep["path"].startswith(str(tmp_path / "kernelpilot-out" / "trace-"))

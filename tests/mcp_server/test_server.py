@@ -51,6 +51,8 @@ async def test_tools_have_schemas_led_by_summary_and_honest_annotations():
     assert tools["dump-ir"].annotations.read_only_hint is False
     assert tools["doctor"].annotations.read_only_hint and tools["doctor"].annotations.idempotent_hint
     assert tools["read-artifact"].annotations.read_only_hint
+    assert tools["vgpr-pressure"].annotations.read_only_hint
+    assert tools["kernel-trace"].annotations.idempotent_hint is False  # every profile is a new run
     arch_schema = json.dumps(tools["dump-ir"].input_schema["properties"]["arch"])
     assert "gfx942" in arch_schema and "sm_90" in arch_schema
 
