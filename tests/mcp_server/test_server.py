@@ -8,6 +8,7 @@ import re
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -117,15 +118,17 @@ async def test_cancelled_call_kills_the_compiler_process_tree(monkeypatch, tmp_p
         messages.append(message)
 
     async with Client(mcp) as c:
-        with pytest.raises(MCPError):
-            await c.call_tool(
-                "dump-ir",
-                {"source": str(SLOW_KERNEL), "use_cache": False},
-                read_timeout_seconds=6,
-                progress_callback=on_progress,
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(
+                lambda: c.call_tool(
+                    "dump-ir", {"source": str(SLOW_KERNEL), "use_cache": False}, progress_callback=on_progress
+                )
             )
+            with anyio.fail_after(60):  # until the compiler is inside the kernel's entry, sleeping
+                while not pid_file.exists() or not messages:
+                    await anyio.sleep(0.05)
+            tg.cancel_scope.cancel()  # the client cancels the call: notifications/cancelled
     worker_pid = int(re.search(r"pid (\d+)", messages[0]).group(1))
-    assert pid_file.exists(), "the kernel's entry never ran: the compiler was not reached"
     compiler_pid = int(pid_file.read_text())
     # The worker (our child) and the compiler it started (in its own process group) are both gone.
     assert wait_gone(worker_pid), f"worker {worker_pid} still alive"
@@ -219,3 +222,26 @@ async def test_playbooks_are_prompts():
         "Follow the kernelpilot 'dump-ir' playbook below on examples/triton/vector_add.py for gfx950"
     )
     assert "mcp__kernelpilot__dump-ir" in text
+
+
+async def test_a_client_timeout_also_kills_the_compiler(monkeypatch, tmp_path):
+    pid_file = tmp_path / "compiler.pid"
+    monkeypatch.setenv("KP_TEST_SLEEP_S", "120")
+    monkeypatch.setenv("KP_TEST_PID_FILE", str(pid_file))
+    messages = []
+
+    async def on_progress(progress, total, message):
+        messages.append(message)
+
+    async with Client(mcp) as c:
+        with pytest.raises(MCPError):
+            await c.call_tool(
+                "dump-ir",
+                {"source": str(SLOW_KERNEL), "use_cache": False},
+                read_timeout_seconds=5,
+                progress_callback=on_progress,
+            )
+    worker_pid = int(re.search(r"pid (\d+)", messages[0]).group(1))
+    assert wait_gone(worker_pid), f"worker {worker_pid} still alive"
+    if pid_file.exists():  # on a slow machine the timeout may come before the compiler starts
+        assert wait_gone(int(pid_file.read_text())), "compiler still alive"
