@@ -405,39 +405,40 @@ def read_artifact(
         return artifacts.read_page(target, offset=offset, limit=limit, pattern=pattern, uri=uri)
 
 
-def _resource_text(target: Path, uri: str, offset: int, limit: int) -> str:
+@contextmanager
+def resource_errors() -> Iterator[None]:
+    """KernelpilotError → ResourceError, whose text reaches the client (any other exception's does not)."""
     try:
-        page = artifacts.read_page(target, offset=offset, limit=limit)
+        yield
     except KernelpilotError as exc:
         raise ResourceError(exc.render()) from exc
+
+
+def _resource_text(target: Path, uri: str, offset: int, limit: int) -> str:
+    """A page of ``target``; when more follows, a last line says which URI reads the next page."""
+    page = artifacts.read_page(target, offset=offset, limit=limit)
     if page.next_offset is None:
         return page.text
-    base = uri.split("?")[0]
     return page.text + (
         f"\n[kernelpilot: lines {page.offset}-{page.next_offset - 1} of {page.total_lines}; "
-        f"next page: {base}?offset={page.next_offset}&limit={limit}]"
+        f"next page: {uri}?offset={page.next_offset}&limit={limit}]"
     )
 
 
 @mcp.resource(artifacts.DUMP_URI + "{?offset,limit}", name="dump-stage", mime_type="text/plain")
 def dump_stage(dump_id: str, kernel: str, stage: str, offset: int = 0, limit: int = 2000) -> str:
     """One dump-ir stage (IR or ISA text) of one kernel, paged by lines."""
-    try:
+    with resource_errors():
         target = artifacts.resolve_dump(dump_id, kernel, stage)
-    except KernelpilotError as exc:
-        raise ResourceError(exc.render()) from exc
-    return _resource_text(target, artifacts.dump_uri(dump_id, kernel, stage), offset, limit)
+        return _resource_text(target, artifacts.dump_uri(dump_id, kernel, stage), offset, limit)
 
 
 @mcp.resource(artifacts.ARTIFACT_URI + "{?offset,limit}", name="analysis-artifact", mime_type="text/plain")
 def analysis_artifact(run_id: str, name: str, offset: int = 0, limit: int = 2000) -> str:
     """A file an analysis wrote (per-instruction liveness, full trace tables), paged by lines."""
     uri = artifacts.ARTIFACT_URI.format(run_id=run_id, name=name)
-    try:
-        target = artifacts.resolve_uri(uri)
-    except KernelpilotError as exc:
-        raise ResourceError(exc.render()) from exc
-    return _resource_text(target, uri, offset, limit)
+    with resource_errors():
+        return _resource_text(artifacts.resolve_uri(uri), uri, offset, limit)
 
 
 # ---------------------------------------------------------------------------------------------------- doctor

@@ -245,3 +245,9 @@ async def test_a_client_timeout_also_kills_the_compiler(monkeypatch, tmp_path):
     assert wait_gone(worker_pid), f"worker {worker_pid} still alive"
     if pid_file.exists():  # on a slow machine the timeout may come before the compiler starts
         assert wait_gone(int(pid_file.read_text())), "compiler still alive"
+
+
+async def test_a_missing_artifact_resource_is_an_error_that_says_what_to_do():
+    async with Client(mcp) as c:
+        with pytest.raises(MCPError, match="no dump 'nope' in the cache"):
+            await c.read_resource("kernelpilot://dump/nope/k/final_isa")
