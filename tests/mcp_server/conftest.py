@@ -13,14 +13,18 @@ FIXTURES = REPO.parent / "shared" / "fixtures"
 SLOW_KERNEL = Path(__file__).resolve().parent / "data" / "slow_vector_add.py"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def mcp_env(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KERNELPILOT_CACHE_DIR", str(tmp_path_factory.mktemp("kp-cache")))
-        mp.setenv("KERNELPILOT_PROJECT_DIR", str(REPO))
-        mp.setenv("KERNELPILOT_ALLOWED_ROOTS", str(FIXTURES))
-        mp.setenv(HEARTBEAT_ENV, "0.2")
-        yield
+@pytest.fixture(scope="session")
+def mcp_cache_dir(tmp_path_factory):
+    """One private cache for the MCP tests, so a dump compiled by one test is a cache hit in the next."""
+    return tmp_path_factory.mktemp("kp-cache")
+
+
+@pytest.fixture(autouse=True)
+def mcp_env(monkeypatch, mcp_cache_dir):
+    monkeypatch.setenv("KERNELPILOT_CACHE_DIR", str(mcp_cache_dir))
+    monkeypatch.setenv("KERNELPILOT_PROJECT_DIR", str(REPO))
+    monkeypatch.setenv("KERNELPILOT_ALLOWED_ROOTS", str(FIXTURES))
+    monkeypatch.setenv(HEARTBEAT_ENV, "0.2")
 
 
 @pytest.fixture
