@@ -1,0 +1,495 @@
+"""AMDGCN assembly text → kernels → instructions with typed operands, def/use register sets and source locations.
+
+Covers the spellings of gfx90a/gfx942/gfx950 (``ds_read_b128``, ``global_load_dwordx4``, ``buffer_load_dword``) and
+gfx11/gfx12 (``ds_load_b128``, ``global_load_b128``, ``buffer_load_b32``, ``s_wait_loadcnt``). Registers of one kernel
+are kept as bitsets (Python ints) in one numbering: VGPR ``vN`` is bit N, AGPR ``aN`` is bit ``AGPR_BASE + N`` and
+SGPR ``sN`` is bit ``SGPR_BASE + N``, so liveness is a handful of integer operations per instruction.
+
+Pure text functions; no assembler is needed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tools.errors import InputError
+from tools.isa import metadata as metamod
+
+AGPR_BASE = 512
+SGPR_BASE = 1024
+VGPR_MASK = (1 << AGPR_BASE) - 1
+AGPR_MASK = VGPR_MASK << AGPR_BASE
+SGPR_MASK = ((1 << 128) - 1) << SGPR_BASE  # s0..s127; vcc/exec/m0 are kept apart by name
+
+SPECIAL_REGS = {
+    "vcc",
+    "vcc_lo",
+    "vcc_hi",
+    "exec",
+    "exec_lo",
+    "exec_hi",
+    "m0",
+    "scc",
+    "flat_scratch",
+    "flat_scratch_lo",
+    "flat_scratch_hi",
+    "xnack_mask",
+    "null",
+}
+
+# Instructions whose operands are all reads even though the first one is a register.
+_NO_DEF_PREFIXES = (
+    "s_cmp",
+    "s_bitcmp",
+    "s_cbranch",
+    "s_branch",
+    "s_setpc",
+    "s_waitcnt",
+    "s_wait_",
+    "s_barrier",
+    "s_nop",
+    "s_endpgm",
+    "s_store",
+    "s_buffer_store",
+    "s_scratch_store",
+    "s_setreg",
+    "s_set_gpr_idx_on",
+    "s_sendmsg",
+    "s_dcache",
+    "s_atc_probe",
+    "s_cbranch",
+    "s_ttracedata",
+)
+# VOP3b / carry-out instructions: the second operand is a second destination (SGPR pair or vcc).
+_SECOND_DEF_RE = re.compile(r"^v_(mad_u64_u32|mad_i64_i32|(add|sub|subrev)_co_u32|(addc|subb|subbrev)_co_u32|"
+                            r"(add|sub|subrev)_co_ci_u32|div_scale_f\d+)(_e64|_e32)?$")
+# Instructions that read their destination too (accumulate, preserve the other half, lane write).
+_READS_DST_RE = re.compile(r"^(v_(fmac|mac|fmamk|fmaak|dot\d*c)_|v_writelane_|v_pk_fmac_|s_cmov|s_cmovk|s_addk_|s_mulk_|"
+                           r".*_d16_hi|.*_d16(?!_hi))")
+
+_REG_RE = re.compile(r"(?<![\w.])(v|a|s|ttmp)(?:(\d+)|\[(\d+):(\d+)\])(?:\.[lh])?(?!\w)")
+_SPECIAL_RE = re.compile(r"(?<![\w.])(vcc_lo|vcc_hi|vcc|exec_lo|exec_hi|exec|m0|scc|flat_scratch_lo|flat_scratch_hi|"
+                         r"flat_scratch|xnack_mask)(?!\w)")
+_LABEL_RE = re.compile(r"^([A-Za-z_.$][\w.$@]*):(.*)$")
+_LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+_FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
+_TYPE_FN_RE = re.compile(r"^\s*\.type\s+([^\s,]+)\s*,\s*@function")
+_SPILL_COMMENT_RE = re.compile(r"Folded (Spill|Reload)|\bSpill\b|\bReload\b")
+
+MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class Operand:
+    """One comma-separated operand: a register (range), a special register, a literal, a label or something else."""
+
+    text: str
+    kind: str  # "v" | "a" | "s" | "ttmp" | "special" | "literal" | "label" | "off" | "other"
+    first: int = -1
+    count: int = 0
+
+    @property
+    def is_reg(self) -> bool:
+        return self.kind in ("v", "a", "s", "ttmp")
+
+
+@dataclass(slots=True)
+class SourceLoc:
+    file: str
+    line: int
+    column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" + (f":{self.column}" if self.column else "")
+
+
+@dataclass(slots=True)
+class Instruction:
+    """One instruction line. ``index`` counts instructions within the kernel from 0; ``line`` is the file line."""
+
+    index: int
+    line: int
+    mnemonic: str
+    operands: list[Operand]
+    modifiers: str
+    text: str
+    comment: str
+    category: str
+    defs: int = 0
+    uses: int = 0
+    special_defs: tuple[str, ...] = ()
+    special_uses: tuple[str, ...] = ()
+    target: str | None = None
+    loc: SourceLoc | None = None
+    labels: list[str] = field(default_factory=list)
+
+    @property
+    def is_spill(self) -> bool:
+        return self.category in ("scratch_store", "scratch_load") and bool(_SPILL_COMMENT_RE.search(self.comment))
+
+
+@dataclass
+class Kernel:
+    """One function's body. ``is_kernel`` is False for device functions that no ``.amdhsa_kernel`` describes."""
+
+    name: str
+    start_line: int
+    instructions: list[Instruction] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)  # label -> index of the instruction it precedes
+    is_kernel: bool = True
+    metadata: metamod.KernelMetadata | None = None
+
+
+@dataclass
+class IsaFile:
+    arch: str | None
+    kernels: list[Kernel]
+    files: dict[int, str]
+    text: str
+
+
+# --- classification -------------------------------------------------------------------------------------------
+
+
+def classify(mnemonic: str, modifiers: str = "", comment: str = "") -> str:
+    """Category of an instruction; the names are the report's words (``vmem_load``, ``lds_read``, ``mfma``…)."""
+    m = mnemonic
+    if m.startswith("v_"):
+        if m.startswith(("v_mfma", "v_smfmac", "v_wmma", "v_swmmac")):
+            return "mfma"
+        if m.startswith("v_accvgpr"):
+            return "accvgpr_move"
+        if m.startswith("v_cndmask"):
+            return "cndmask"
+        return "valu"
+    if m.startswith("s_"):
+        if m.startswith(("s_waitcnt", "s_wait_")):
+            return "waitcnt"
+        if m.startswith("s_barrier"):
+            return "barrier"
+        if m.startswith(("s_branch", "s_cbranch", "s_setpc", "s_swappc", "s_call")):
+            return "branch"
+        if m == "s_nop":
+            return "nop"
+        if m == "s_endpgm" or m.startswith("s_endpgm"):
+            return "endpgm"
+        if m.startswith(("s_load", "s_buffer_load", "s_scratch_load", "s_store", "s_buffer_store", "s_dcache")):
+            return "smem"
+        return "salu"
+    if m.startswith("ds_"):
+        if m.startswith(("ds_read", "ds_load")):
+            return "lds_read"
+        if m.startswith(("ds_write", "ds_store")):
+            return "lds_write"
+        return "lds_other"
+    spill = bool(_SPILL_COMMENT_RE.search(comment))
+    if m.startswith("scratch_"):
+        return "scratch_load" if "_load" in m else "scratch_store"
+    if m.startswith(("buffer_", "global_", "flat_", "tbuffer_", "image_")):
+        if "atomic" in m:
+            return "vmem_atomic"
+        is_load = "_load" in m or m.startswith("image_sample") or m.startswith("image_gather")
+        if spill:  # pre-gfx940 spills go through buffer ops on the scratch descriptor
+            return "scratch_load" if is_load else "scratch_store"
+        if is_load:
+            return "vmem_load_lds" if re.search(r"(^|\s)lds(\s|$)", modifiers) or "_lds_" in m else "vmem_load"
+        if "_store" in m:
+            return "vmem_store"
+        return "vmem_other"
+    return "other"
+
+
+_STORE_LIKE = {"vmem_store", "scratch_store", "lds_write", "waitcnt", "barrier", "branch", "nop", "endpgm",
+               "vmem_load_lds"}
+
+
+# --- operand parsing ------------------------------------------------------------------------------------------
+
+_operand_cache: dict[str, Operand] = {}
+
+
+def parse_operand(text: str) -> Operand:
+    """Typed operand; modifiers such as ``-|v1|`` or ``neg(v1)`` are looked through."""
+    op = _operand_cache.get(text)
+    if op is not None:
+        return op
+    m = _REG_RE.search(text)
+    if m:
+        if m.group(2) is not None:
+            first, count = int(m.group(2)), 1
+        else:
+            first, count = int(m.group(3)), int(m.group(4)) - int(m.group(3)) + 1
+        op = Operand(text, m.group(1), first, count)
+    else:
+        sm = _SPECIAL_RE.search(text)
+        if sm:
+            op = Operand(text, "special")
+        elif text == "off":
+            op = Operand(text, "off")
+        elif re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+(\.\d*)?([eE][-+]?\d+)?)", text):
+            op = Operand(text, "literal")
+        elif re.fullmatch(r"[A-Za-z_.$][\w.$@]*", text):
+            op = Operand(text, "label")
+        else:
+            op = Operand(text, "other")
+    if len(_operand_cache) < 200_000:
+        _operand_cache[text] = op
+    return op
+
+
+def reg_mask(op: Operand) -> int:
+    """Bits of a register operand in the kernel's combined numbering (0 for non-registers and ttmp)."""
+    if op.kind == "v":
+        return ((1 << op.count) - 1) << op.first
+    if op.kind == "a":
+        return ((1 << op.count) - 1) << (AGPR_BASE + op.first)
+    if op.kind == "s":
+        return ((1 << op.count) - 1) << (SGPR_BASE + op.first)
+    return 0
+
+
+def _split_operands(rest: str) -> tuple[list[str], str]:
+    """Split on commas outside brackets; words after the last operand are modifiers (``offset:16 sc0``)."""
+    if not rest:
+        return [], ""
+    if "[" not in rest and "(" not in rest:
+        parts = rest.split(",")
+    else:
+        parts, depth, cur = [], 0, []
+        for ch in rest:
+            if ch in "[(":
+                depth += 1
+            elif ch in "])":
+                depth -= 1
+            if ch == "," and depth == 0:
+                parts.append("".join(cur))
+                cur = []
+            else:
+                cur.append(ch)
+        parts.append("".join(cur))
+    parts = [p.strip() for p in parts]
+    last = parts[-1]
+    modifiers = ""
+    # ``-|v1|`` and ``neg(v1)`` have no space inside; ``v1 offset:4`` and ``vmcnt(0) lgkmcnt(0)`` do.
+    sp = last.find(" ")
+    if sp > 0:
+        head, tail = last[:sp], last[sp + 1 :].strip()
+        parts[-1] = head
+        modifiers = tail
+    return [p for p in parts if p], modifiers
+
+
+def _def_use(mnemonic: str, category: str, ops: list[Operand], modifiers: str) -> tuple[int, int, tuple, tuple]:
+    defs = uses = 0
+    sdefs: list[str] = []
+    suses: list[str] = []
+    first_def = bool(ops) and category not in _STORE_LIKE and not mnemonic.startswith(_NO_DEF_PREFIXES)
+    if category == "vmem_atomic" or (category == "lds_other" and not mnemonic.startswith(("ds_swizzle", "ds_bpermute",
+                                                                                         "ds_permute", "ds_append",
+                                                                                         "ds_consume"))):
+        returns = "_rtn" in mnemonic or bool(re.search(r"(^|\s)(glc|sc0|th:TH_ATOMIC_RETURN)(\s|$)", modifiers))
+        first_def = returns and category == "lds_other" or (returns and not mnemonic.startswith("buffer_"))
+        if returns and mnemonic.startswith("buffer_"):
+            defs |= reg_mask(ops[0])  # buffer atomics return into their data register
+    second_def = first_def and len(ops) > 1 and _SECOND_DEF_RE.match(mnemonic) is not None
+    reads_dst = first_def and _READS_DST_RE.match(mnemonic) is not None
+    for i, op in enumerate(ops):
+        is_def = (i == 0 and first_def) or (i == 1 and second_def)
+        if op.kind == "special":
+            name = op.text.strip("-|!() ")
+            (sdefs if is_def else suses).append(name)
+            if is_def and reads_dst:
+                suses.append(name)
+            continue
+        mask = reg_mask(op)
+        if not mask:
+            continue
+        if is_def:
+            defs |= mask
+            if reads_dst and i == 0:
+                uses |= mask
+        else:
+            uses |= mask
+    return defs, uses, tuple(sdefs), tuple(suses)
+
+
+# --- file parsing ---------------------------------------------------------------------------------------------
+
+
+def _check_text(text: str | bytes, origin: str) -> str:
+    if isinstance(text, bytes):
+        if b"\x00" in text[:65536] or text[:4] == b"\x7fELF":
+            raise InputError(
+                f"{origin} is binary data, not AMDGCN assembly text",
+                hint="pass the .s/.amdgcn text (hipcc --save-temps, FLYDSL_DUMP_IR=1, triton's asm['amdgcn']); "
+                "for a code object run llvm-objdump -d first",
+            )
+        text = text.decode("utf-8", errors="replace")
+    if len(text) > MAX_BYTES:
+        raise InputError(f"{origin} is {len(text) // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB",
+                         hint="split the file per kernel or pass --kernel on a smaller dump")
+    if "\x00" in text[:65536]:
+        raise InputError(f"{origin} is binary data, not AMDGCN assembly text", hint="pass the .s text")
+    return text
+
+
+def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
+    """Every function in the text, in file order, with metadata attached where the file has any.
+
+    Raises InputError when the text holds no AMDGCN instruction at all.
+    """
+    text = _check_text(text, origin)
+    fn_names = {m.group(1) for m in (_TYPE_FN_RE.match(ln) for ln in text.splitlines() if ".type" in ln) if m}
+    try:
+        metas = metamod.read_kernel_metadata(text)
+        meta_error = None
+    except InputError as exc:  # keep the code analysable when only the YAML is broken
+        metas, meta_error = {}, exc
+    fn_names |= set(metas)
+    kernels: list[Kernel] = []
+    files: dict[int, str] = {}
+    cur: Kernel | None = None
+    loc: SourceLoc | None = None
+    pending_labels: list[str] = []
+    in_text = True
+    in_asm_block_comment = False
+
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if in_asm_block_comment:
+            if "*/" in line:
+                in_asm_block_comment = False
+                line = line.split("*/", 1)[1].strip()
+                if not line:
+                    continue
+            else:
+                continue
+        if line.startswith("/*") and "*/" not in line:
+            in_asm_block_comment = True
+            continue
+        c = line[0]
+        if c == ";" or c == "#" or line.startswith("//"):
+            continue
+        if c == ".":
+            if line.startswith(".loc"):
+                m = _LOC_RE.match(line)
+                if m:
+                    loc = SourceLoc(files.get(int(m.group(1)), f"file{m.group(1)}"), int(m.group(2)),
+                                    int(m.group(3) or 0))
+                continue
+            if line.startswith(".file"):
+                m = _FILE_RE.match(line)
+                if m:
+                    files[int(m.group(1))] = m.group(3) or m.group(2)
+                    if m.group(3) and m.group(2):
+                        files[int(m.group(1))] = m.group(3)
+                continue
+            if line.startswith((".section", ".text", ".data", ".bss", ".rodata")):
+                in_text = line.startswith(".text") or (line.startswith(".section") and ".text" in line)
+                continue
+            lm = _LABEL_RE.match(line)
+            if not lm:
+                continue  # a directive
+        else:
+            lm = _LABEL_RE.match(line) if ":" in line.split(" ", 1)[0] else None
+        if lm:
+            name = lm.group(1)
+            rest = lm.group(2).strip()
+            if name in fn_names or (cur is None and in_text and not name.startswith(".L")):
+                cur = Kernel(name=name, start_line=lineno, is_kernel=name in metas or not metas)
+                kernels.append(cur)
+                pending_labels = []
+                loc = None
+            elif name.startswith(".Lfunc_end"):
+                cur = None
+                continue
+            elif cur is not None:
+                pending_labels.append(name)
+            if not rest or rest.startswith((";", "//")):
+                continue
+            line = rest
+        if cur is None or not in_text:
+            continue
+        _add_instruction(cur, line, lineno, loc, pending_labels)
+        pending_labels = []
+
+    kernels = [k for k in kernels if k.instructions]
+    if not kernels:
+        raise InputError(
+            f"{origin} holds no AMDGCN instructions",
+            hint="pass the final ISA (.s/.amdgcn) of a kernel, or a dump directory containing *final_isa.s",
+        )
+    for k in kernels:
+        k.metadata = metas.get(k.name)
+        if meta_error is not None:
+            k.metadata = metamod.KernelMetadata(name=k.name, notes=[f"metadata unreadable: {meta_error.message}"])
+    return IsaFile(arch=metamod.detect_arch(text), kernels=kernels, files=files, text=text)
+
+
+def _add_instruction(k: Kernel, line: str, lineno: int, loc: SourceLoc | None, labels: list[str]) -> None:
+    comment = ""
+    semi = line.find(";")
+    if semi >= 0:
+        comment = line[semi + 1 :].strip()
+        line = line[:semi].rstrip()
+    slash = line.find("//")
+    if slash >= 0:
+        comment = comment or line[slash + 2 :].strip()
+        line = line[:slash].rstrip()
+    if not line:
+        return
+    sp = line.find(" ")
+    if sp < 0:
+        sp = line.find("\t")
+    if sp < 0:
+        mnemonic, rest = line, ""
+    else:
+        mnemonic, rest = line[:sp], line[sp + 1 :].strip()
+    if not (mnemonic[:2] in ("v_", "s_") or mnemonic.startswith(("ds_", "buffer_", "global_", "flat_", "scratch_",
+                                                                   "tbuffer_", "image_", "exp", "export"))):
+        return  # not an instruction (stray directive or data)
+    if mnemonic in ("s_waitcnt", "s_nop", "s_endpgm", "s_barrier", "s_setprio", "s_sleep"):
+        words, modifiers = [], rest
+    else:
+        words, modifiers = _split_operands(rest)
+    ops = [parse_operand(w) for w in words]
+    category = classify(mnemonic, modifiers, comment)
+    defs, uses, sdefs, suses = _def_use(mnemonic, category, ops, modifiers)
+    target = None
+    if category == "branch" and mnemonic.startswith(("s_branch", "s_cbranch")) and ops:
+        target = ops[-1].text
+    for lab in labels:
+        k.labels[lab] = len(k.instructions)
+    k.instructions.append(
+        Instruction(len(k.instructions), lineno, mnemonic, ops, modifiers, line, comment, category, defs, uses, sdefs,
+                    suses, target, loc, list(labels))
+    )
+
+
+def load_isa_text(path) -> str:
+    """Read a file as text, with the errors the user can act on."""
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p} does not exist", hint="pass an ISA file (.s/.amdgcn) or a dump directory")
+    size = p.stat().st_size
+    if size > MAX_BYTES:
+        raise InputError(f"{p} is {size // 2**20} MiB; the limit is {MAX_BYTES // 2**20} MiB",
+                         hint="split the file per kernel")
+    return _check_text(p.read_bytes(), str(p))
+
+
+def find_kernel(isa: IsaFile, name: str) -> Kernel:
+    """The kernel called ``name`` (exact, then unique substring); InputError lists the names there are."""
+    for k in isa.kernels:
+        if k.name == name:
+            return k
+    hits = [k for k in isa.kernels if name in k.name]
+    if len(hits) == 1:
+        return hits[0]
+    names = ", ".join(k.name for k in isa.kernels)
+    raise InputError(f"no kernel named '{name}'" + (" (ambiguous)" if hits else ""), hint=f"kernels here: {names}")
