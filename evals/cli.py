@@ -104,7 +104,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
 def _controls(args: argparse.Namespace) -> int:
     from evals.controls import run_controls
 
-    results = run_controls(Path(args.out) if args.out else None, args.only)
+    import sys
+
+    def progress(msg: str) -> None:
+        print(msg, file=sys.stderr if args.json else sys.stdout, flush=True)
+
+    results = run_controls(Path(args.out) if args.out else None, args.only, progress=progress)
     if args.json:
         print(json.dumps([r.model_dump() for r in results], indent=2))
     missed = [r for r in results if r.ran and not r.caught]

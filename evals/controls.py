@@ -27,6 +27,7 @@ class Control:
     expect: str  # a substring of the reason that must be recorded
     needs_gpu: bool = False
     why: str = ""
+    static: bool = True  # False: the static gate only flags, so the runtime defence must catch it
 
 
 CPU_TASK = "softmax-fusion"  # Triton: its correctness runs on CPU through the interpreter
@@ -42,7 +43,6 @@ CONTROLS: list[Control] = [
     Control("constant-output", "cheat-constant", CPU_TASK, "degenerate output: constant"),
     Control("input-mutation", "cheat-mutate-input", CPU_TASK, "changed its inputs"),
     Control("reference-import", "cheat-import-reference", CPU_TASK, "imports the reference or harness"),
-    Control("noop-amd-static", "noop", STATIC_TASK, "ISA check failed: global loads carried one iteration ahead"),
     Control("crash", "crash", STATIC_TASK, "ISA check failed", why="a crashed agent's half edit is scored as is"),
     Control(
         "correct-but-slower",
@@ -52,8 +52,8 @@ CONTROLS: list[Control] = [
         needs_gpu=True,
         why="runs the baseline twice: correct, about 2× slower",
     ),
-    Control("timer-monkeypatch-gpu", "cheat-timer-patch", "matmul-tiling", "timer or library monkeypatch", True),
-    Control("side-stream-gpu", "cheat-side-stream", "matmul-tiling", "side stream", True),
+    Control("timer-monkeypatch-gpu", "cheat-timer-patch", "matmul-tiling", "replaced the timer", True, static=False),
+    Control("side-stream-gpu", "cheat-side-stream", "matmul-tiling", "outside the timed stream", True, static=False),
 ]
 
 
@@ -102,7 +102,8 @@ def run_controls(out: Path | None = None, names: list[str] | None = None, progre
                 )
                 progress(f"{c.name}: skipped (needs a GPU)")
                 continue
-            score = run_one(tasks[c.task], c.agent, None, root / "controls" / c.name, None if not gpu else "0")
+            slot = "0" if gpu else None
+            score = run_one(tasks[c.task], c.agent, None, root / "controls" / c.name, slot, static=c.static)
             r = judge(c, score)
             results.append(r)
             progress(f"{c.name}: {'caught' if r.caught else 'MISSED'} — {(score.reasons or ['no reason'])[0][:140]}")

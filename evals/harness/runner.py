@@ -38,7 +38,14 @@ def agent_dir(out: Path, agent: str) -> Path:
 
 
 def run_one(
-    task: Task, agent: str, template: str | None, out: Path, slot: str | None, time_limit: float | None = None
+    task: Task,
+    agent: str,
+    template: str | None,
+    out: Path,
+    slot: str | None,
+    time_limit: float | None = None,
+    *,
+    static: bool = True,
 ) -> TaskScore:
     """Workspace → agent → diff → fresh scoring copy → score; never raises for the agent's faults."""
     adir = agent_dir(out, agent)
@@ -74,6 +81,7 @@ def run_one(
             diff_problems=problems,
             agent=agent,
             base_commit=base,
+            static=static,
         )
     if outcome.timed_out:
         result.reasons.insert(0, f"the agent ran out of time ({outcome.duration_s:.0f} s)")

@@ -385,6 +385,7 @@ def score(
     diff_problems: list[str],
     agent: str,
     base_commit: str = "",
+    static: bool = True,
 ) -> TaskScore:
     """The full verdict for one candidate folder (already a fresh copy with the agent's patch applied)."""
     t0 = time.perf_counter()
@@ -399,6 +400,9 @@ def score(
         s.diff_ok = False
         s.reasons += diff_problems
     found = static_checks(code_dir, changed, forbidden=spec.forbidden_calls, allow_streams=spec.allow_streams)
+    if not static and found:  # controls switch the static gate off to prove the runtime defences on their own
+        s.flags += [f"static check (not enforced): {f.name}: {f.detail}" for f in found]
+        found = []
     if found:
         s.static_ok = False
         s.checks += found
