@@ -12,6 +12,7 @@ task's time limit, so one that crashes or hangs costs only its own task.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -162,7 +163,8 @@ def run_agent(
         argv = render_template(template, values)
     else:
         root = str(Path(__file__).resolve().parents[2])
-        env = {**env, "PYTHONPATH": root}
+        extra = os.environ.get("PYTHONPATH")
+        env = {**env, "PYTHONPATH": root + (os.pathsep + extra if extra else "")}
         argv = [sys.executable, "-m", "evals.harness.agents", agent, str(ws), str(task.dir)]
     res = LOCAL.run(argv, timeout=limit, env=env, cwd=ws)
     log = run_dir / "agent.log"

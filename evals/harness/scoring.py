@@ -31,7 +31,10 @@ _REPO_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def _env(runtime: Runtime, interpret: bool = False) -> dict[str, str]:
-    env = {"PYTHONPATH": _REPO_ROOT, "PYTHONDONTWRITEBYTECODE": "1"}
+    import os
+
+    extra = os.environ.get("PYTHONPATH")
+    env = {"PYTHONPATH": _REPO_ROOT + (os.pathsep + extra if extra else ""), "PYTHONDONTWRITEBYTECODE": "1"}
     if interpret:
         env["TRITON_INTERPRET"] = "1"
     return env
