@@ -59,7 +59,9 @@ def _run(args: argparse.Namespace) -> int:
     from evals.metrics import run_metrics
 
     if args.agent and args.agent not in BUILTIN_AGENTS:
-        raise InputError(f"unknown agent '{args.agent}'", hint=f"built-ins: {', '.join(BUILTIN_AGENTS)}; or --agent-cmd")
+        raise InputError(
+            f"unknown agent '{args.agent}'", hint=f"built-ins: {', '.join(BUILTIN_AGENTS)}; or --agent-cmd"
+        )
     name = args.agent or args.name or Path(args.agent_cmd.split()[0]).name
     tasks = load_tasks(args.tasks)
     out = Path(args.out)
@@ -102,9 +104,9 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def _controls(args: argparse.Namespace) -> int:
-    from evals.controls import run_controls
-
     import sys
+
+    from evals.controls import run_controls
 
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr if args.json else sys.stdout, flush=True)

@@ -8,6 +8,7 @@ Every cheat found in a real run should become a control here.
 from __future__ import annotations
 
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,27 +85,34 @@ def judge(control: Control, score: TaskScore) -> ControlResult:
     )
 
 
-def run_controls(out: Path | None = None, names: list[str] | None = None, progress=print) -> list[ControlResult]:
-    """Run the selected controls (all by default); GPU-only controls are skipped on a CPU host."""
+def run_controls(
+    out: Path | None = None, names: list[str] | None = None, progress=print, jobs: int = 2
+) -> list[ControlResult]:
+    """Run the selected controls (all by default, ``jobs`` at a time on CPU, one at a time on a GPU); GPU-only
+    controls are skipped on a CPU host."""
     gpu = probe_runtime().has_gpu
     chosen = [c for c in CONTROLS if not names or c.name in names]
-    results = []
     with tempfile.TemporaryDirectory(prefix="kp-controls-") as tmp:
         root = Path(out) if out else Path(tmp)
         tasks = {t.id: t for t in load_tasks(sorted({c.task for c in chosen}))}
-        for c in chosen:
+
+        def one(c: Control) -> ControlResult:
             if c.needs_gpu and not gpu:
-                results.append(
-                    ControlResult(
-                        name=c.name, agent=c.agent, task=c.task, ran=False, caught=False, expected=c.expect,
-                        note="needs a GPU: not decidable on this host",
-                    )
-                )
                 progress(f"{c.name}: skipped (needs a GPU)")
-                continue
+                return ControlResult(
+                    name=c.name,
+                    agent=c.agent,
+                    task=c.task,
+                    ran=False,
+                    caught=False,
+                    expected=c.expect,
+                    note="needs a GPU: not decidable on this host",
+                )
             slot = "0" if gpu else None
             score = run_one(tasks[c.task], c.agent, None, root / "controls" / c.name, slot, static=c.static)
             r = judge(c, score)
-            results.append(r)
             progress(f"{c.name}: {'caught' if r.caught else 'MISSED'} — {(score.reasons or ['no reason'])[0][:140]}")
-    return results
+            return r
+
+        with ThreadPoolExecutor(max_workers=1 if gpu else max(1, jobs)) as pool:
+            return list(pool.map(one, chosen))

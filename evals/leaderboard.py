@@ -157,9 +157,11 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
             f"{m.geomean_speedup:.3f}×",
             _pct(m.mean_fraction_of_sol),
         ]
-        rows.append("<tr>" + "".join(f'<td{" class=l" if j == 1 else ""}>{c}</td>' for j, c in enumerate(cells)) + "</tr>")
+        rows.append(
+            "<tr>" + "".join(f"<td{' class=l' if j == 1 else ''}>{c}</td>" for j, c in enumerate(cells)) + "</tr>"
+        )
     head = ["#", "agent", "passed", "compile", "correct", "ISA", *fp, "geomean", "SOL"]
-    thead = "".join(f'<th{" class=l" if j == 1 else ""}>{h}</th>' for j, h in enumerate(head))
+    thead = "".join(f"<th{' class=l' if j == 1 else ''}>{h}</th>" for j, h in enumerate(head))
     trows = []
     for t in lb.tasks:
         tds = [f'<td class="l">{html.escape(t)}</td>']

@@ -78,9 +78,7 @@ def _wrap(ws: Path, task: Task, body: str) -> None:
     file, fn = _entry(task)
     path = ws / file
     text = path.read_text()
-    text += (
-        f"\n\nimport torch  # noqa: E402\n\n_kp_orig = {fn}\n_kp_cache = {{}}\n\n\ndef {fn}(*args):  # noqa: F811\n{body}"
-    )
+    text += f"\n\nimport torch  # noqa: E402\n\n_kp_orig = {fn}\n_kp_cache = {{}}\n\n\ndef {fn}(*args):  # noqa: F811\n{body}"
     path.write_text(text)
 
 
@@ -121,7 +119,9 @@ def run_builtin(name: str, ws: Path, task: Task) -> int:
     if name == "cheat-import-reference":
         file, fn = _entry(task)
         ref = Path(task.spec.correctness.reference).stem
-        (ws / file).write_text((ws / file).read_text() + f"\n\nfrom {ref} import reference as {fn}  # noqa: E402,F401,F811\n")
+        (ws / file).write_text(
+            (ws / file).read_text() + f"\n\nfrom {ref} import reference as {fn}  # noqa: E402,F401,F811\n"
+        )
         return 0
     print(f"unknown built-in agent {name}; known: {', '.join(BUILTIN_AGENTS)}", file=sys.stderr)
     return 2

@@ -107,7 +107,9 @@ def isa_absent(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
     rx = re.compile(check.pattern or "")
     hits = [line.strip() for line in lines if rx.search(line) and not line.lstrip().startswith((";", "//", "."))]
     first = f", first: {hits[0][:60]}" if hits else ""
-    return _outcome(check, kernel, len(hits), not hits, f"{len(hits)} line(s) of the {scope} match /{check.pattern}/{first}")
+    return _outcome(
+        check, kernel, len(hits), not hits, f"{len(hits)} line(s) of the {scope} match /{check.pattern}/{first}"
+    )
 
 
 _LOADS = ("vmem_load", "smem")

@@ -123,7 +123,11 @@ def compare(ref, out, atol: float, rtol: float) -> tuple[bool, str, float | None
     bad = err > atol + rtol * rf.abs()
     if bool(bad.any()):
         i = int(bad.flatten().nonzero()[0])
-        return False, f"mismatch: {int(bad.sum())} elements outside tolerance, max abs err {max_err:.3g} (flat {i})", max_err
+        return (
+            False,
+            f"mismatch: {int(bad.sum())} elements outside tolerance, max abs err {max_err:.3g} (flat {i})",
+            max_err,
+        )
     return True, f"max abs err {max_err:.3g}", max_err
 
 
@@ -182,7 +186,9 @@ def check_cases(
             outcomes.append(CaseOutcome(case=name, hidden=hidden, passed=False, detail=f"raised: {msg}"))
             continue
         if got.get("inputs_mutated"):
-            outcomes.append(CaseOutcome(case=name, hidden=hidden, passed=False, detail="the candidate changed its inputs"))
+            outcomes.append(
+                CaseOutcome(case=name, hidden=hidden, passed=False, detail="the candidate changed its inputs")
+            )
             continue
         ok, detail, max_err = compare(ref[name]["out"], got.get("out"), c.atol, c.rtol)
         outcomes.append(CaseOutcome(case=name, hidden=hidden, passed=ok, detail=detail, max_abs_err=max_err))
@@ -318,7 +324,13 @@ def time_candidate(
             b, c = statistics.median(per["baseline"]), statistics.median(per["candidate"])
             lo, hi = _bootstrap_ci(per["baseline"], per["candidate"], rng)
             t = TimingOutcome(
-                shape=shape.name, baseline_ms=b, candidate_ms=c, speedup=b / c, ci_low=lo, ci_high=hi, rounds=perf.rounds
+                shape=shape.name,
+                baseline_ms=b,
+                candidate_ms=c,
+                speedup=b / c,
+                ci_low=lo,
+                ci_high=hi,
+                rounds=perf.rounds,
             )
             gap_b = statistics.median(host["baseline"]) - b
             gap_c = statistics.median(host["candidate"]) - c
@@ -441,7 +453,9 @@ def score(
                     s.reasons.append(f"incorrect on {'hidden ' if o.hidden else ''}case {o.case}: {o.detail}")
                     break
         elif spec.track == "amd-static":
-            s.flags.append(f"correctness not run: {spec.language} needs a ROCm GPU (the amd-static track scores ISA here)")
+            s.flags.append(
+                f"correctness not run: {spec.language} needs a ROCm GPU (the amd-static track scores ISA here)"
+            )
         else:
             s.complete = False
             s.reasons.append(f"correctness needs a GPU for {spec.language} (none here)")

@@ -14,7 +14,16 @@ from pathlib import Path
 
 from evals.models import CheckOutcome
 
-_TIMER_NAMES = {"elapsed_time", "perf_counter", "perf_counter_ns", "time", "monotonic", "synchronize", "Event", "record"}
+_TIMER_NAMES = {
+    "elapsed_time",
+    "perf_counter",
+    "perf_counter_ns",
+    "time",
+    "monotonic",
+    "synchronize",
+    "Event",
+    "record",
+}
 _PATCHABLE_MODULES = {"torch", "time", "triton", "cuda", "timeit", "np", "numpy"}
 _STREAM_CALLS = {"Stream", "stream", "ExternalStream", "set_stream", "StreamContext"}
 _HARNESS_MODULES = {"reference", "kp_reference", "kp_inputs", "evals", "tools"}
@@ -37,6 +46,13 @@ def _check_python(path: str, text: str, forbidden: list[str], allow_streams: boo
     except SyntaxError as exc:
         return [CheckOutcome(name="python syntax", passed=False, detail=f"{path}:{exc.lineno}: {exc.msg}")]
     found: list[CheckOutcome] = []
+    # Names bound to library modules (``import time as t``) are patch targets too.
+    roots = set(_PATCHABLE_MODULES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots |= {a.asname for a in node.names if a.asname and a.name.split(".")[0] in _PATCHABLE_MODULES}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _PATCHABLE_MODULES:
+            roots |= {a.asname or a.name for a in node.names}
 
     def bad(kind: str, node: ast.AST, what: str) -> None:
         found.append(CheckOutcome(name=kind, passed=False, detail=f"{path}:{getattr(node, 'lineno', 0)}: {what}"))
@@ -47,7 +63,10 @@ def _check_python(path: str, text: str, forbidden: list[str], allow_streams: boo
             for t in targets:
                 name = _dotted(t)
                 root = name.split(".")[0]
-                if isinstance(t, ast.Attribute) and (root in _PATCHABLE_MODULES or t.attr in _TIMER_NAMES):
+                timer_attr = (
+                    t.attr in _TIMER_NAMES and root not in ("self", "cls") if isinstance(t, ast.Attribute) else False
+                )
+                if isinstance(t, ast.Attribute) and (root in roots or (timer_attr and "." in name[len(root) + 1 :])):
                     bad("timer or library monkeypatch", node, f"assigns to {name}")
         if isinstance(node, ast.Call):
             name = _dotted(node.func)
@@ -69,9 +88,7 @@ def _check_python(path: str, text: str, forbidden: list[str], allow_streams: boo
     return found
 
 
-def static_checks(
-    root: Path, changed: list[str], *, forbidden: list[str], allow_streams: bool
-) -> list[CheckOutcome]:
+def static_checks(root: Path, changed: list[str], *, forbidden: list[str], allow_streams: bool) -> list[CheckOutcome]:
     """Findings in every changed file under ``root`` (deleted files are skipped); an empty list means clean."""
     out: list[CheckOutcome] = []
     for rel in changed:
