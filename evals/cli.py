@@ -1,0 +1,137 @@
+"""``kernelpilot eval run|leaderboard|controls|tasks``: the eval suite's command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tools.errors import InputError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="eval_command", metavar="<eval command>")
+    r = sub.add_parser("run", help="run an agent on tasks and score every task")
+    who = r.add_mutually_exclusive_group(required=True)
+    who.add_argument("--agent", help="built-in agent: reference, noop, cheat-* (see `eval tasks --agents`)")
+    who.add_argument("--agent-cmd", help="agent CLI template, e.g. 'claude -p {prompt} --mcp-config {mcp_config}'")
+    r.add_argument("--name", help="name for an --agent-cmd agent in results (default: first word of the command)")
+    r.add_argument("--tasks", action="append", help="ids, globs, tracks (amd-static, gpu-runtime) or task folders")
+    r.add_argument("--out", required=True, help="results folder; re-running resumes and skips finished tasks")
+    r.add_argument("--no-resume", action="store_true", help="score every task again")
+    r.add_argument("--jobs", type=int, help="parallel tasks on a CPU-only host (GPU hosts: one per GPU)")
+    r.add_argument("--time-limit", type=float, help="seconds per task for the agent (default: the task's)")
+    r.add_argument("--json", action="store_true", help="print the run metrics as JSON")
+
+    lb = sub.add_parser("leaderboard", help="rank the agents of one or more run folders")
+    lb.add_argument("dirs", nargs="+", help="run folders (--out of `eval run`)")
+    lb.add_argument("--html", help="write a static HTML page (inline SVG chart) here")
+    lb.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    lb.add_argument("--md", action="store_true", help="print Markdown (the default when neither --json nor --html)")
+
+    c = sub.add_parser("controls", help="run the negative controls (cheating agents) and check each is caught")
+    c.add_argument("--only", action="append", help="control name (repeatable)")
+    c.add_argument("--out", help="keep the controls' results here")
+    c.add_argument("--json", action="store_true")
+
+    t = sub.add_parser("tasks", help="list the tasks (and built-in agents)")
+    t.add_argument("--agents", action="store_true", help="list the built-in agents instead")
+    t.add_argument("--json", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    cmd = getattr(args, "eval_command", None)
+    if cmd == "run":
+        return _run(args)
+    if cmd == "leaderboard":
+        return _leaderboard(args)
+    if cmd == "controls":
+        return _controls(args)
+    if cmd == "tasks":
+        return _tasks(args)
+    raise InputError("give an eval command", hint="kernelpilot eval run|leaderboard|controls|tasks --help")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from evals.catalog import load_tasks
+    from evals.harness.agents import BUILTIN_AGENTS
+    from evals.harness.runner import agent_dir, run_suite, write_atomic
+    from evals.metrics import run_metrics
+
+    if args.agent and args.agent not in BUILTIN_AGENTS:
+        raise InputError(
+            f"unknown agent '{args.agent}'", hint=f"built-ins: {', '.join(BUILTIN_AGENTS)}; or --agent-cmd"
+        )
+    name = args.agent or args.name or Path(args.agent_cmd.split()[0]).name
+    tasks = load_tasks(args.tasks)
+    out = Path(args.out)
+    scores = run_suite(
+        tasks,
+        name,
+        out,
+        template=args.agent_cmd,
+        resume=not args.no_resume,
+        jobs=args.jobs,
+        time_limit=args.time_limit,
+    )
+    metrics = run_metrics(name, scores)
+    write_atomic(agent_dir(out, name) / "summary.json", metrics.model_dump_json(indent=1))
+    if args.json:
+        print(metrics.model_dump_json(indent=2))
+    else:
+        fp = ", ".join(f"{k} {v:.0%}" for k, v in metrics.fast_p.items())
+        print(
+            f"{name}: {metrics.passed}/{metrics.tasks} passed; compile {metrics.compile_rate:.0%}, correct "
+            f"{metrics.correct_rate:.0%}, ISA {metrics.isa_pass_rate:.0%}; {fp}; geomean {metrics.geomean_speedup:.3f}× "
+            f"(failed = 1.0×){f'; {metrics.incomplete} incomplete here' if metrics.incomplete else ''}"
+        )
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from evals.harness.runner import write_atomic
+    from evals.leaderboard import build, to_html, to_markdown
+
+    lb = build([Path(d) for d in args.dirs])
+    if args.html:
+        write_atomic(Path(args.html), to_html(lb))
+        print(f"wrote {args.html}")
+    if args.json:
+        print(lb.model_dump_json(indent=2))
+    if args.md or not (args.json or args.html):
+        print(to_markdown(lb))
+    return 0
+
+
+def _controls(args: argparse.Namespace) -> int:
+    import sys
+
+    from evals.controls import run_controls
+
+    def progress(msg: str) -> None:
+        print(msg, file=sys.stderr if args.json else sys.stdout, flush=True)
+
+    results = run_controls(Path(args.out) if args.out else None, args.only, progress=progress)
+    if args.json:
+        print(json.dumps([r.model_dump() for r in results], indent=2))
+    missed = [r for r in results if r.ran and not r.caught]
+    ran = sum(1 for r in results if r.ran)
+    print(f"{ran - len(missed)}/{ran} controls caught; {len(results) - ran} need a GPU and were not run here")
+    return 1 if missed else 0
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from evals.catalog import load_tasks
+    from evals.harness.agents import BUILTIN_AGENTS
+
+    if args.agents:
+        for name, what in BUILTIN_AGENTS.items():
+            print(f"{name:<24} {what}")
+        return 0
+    tasks = load_tasks()
+    if args.json:
+        print(json.dumps([t.spec.model_dump() for t in tasks], indent=2))
+        return 0
+    for t in tasks:
+        print(f"{t.id:<24} {t.spec.track:<12} {t.spec.language:<7} {','.join(t.spec.archs):<14} {t.spec.title}")
+    return 0

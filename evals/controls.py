@@ -1,0 +1,118 @@
+"""Negative controls: built-in cheating agents run through the real harness, each with the verdict it deserves and
+the reason that must be recorded. A control is *caught* when the task fails and a reason (or flag) contains
+``expect``. ``needs_gpu`` controls are only decidable with a GPU; on CPU they are reported as not run.
+
+Every cheat found in a real run should become a control here.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from evals.catalog import load_tasks
+from evals.harness.devices import probe_runtime
+from evals.harness.runner import run_one
+from evals.models import TaskScore
+
+
+@dataclass(frozen=True)
+class Control:
+    name: str
+    agent: str
+    task: str
+    expect: str  # a substring of the reason that must be recorded
+    needs_gpu: bool = False
+    why: str = ""
+    static: bool = True  # False: the static gate only flags, so the runtime defence must catch it
+
+
+CPU_TASK = "softmax-fusion"  # Triton: its correctness runs on CPU through the interpreter
+STATIC_TASK = "mfma-loop-prefetch"
+
+CONTROLS: list[Control] = [
+    Control("zeros", "cheat-zeros", CPU_TASK, "degenerate output: all zeros", why="zeros must never pass"),
+    Control("cached-output", "cheat-cached-output", CPU_TASK, "incorrect on", why="fresh inputs on every call"),
+    Control("outside-edit", "cheat-outside-edit", CPU_TASK, "edits outside the allowed paths: reference.py"),
+    Control("timer-monkeypatch", "cheat-timer-patch", CPU_TASK, "timer or library monkeypatch"),
+    Control("side-stream", "cheat-side-stream", CPU_TASK, "side stream"),
+    Control("nan-output", "cheat-nan", CPU_TASK, "NaN where the reference has none"),
+    Control("constant-output", "cheat-constant", CPU_TASK, "degenerate output: constant"),
+    Control("input-mutation", "cheat-mutate-input", CPU_TASK, "changed its inputs"),
+    Control("reference-import", "cheat-import-reference", CPU_TASK, "imports the reference or harness"),
+    Control("crash", "crash", STATIC_TASK, "ISA check failed", why="a crashed agent's half edit is scored as is"),
+    Control(
+        "correct-but-slower",
+        "cheat-slower",
+        CPU_TASK,
+        "not faster",
+        needs_gpu=True,
+        why="runs the baseline twice: correct, about 2× slower",
+    ),
+    Control("timer-monkeypatch-gpu", "cheat-timer-patch", "matmul-tiling", "replaced the timer", True, static=False),
+    Control("side-stream-gpu", "cheat-side-stream", "matmul-tiling", "outside the timed stream", True, static=False),
+]
+
+
+class ControlResult(BaseModel):
+    name: str
+    agent: str
+    task: str
+    ran: bool
+    caught: bool
+    expected: str
+    passed_task: bool | None = None
+    reasons: list[str] = []
+    note: str = ""
+
+
+def judge(control: Control, score: TaskScore) -> ControlResult:
+    text = " | ".join(score.reasons + score.flags)
+    caught = not score.passed and control.expect in text
+    return ControlResult(
+        name=control.name,
+        agent=control.agent,
+        task=control.task,
+        ran=True,
+        caught=caught,
+        expected=control.expect,
+        passed_task=score.passed,
+        reasons=score.reasons[:4],
+    )
+
+
+def run_controls(
+    out: Path | None = None, names: list[str] | None = None, progress=print, jobs: int = 2
+) -> list[ControlResult]:
+    """Run the selected controls (all by default, ``jobs`` at a time on CPU, one at a time on a GPU); GPU-only
+    controls are skipped on a CPU host."""
+    gpu = probe_runtime().has_gpu
+    chosen = [c for c in CONTROLS if not names or c.name in names]
+    with tempfile.TemporaryDirectory(prefix="kp-controls-") as tmp:
+        root = Path(out) if out else Path(tmp)
+        tasks = {t.id: t for t in load_tasks(sorted({c.task for c in chosen}))}
+
+        def one(c: Control) -> ControlResult:
+            if c.needs_gpu and not gpu:
+                progress(f"{c.name}: skipped (needs a GPU)")
+                return ControlResult(
+                    name=c.name,
+                    agent=c.agent,
+                    task=c.task,
+                    ran=False,
+                    caught=False,
+                    expected=c.expect,
+                    note="needs a GPU: not decidable on this host",
+                )
+            slot = "0" if gpu else None
+            score = run_one(tasks[c.task], c.agent, None, root / "controls" / c.name, slot, static=c.static)
+            r = judge(c, score)
+            progress(f"{c.name}: {'caught' if r.caught else 'MISSED'} — {(score.reasons or ['no reason'])[0][:140]}")
+            return r
+
+        with ThreadPoolExecutor(max_workers=1 if gpu else max(1, jobs)) as pool:
+            return list(pool.map(one, chosen))

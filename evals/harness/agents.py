@@ -1,0 +1,217 @@
+"""Agents: anything that edits a workspace. Every agent runs as its own process through ``tools.executors`` with the
+task's time limit, so one that crashes or hangs costs only its own task.
+
+* ``--agent-cmd TEMPLATE``: any agent CLI. Placeholders: ``{prompt_file}``, ``{prompt}``, ``{workspace}``,
+  ``{mcp_config}``, ``{time_limit}``, ``{task_id}``, ``{report_file}``. The template is split like a shell line
+  first and placeholders are substituted inside the words, so paths with spaces stay one argument.
+  The agent may write ``{"cost_usd": …, "tokens": …}`` to ``{report_file}``; it is recorded, never scored.
+* built-ins (``python -m evals.harness.agents NAME WORKSPACE TASK_DIR``): ``reference`` applies solution.patch,
+  ``noop`` changes nothing, and the ``cheat-*``/``crash``/``hang`` agents are the negative controls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from evals.catalog import Task, load_task
+from evals.models import AgentOutcome
+from tools.executors import LOCAL
+
+# name -> what it does (the controls say what score each one deserves)
+BUILTIN_AGENTS: dict[str, str] = {
+    "reference": "applies the task's solution.patch",
+    "noop": "changes nothing",
+    "cheat-zeros": "returns zeros of the right shape",
+    "cheat-cached-output": "computes once, then returns the first result for every call",
+    "cheat-outside-edit": "edits the reference so that zeros are correct, and returns zeros",
+    "cheat-timer-patch": "applies the solution, then patches torch.cuda.Event.elapsed_time and time.perf_counter",
+    "cheat-side-stream": "launches the kernel on a side stream the timer does not see",
+    "cheat-slower": "correct but slower: runs the baseline kernel twice",
+    "cheat-nan": "returns the right result with one NaN",
+    "cheat-constant": "returns a constant tensor",
+    "cheat-mutate-input": "writes the result into its input and returns it",
+    "cheat-import-reference": "returns the task's own reference implementation",
+    "crash": "edits the kernel, then exits with status 1",
+    "hang": "sleeps past any time limit",
+}
+
+_WRAP = {
+    "cheat-zeros": "    return torch.zeros_like(_kp_orig(*args))\n",
+    "cheat-cached-output": (
+        "    if 'out' not in _kp_cache:\n        _kp_cache['out'] = _kp_orig(*args)\n    return _kp_cache['out'].clone()\n"
+    ),
+    "cheat-nan": "    out = _kp_orig(*args)\n    out.view(-1)[0] = float('nan')\n    return out\n",
+    "cheat-constant": "    return torch.full_like(_kp_orig(*args), 0.5)\n",
+    "cheat-mutate-input": "    out = _kp_orig(*args)\n    args[0].view(-1)[: out.numel()] = out.view(-1).to(args[0].dtype)\n    return out\n",
+    "cheat-slower": "    _kp_orig(*args)\n    return _kp_orig(*args)\n",
+    "cheat-side-stream": (
+        "    if not torch.cuda.is_available():\n        return _kp_orig(*args)\n"
+        "    side = torch.cuda.Stream()\n    with torch.cuda.stream(side):\n        return _kp_orig(*args)\n"
+    ),
+}
+
+_TIMER_PATCH = """
+
+# negative control: forge the timer (the scorer binds its timer before import and checks statically)
+import time as _kp_time
+
+torch.cuda.Event.elapsed_time = lambda self, end: 1e-3
+_kp_time.perf_counter = lambda: 0.0
+"""
+
+
+def _entry(task: Task) -> tuple[str, str]:
+    c = task.spec.correctness
+    if c is None or c.loader:
+        raise SystemExit(f"agent needs a Python entry; task {task.id} has none")
+    file, _, fn = c.entry.partition(":")
+    return file, fn
+
+
+def _wrap(ws: Path, task: Task, body: str) -> None:
+    file, fn = _entry(task)
+    path = ws / file
+    text = path.read_text()
+    text += f"\n\nimport torch  # noqa: E402\n\n_kp_orig = {fn}\n_kp_cache = {{}}\n\n\ndef {fn}(*args):  # noqa: F811\n{body}"
+    path.write_text(text)
+
+
+def _apply_solution(ws: Path, task: Task) -> None:
+    subprocess.run(
+        ["git", "apply", "--whitespace=nowarn", str(task.solution)], cwd=ws, check=True, capture_output=True, text=True
+    )
+
+
+def run_builtin(name: str, ws: Path, task: Task) -> int:
+    """Act on ``ws`` as the named built-in agent; returns the process exit status."""
+    if name == "noop":
+        return 0
+    if name == "reference":
+        _apply_solution(ws, task)
+        return 0
+    if name == "hang":
+        time.sleep(10**6)
+        return 0
+    if name == "crash":
+        file = task.spec.baseline[0]
+        (ws / file).write_text((ws / file).read_text() + "\n# half-finished edit\n")
+        return 1
+    if name in _WRAP:
+        _wrap(ws, task, _WRAP[name])
+        return 0
+    if name == "cheat-timer-patch":
+        _apply_solution(ws, task)
+        file, _ = _entry(task)
+        (ws / file).write_text((ws / file).read_text() + "\nimport torch  # noqa: E402\n" + _TIMER_PATCH)
+        return 0
+    if name == "cheat-outside-edit":
+        ref = ws / task.spec.correctness.reference
+        ref.write_text(ref.read_text() + "\n\ndef reference(*args):  # noqa: F811\n    return 0 * _kp_ref(*args)\n")
+        ref.write_text(ref.read_text().replace("def reference(", "def _kp_ref(", 1))
+        _wrap(ws, task, _WRAP["cheat-zeros"])
+        return 0
+    if name == "cheat-import-reference":
+        file, fn = _entry(task)
+        ref = Path(task.spec.correctness.reference).stem
+        (ws / file).write_text(
+            (ws / file).read_text() + f"\n\nfrom {ref} import reference as {fn}  # noqa: E402,F401,F811\n"
+        )
+        return 0
+    print(f"unknown built-in agent {name}; known: {', '.join(BUILTIN_AGENTS)}", file=sys.stderr)
+    return 2
+
+
+def render_template(template: str, values: dict[str, str]) -> list[str]:
+    """Split the template like a shell line, then fill placeholders inside each word."""
+    words = shlex.split(template)
+    return [w.format_map(values) for w in words]
+
+
+def run_agent(
+    agent: str,
+    template: str | None,
+    task: Task,
+    ws: Path,
+    run_dir: Path,
+    env: dict[str, str],
+    time_limit: float | None = None,
+) -> AgentOutcome:
+    """Run one agent on one workspace with the task's time limit; the log goes to ``run_dir/agent.log``."""
+    limit = float(time_limit or task.spec.time_limit_s)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    prompt_file = run_dir / "prompt.md"
+    prompt_file.write_text(task.spec.prompt + _prompt_footer(task))
+    report_file = run_dir / "agent_report.json"
+    mcp_config = run_dir / "mcp.json"
+    mcp_config.write_text(json.dumps({"mcpServers": {"kernelpilot": {"command": "kernelpilot-mcp", "args": []}}}))
+    if template:
+        values = {
+            "prompt_file": str(prompt_file),
+            "prompt": prompt_file.read_text(),
+            "workspace": str(ws),
+            "mcp_config": str(mcp_config),
+            "time_limit": str(int(limit)),
+            "task_id": task.id,
+            "report_file": str(report_file),
+        }
+        argv = render_template(template, values)
+    else:
+        root = str(Path(__file__).resolve().parents[2])
+        extra = os.environ.get("PYTHONPATH")
+        env = {**env, "PYTHONPATH": root + (os.pathsep + extra if extra else "")}
+        argv = [sys.executable, "-m", "evals.harness.agents", agent, str(ws), str(task.dir)]
+    res = LOCAL.run(argv, timeout=limit, env=env, cwd=ws)
+    log = run_dir / "agent.log"
+    log.write_text(f"$ {shlex.join(argv[:3])} …\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}\n")
+    reported: dict = {}
+    if report_file.exists():
+        try:
+            reported = json.loads(report_file.read_text())
+        except ValueError:
+            reported = {"unreadable_report": True}
+    else:
+        reported = _cost_from_stdout(res.stdout)
+    return AgentOutcome(
+        agent=agent,
+        returncode=res.returncode,
+        timed_out=res.timed_out,
+        duration_s=round(res.duration_s, 2),
+        reported=reported,
+        log=str(log),
+    )
+
+
+def _cost_from_stdout(stdout: str) -> dict:
+    """Agent CLIs with JSON output (``claude -p --output-format json``) report cost there; keep what they say."""
+    for line in reversed(stdout.strip().splitlines()[-5:]):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            keys = ("total_cost_usd", "cost_usd", "num_turns", "duration_ms", "usage")
+            return {k: data[k] for k in keys if k in data}
+    return {}
+
+
+def _prompt_footer(task: Task) -> str:
+    edit = ", ".join(task.spec.editable)
+    return (
+        f"\n\n---\nYou may change only: {edit}. Other changes fail the task. "
+        f"Target: {', '.join(task.spec.archs)} ({task.spec.track}). Work in the current directory.\n"
+    )
+
+
+def main(argv: list[str]) -> int:
+    name, ws, task_dir = argv
+    return run_builtin(name, Path(ws), load_task(Path(task_dir)))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,160 @@
+"""The processes that run kernels for the scorer. One process runs ONE side — the reference, the baseline, or the
+candidate — so the candidate never shares an interpreter with the reference computation or the baseline timing.
+
+``python -m evals.harness.child check SPEC``  runs every case in SPEC (JSON) and saves outputs with torch.save.
+``python -m evals.harness.child time SPEC``   serves timing rounds: one JSON request per stdin line, one reply line.
+
+The timer, the synchronise call and the host clock are bound BEFORE the kernel module is imported, so patching
+``torch.cuda.Event.elapsed_time`` or ``time.perf_counter`` from the candidate cannot change what is measured; the
+patch itself is detected and reported. Replies carry a nonce the parent sends after the import.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+_perf_counter = time.perf_counter  # bound before any candidate code runs
+
+
+def _import_file(path: Path, name: str):
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_callable(spec: dict):
+    """The function to run: the reference, or the candidate's entry (through the task's loader when it has one)."""
+    if spec["role"] == "reference":
+        return _import_file(Path(spec["reference_file"]), "kp_reference").reference
+    code_dir = Path(spec["code_dir"])
+    if spec.get("loader"):
+        file, _, fn = spec["loader"].partition(":")
+        loader = getattr(_import_file(Path(spec["task_workspace"]) / file, "kp_loader"), fn)
+        return loader(code_dir, Path(spec["build_dir"]))
+    file, _, fn = spec["entry"].partition(":")
+    return getattr(_import_file(code_dir / file, "kp_candidate"), fn)
+
+
+def _make_inputs(spec: dict, params: dict, seed: int, device: str):
+    import torch
+
+    ref = _import_file(Path(spec["reference_file"]), "kp_inputs")
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    return ref.make_inputs(params, gen, device)
+
+
+def _clone(inputs):
+    import torch
+
+    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+
+
+def _same(a, b) -> bool:
+    import torch
+
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, torch.Tensor) and not torch.equal(x, y):
+            return False
+    return True
+
+
+def run_check(spec: dict) -> int:
+    import torch
+
+    device = spec["device"]
+    torch.backends.cuda.matmul.allow_tf32 = False  # precision pinned on both sides
+    torch.backends.cudnn.allow_tf32 = False
+    results: dict[str, dict] = {}
+    # Inputs are generated before the kernel module is imported: it cannot see or replace the generator.
+    prepared = [(c, _make_inputs(spec, c["params"], c["seed"], device)) for c in spec["cases"]]
+    try:
+        fn = load_callable(spec)
+    except Exception:
+        torch.save({"__load_error__": traceback.format_exc(limit=6)}, spec["out"])
+        return 0
+    for case, inputs in prepared:
+        before = _clone(inputs)
+        try:
+            out = fn(*inputs)
+            if device != "cpu":
+                torch.cuda.synchronize()
+            results[case["name"]] = {"out": out.detach().to("cpu") if isinstance(out, torch.Tensor) else out}
+            results[case["name"]]["inputs_mutated"] = not _same(before, inputs)
+        except Exception:
+            results[case["name"]] = {"error": traceback.format_exc(limit=4)}
+    torch.save(results, spec["out"])
+    return 0
+
+
+def serve_time(spec: dict) -> int:
+    """Timing rounds on request. Per call: fresh inputs (outside the timed window), an L2 flush, then events around
+    the call on the current stream plus host time around call + device-wide synchronise."""
+    import torch
+
+    Event = torch.cuda.Event
+    elapsed = torch.cuda.Event.elapsed_time
+    record = torch.cuda.Event.record
+    synchronize = torch.cuda.synchronize
+    torch.backends.cuda.matmul.allow_tf32 = False
+    device = spec["device"]
+    flush = torch.empty(spec.get("flush_bytes", 512 << 20) // 4, dtype=torch.float32, device=device)
+    fn = load_callable(spec)
+    out_dir = Path(spec["out_dir"])
+    nonce = sys.stdin.readline().strip()
+    for line in sys.stdin:
+        req = json.loads(line)
+        times, host, saved = [], [], {}
+        for j in range(req["calls"]):
+            seed = req["seed_base"] + j
+            inputs = _make_inputs(spec, req["params"], seed, device)
+            flush.zero_()
+            synchronize()
+            start, end = Event(enable_timing=True), Event(enable_timing=True)
+            t0 = _perf_counter()
+            record(start)
+            out = fn(*inputs)
+            record(end)
+            synchronize()
+            t1 = _perf_counter()
+            times.append(elapsed(start, end))
+            host.append((t1 - t0) * 1e3)
+            if j in req["check"]:
+                saved[f"{req['shape']}@{seed}"] = {"out": out.detach().to("cpu"), "seed": seed}
+        path = out_dir / f"{spec['role']}-{req['round']}.pt"
+        if saved:
+            torch.save(saved, path)
+        tampered = [
+            name
+            for name, now, orig in (
+                ("torch.cuda.Event.elapsed_time", torch.cuda.Event.elapsed_time, elapsed),
+                ("torch.cuda.Event.record", torch.cuda.Event.record, record),
+                ("torch.cuda.synchronize", torch.cuda.synchronize, synchronize),
+                ("time.perf_counter", time.perf_counter, _perf_counter),
+                ("torch.cuda.Event", torch.cuda.Event, Event),
+            )
+            if now is not orig
+        ]
+        reply = {"nonce": nonce, "event_ms": times, "host_ms": host, "saved": str(path) if saved else None}
+        reply["tampered"] = tampered
+        sys.__stdout__.write(json.dumps(reply) + "\n")
+        sys.__stdout__.flush()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    mode, spec_file = argv
+    spec = json.loads(Path(spec_file).read_text())
+    return run_check(spec) if mode == "check" else serve_time(spec)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

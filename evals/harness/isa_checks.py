@@ -1,0 +1,192 @@
+"""Structural checks on compiled kernels: resources from dump-ir, patterns in the final ISA, and loop analyses on the
+AMDGCN model (``tools.isa``: CFG, hot loop, liveness).
+
+Extension point: write ``def my_check(check: IsaCheck, kernel: KernelDump) -> CheckOutcome`` and decorate it with
+``@register("my_check")``; a task then names it in ``isa_checks: [{check: my_check, ...}]``. No other change.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from evals.models import CheckOutcome, IsaCheck
+from tools.models.dump import KernelDump, Resources
+
+CheckFn = Callable[[IsaCheck, KernelDump], CheckOutcome]
+CHECKS: dict[str, CheckFn] = {}
+
+_OPS = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+
+
+def register(name: str) -> Callable[[CheckFn], CheckFn]:
+    def deco(fn: CheckFn) -> CheckFn:
+        CHECKS[name] = fn
+        return fn
+
+    return deco
+
+
+def _outcome(check: IsaCheck, kernel: KernelDump, observed, passed: bool, what: str) -> CheckOutcome:
+    want = f"{check.op} {check.value}" if check.value is not None else ""
+    label = check.description or f"{check.check} {want}".strip()
+    return CheckOutcome(
+        name=label,
+        passed=passed,
+        detail=f"{kernel.name} on {kernel.arch}: {what}",
+        arch=kernel.arch,
+        kernel=kernel.name,
+        observed=observed,
+    )
+
+
+def _compare(check: IsaCheck, observed, default_value=1) -> bool:
+    value = check.value if check.value is not None else default_value
+    return observed is not None and _OPS[check.op](observed, value)
+
+
+def _resource_check(field: str) -> CheckFn:
+    def fn(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
+        observed = getattr(kernel.resources, field)
+        ok = _compare(check, observed)
+        said = "the compiler did not report it" if observed is None else f"{field} = {observed}"
+        return _outcome(check, kernel, observed, ok, said)
+
+    return fn
+
+
+for _field in Resources.model_fields:
+    if _field != "notes":
+        CHECKS[_field] = _resource_check(_field)
+
+
+@lru_cache(maxsize=64)
+def _analysis(isa_path: str, name: str):
+    """Parsed kernel, CFG, hot loop and liveness of one final ISA file (cached: several checks read the same file)."""
+    from tools.isa.amdgcn import find_kernel, load_isa_text, parse_isa
+    from tools.isa.cfg import build_cfg, find_hot_loop
+    from tools.isa.liveness import compute_liveness
+
+    kern = find_kernel(parse_isa(load_isa_text(isa_path), origin=isa_path), name)
+    cfg = build_cfg(kern)
+    return kern, cfg, find_hot_loop(cfg), compute_liveness(cfg)
+
+
+def _loop_instructions(kernel: KernelDump):
+    kern, cfg, hot, live = _analysis(kernel.final_isa, kernel.name)
+    if hot is None:
+        return kern, cfg, None, live, []
+    return kern, cfg, hot, live, [kern.instructions[i] for i in sorted(hot.loop.instruction_indices(cfg))]
+
+
+def _isa_lines(check: IsaCheck, kernel: KernelDump) -> tuple[list[str], str]:
+    if check.where == "hot_loop" and kernel.arch.startswith("gfx"):
+        _, _, hot, _, body = _loop_instructions(kernel)
+        if hot is None:
+            return [], "no loop"
+        return [i.text for i in body], "hot loop"
+    return Path(kernel.final_isa).read_text(errors="replace").splitlines(), "final ISA"
+
+
+@register("isa_contains")
+def isa_contains(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
+    """At least ``value`` (default 1) instruction lines match ``pattern``."""
+    lines, scope = _isa_lines(check, kernel)
+    rx = re.compile(check.pattern or "")
+    n = sum(1 for line in lines if rx.search(line))
+    return _outcome(check, kernel, n, _compare(check, n), f"{n} line(s) of the {scope} match /{check.pattern}/")
+
+
+@register("isa_absent")
+def isa_absent(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
+    """No instruction line matches ``pattern``."""
+    lines, scope = _isa_lines(check, kernel)
+    rx = re.compile(check.pattern or "")
+    hits = [line.strip() for line in lines if rx.search(line) and not line.lstrip().startswith((";", "//", "."))]
+    first = f", first: {hits[0][:60]}" if hits else ""
+    return _outcome(
+        check, kernel, len(hits), not hits, f"{len(hits)} line(s) of the {scope} match /{check.pattern}/{first}"
+    )
+
+
+_LOADS = ("vmem_load", "smem")
+
+
+@register("loads_carried_ahead")
+def loads_carried_ahead(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
+    """Loads in the hot loop whose destination registers are live into the loop header, i.e. a value loaded in
+    iteration i is consumed in iteration i+1 — the loop issues its loads one iteration ahead."""
+    kern, cfg, hot, live, body = _loop_instructions(kernel)
+    if hot is None:
+        return _outcome(check, kernel, 0, False, "the kernel has no loop")
+    live_in = live.live_in[hot.loop.header]
+    loads = [i for i in body if i.category in _LOADS]
+    carried = [i for i in loads if i.defs & live_in]
+    ok = _compare(check, len(carried))
+    what = f"{len(carried)} of {len(loads)} loads in the hot loop feed the next iteration"
+    if carried:
+        what += f" (e.g. line {carried[0].line}: {carried[0].mnemonic})"
+    return _outcome(check, kernel, len(carried), ok, what)
+
+
+_VMCNT_RE = re.compile(r"vmcnt\((\d+)\)")
+
+
+@register("loads_in_flight_at_barrier")
+def loads_in_flight_at_barrier(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
+    """Barriers in the hot loop that wait while at least one global load is still outstanding, so the barrier's
+    wait hides memory latency. The vmcnt queue is followed in order around the loop (twice, for carried loads)."""
+    kern, cfg, hot, live, body = _loop_instructions(kernel)
+    if hot is None:
+        return _outcome(check, kernel, 0, False, "the kernel has no loop")
+    queue: list[str] = []
+    covered: set[int] = set()
+    barriers = [i.index for i in body if i.category == "barrier"]
+    for lap in range(2):
+        for ins in body:
+            if ins.category in ("vmem_load", "vmem_store", "vmem_load_lds", "vmem_atomic"):
+                queue.append(ins.category)
+            elif ins.category == "waitcnt":
+                m = _VMCNT_RE.search(ins.text)
+                if m:
+                    keep = int(m.group(1))
+                    queue = queue[len(queue) - keep :] if keep else []
+            elif ins.category == "barrier" and lap == 1 and "vmem_load" in queue:
+                covered.add(ins.index)
+    n = len(covered)
+    what = f"{n} of {len(barriers)} barriers in the hot loop have a global load in flight"
+    # Without a value the check asks for every barrier (and at least one) to be covered.
+    ok = _compare(check, n) if check.value is not None else bool(barriers) and n == len(barriers)
+    return _outcome(check, kernel, n, ok, what)
+
+
+def run_isa_checks(checks: list[IsaCheck], kernels: list[KernelDump]) -> list[CheckOutcome]:
+    """Every check on every kernel it selects (by name substring and arch)."""
+    out: list[CheckOutcome] = []
+    for check in checks:
+        fn = CHECKS.get(check.check)
+        if fn is None:
+            out.append(
+                CheckOutcome(
+                    name=check.check,
+                    passed=False,
+                    detail=f"unknown check '{check.check}'; known: {', '.join(sorted(CHECKS))}",
+                )
+            )
+            continue
+        selected = [
+            k
+            for k in kernels
+            if (check.kernel is None or check.kernel in k.name) and (check.archs is None or k.arch in check.archs)
+        ]
+        if not selected:
+            out.append(CheckOutcome(name=check.check, passed=False, detail="no compiled kernel matches this check"))
+        for k in selected:
+            try:
+                out.append(fn(check, k))
+            except Exception as exc:  # a check that cannot read the ISA fails the check, never the run
+                out.append(_outcome(check, k, None, False, f"check could not run: {exc.__class__.__name__}: {exc}"))
+    return out

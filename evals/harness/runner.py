@@ -1,0 +1,144 @@
+"""Run one agent over a set of tasks: one worker per GPU (``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES`` set per
+worker), one task at a time per worker; each result written atomically to ``OUT/<agent>/<task>.json`` so an
+interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import tempfile
+import threading
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from evals.catalog import Task
+from evals.harness.agents import run_agent
+from evals.harness.devices import gpu_slots, probe_runtime
+from evals.harness.scoring import score
+from evals.harness.workspace import capture_diff, create_workspace, scoring_copy
+from evals.models import TaskScore
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def agent_dir(out: Path, agent: str) -> Path:
+    return out / agent.replace("/", "_")
+
+
+def run_one(
+    task: Task,
+    agent: str,
+    template: str | None,
+    out: Path,
+    slot: str | None,
+    time_limit: float | None = None,
+    *,
+    static: bool = True,
+) -> TaskScore:
+    """Workspace → agent → diff → fresh scoring copy → score; never raises for the agent's faults."""
+    adir = agent_dir(out, agent)
+    tdir = adir / task.id
+    shutil.rmtree(tdir, ignore_errors=True)
+    tdir.mkdir(parents=True)
+    env = {} if slot is None else {"CUDA_VISIBLE_DEVICES": slot, "HIP_VISIBLE_DEVICES": slot}
+    with tempfile.TemporaryDirectory(prefix=f"kp-eval-{task.id}-") as tmp:
+        tmp = Path(tmp)
+        ws = tmp / "workspace"
+        base = create_workspace(task, ws)
+        outcome = run_agent(agent, template, task, ws, tdir, env, time_limit)
+        diff = capture_diff(ws, base, task.spec.editable)
+        (tdir / "change.patch").write_text(diff.patch)
+        problems = [f"edits outside the allowed paths: {', '.join(diff.outside)}"] if diff.outside else []
+        problems += diff.problems
+        code = tmp / "scored"
+        base_dir = tmp / "baseline"
+        try:
+            scoring_copy(task, diff.patch, code)
+        except Exception as exc:  # a patch that does not apply is the agent's fault, scored as such
+            problems.append(f"the change does not apply to a fresh copy: {str(exc).splitlines()[-1][:200]}")
+            scoring_copy(task, "", code)
+        scoring_copy(task, "", base_dir)
+        runtime = probe_runtime(slot)
+        result = score(
+            task,
+            code,
+            base_dir,
+            tmp / "work",
+            runtime,
+            changed=diff.changed,
+            diff_problems=problems,
+            agent=agent,
+            base_commit=base,
+            static=static,
+        )
+    if outcome.timed_out:
+        result.reasons.insert(0, f"the agent ran out of time ({outcome.duration_s:.0f} s)")
+    elif outcome.returncode:
+        result.flags.insert(0, f"the agent exited with status {outcome.returncode}")
+    result.agent_outcome = outcome
+    write_atomic(adir / f"{task.id}.json", result.model_dump_json(indent=1))
+    return result
+
+
+def run_suite(
+    tasks: list[Task],
+    agent: str,
+    out: Path,
+    *,
+    template: str | None = None,
+    resume: bool = True,
+    jobs: int | None = None,
+    time_limit: float | None = None,
+    progress: Callable[[str], None] = print,
+) -> list[TaskScore]:
+    """Every task once; finished tasks (a result file exists) are loaded, not re-run, when ``resume``."""
+    adir = agent_dir(out, agent)
+    results: dict[str, TaskScore] = {}
+    todo = []
+    for t in tasks:
+        f = adir / f"{t.id}.json"
+        if resume and f.exists():
+            results[t.id] = TaskScore.model_validate_json(f.read_text())
+            progress(f"{t.id}: already scored, skipped")
+        else:
+            todo.append(t)
+    slots = gpu_slots()
+    if slots == [None] and jobs and jobs > 1:
+        slots = [None] * jobs
+    free: queue.Queue = queue.Queue()
+    for s in slots:
+        free.put(s)
+    lock = threading.Lock()
+
+    def work(task: Task) -> None:
+        slot = free.get()
+        try:
+            r = run_one(task, agent, template, out, slot, time_limit)
+        except Exception:  # a harness bug on one task is recorded on that task
+            r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
+            r.reasons.append("harness error: " + traceback.format_exc(limit=3).strip().splitlines()[-1])
+            write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1))
+        finally:
+            free.put(slot)
+        with lock:
+            results[task.id] = r
+            verdict = "PASS" if r.passed else "FAIL"
+            why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
+            sp = f" {r.speedup:.2f}×" if r.speedup else ""
+            progress(f"{task.id}: {verdict}{sp} [{'gpu ' + slot if slot else 'cpu'}]{why}")
+
+    with ThreadPoolExecutor(max_workers=len(slots)) as pool:
+        list(pool.map(work, todo))
+    return [results[t.id] for t in tasks]

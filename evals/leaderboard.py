@@ -1,0 +1,193 @@
+"""The leaderboard: read one or more run folders, rank agents, and write JSON, Markdown, and a self-contained HTML
+page with an inline SVG chart (no scripts, no network).
+
+Ranking: tasks passed, then geomean speedup over all tasks (failed = 1.0×), then correct rate.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from evals.metrics import FAST_P, effective_speedup, run_metrics
+from evals.models import RunMetrics, TaskScore
+from tools.errors import InputError
+
+
+class Cell(BaseModel):
+    passed: bool
+    speedup: float | None = None
+    reason: str = ""
+
+
+class Leaderboard(BaseModel):
+    entries: list[RunMetrics]
+    tasks: list[str]
+    cells: dict[str, dict[str, Cell]]  # agent -> task -> cell
+    note: str = "rates over all tasks; geomean speedup counts failed or untimed tasks as 1.0×"
+
+
+def collect(dirs: list[Path]) -> dict[str, list[TaskScore]]:
+    """Scores per agent from run folders (``OUT`` holding ``<agent>/<task>.json``, or one agent folder)."""
+    by_agent: dict[str, list[TaskScore]] = {}
+    for d in dirs:
+        if not d.is_dir():
+            raise InputError(f"{d} is not a run folder", hint="give the --out folder of `kernelpilot eval run`")
+        files = sorted(d.glob("*.json")) if any(d.glob("*.json")) else sorted(d.glob("*/*.json"))
+        for f in files:
+            if f.name == "summary.json":
+                continue
+            try:
+                s = TaskScore.model_validate_json(f.read_text())
+            except ValueError:
+                continue
+            key = s.agent if len(dirs) == 1 else f"{s.agent} ({d.name})"
+            by_agent.setdefault(key, []).append(s)
+    if not by_agent:
+        raise InputError(f"no task results under {', '.join(map(str, dirs))}", hint="run `kernelpilot eval run` first")
+    return by_agent
+
+
+def build(dirs: list[Path]) -> Leaderboard:
+    by_agent = collect(dirs)
+    entries = [run_metrics(a, scores).model_copy(update={"agent": a}) for a, scores in by_agent.items()]
+    entries.sort(key=lambda m: (-m.passed, -m.geomean_speedup, -m.correct_rate, m.agent))
+    tasks = sorted({s.task_id for scores in by_agent.values() for s in scores})
+    cells = {
+        a: {
+            s.task_id: Cell(passed=s.passed, speedup=s.speedup, reason="" if s.passed else (s.reasons or [""])[0][:160])
+            for s in scores
+        }
+        for a, scores in by_agent.items()
+    }
+    return Leaderboard(entries=entries, tasks=tasks, cells=cells)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f} %"
+
+
+def to_markdown(lb: Leaderboard) -> str:
+    fp = [f"fast_{p:g}" for p in FAST_P]
+    head = ["#", "agent", "passed", "compile", "correct", "ISA", *fp, "geomean×", "SOL", "s/task", "$/task"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for i, m in enumerate(lb.entries, 1):
+        row = [
+            str(i),
+            m.agent,
+            f"{m.passed}/{m.tasks}",
+            _pct(m.compile_rate),
+            _pct(m.correct_rate),
+            _pct(m.isa_pass_rate),
+            *[_pct(m.fast_p[k]) for k in fp],
+            f"{m.geomean_speedup:.3f}",
+            _pct(m.mean_fraction_of_sol),
+            "–" if m.mean_agent_seconds is None else f"{m.mean_agent_seconds:.0f}",
+            "–" if m.mean_agent_cost_usd is None else f"{m.mean_agent_cost_usd:.2f}",
+        ]
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", f"_{lb.note}_", "", "| task | " + " | ".join(m.agent for m in lb.entries) + " |"]
+    lines.append("|---|" + "---|" * len(lb.entries))
+    for t in lb.tasks:
+        row = [t]
+        for m in lb.entries:
+            c = lb.cells[m.agent].get(t)
+            row.append("–" if c is None else ("✔" if c.passed else "✘") + (f" {c.speedup:.2f}×" if c.speedup else ""))
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _chart(lb: Leaderboard) -> str:
+    """Horizontal bars: pass rate (left panel) and geomean speedup (right panel), one row per agent."""
+    row_h, left, width = 34, 190, 1100
+    panel = (width - left - 40) // 2
+    height = 50 + row_h * len(lb.entries)
+    top_speed = max([m.geomean_speedup for m in lb.entries] + [2.0])
+    out = [
+        f'<svg id="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="pass rate and geomean speedup per agent">',
+        f'<text x="{left}" y="20" class="h">tasks passed</text>',
+        f'<text x="{left + panel + 30}" y="20" class="h">geomean speedup (failed = 1.0×)</text>',
+    ]
+    for i, m in enumerate(lb.entries):
+        y = 34 + i * row_h
+        rate = m.passed / m.tasks if m.tasks else 0
+        w1 = max(1, int(panel * rate))
+        w2 = max(1, int(panel * m.geomean_speedup / top_speed))
+        x2 = left + panel + 30
+        one = x2 + int(panel / top_speed)
+        out += [
+            f'<text x="{left - 8}" y="{y + 18}" text-anchor="end" class="a">{html.escape(m.agent)}</text>',
+            f'<rect x="{left}" y="{y + 4}" width="{panel}" height="20" class="bg"/>',
+            f'<rect x="{left}" y="{y + 4}" width="{w1}" height="20" class="p"/>',
+            f'<text x="{left + w1 + 4}" y="{y + 19}" class="v">{m.passed}/{m.tasks}</text>',
+            f'<rect x="{x2}" y="{y + 4}" width="{panel}" height="20" class="bg"/>',
+            f'<rect x="{x2}" y="{y + 4}" width="{w2}" height="20" class="s"/>',
+            f'<line x1="{one}" x2="{one}" y1="{y}" y2="{y + 28}" class="one"/>',
+            f'<text x="{x2 + w2 + 4}" y="{y + 19}" class="v">{m.geomean_speedup:.2f}×</text>',
+        ]
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1b1f24;background:#fff}
+h1{font-size:22px;margin:0 0 4px} p.note{color:#57606a;margin:0 0 16px}
+table{border-collapse:collapse;margin:16px 0} th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:right}
+th{background:#f6f8fa} td.l,th.l{text-align:left} td.ok{background:#dafbe1} td.bad{background:#ffebe9}
+svg .h{font-weight:600;font-size:13px} svg .a{font-size:13px} svg .v{font-size:12px;fill:#57606a}
+svg .bg{fill:#f0f2f4} svg .p{fill:#2da44e} svg .s{fill:#0969da} svg .one{stroke:#cf222e;stroke-width:2}
+"""
+
+
+def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str:
+    fp = [f"fast_{p:g}" for p in FAST_P]
+    rows = []
+    for i, m in enumerate(lb.entries, 1):
+        cells = [
+            str(i),
+            html.escape(m.agent),
+            f"{m.passed}/{m.tasks}",
+            _pct(m.compile_rate),
+            _pct(m.correct_rate),
+            _pct(m.isa_pass_rate),
+            *[_pct(m.fast_p[k]) for k in fp],
+            f"{m.geomean_speedup:.3f}×",
+            _pct(m.mean_fraction_of_sol),
+        ]
+        rows.append(
+            "<tr>" + "".join(f"<td{' class=l' if j == 1 else ''}>{c}</td>" for j, c in enumerate(cells)) + "</tr>"
+        )
+    head = ["#", "agent", "passed", "compile", "correct", "ISA", *fp, "geomean", "SOL"]
+    thead = "".join(f"<th{' class=l' if j == 1 else ''}>{h}</th>" for j, h in enumerate(head))
+    trows = []
+    for t in lb.tasks:
+        tds = [f'<td class="l">{html.escape(t)}</td>']
+        for m in lb.entries:
+            c = lb.cells[m.agent].get(t)
+            if c is None:
+                tds.append("<td>–</td>")
+                continue
+            label = ("pass" if c.passed else "fail") + (f" {c.speedup:.2f}×" if c.speedup else "")
+            tds.append(f'<td class="{"ok" if c.passed else "bad"}" title="{html.escape(c.reason)}">{label}</td>')
+        trows.append("<tr>" + "".join(tds) + "</tr>")
+    agents = "".join(f"<th>{html.escape(m.agent)}</th>" for m in lb.entries)
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>{_CSS}</style></head>
+<body>
+<h1>{html.escape(title)}</h1>
+<p class="note">{html.escape(lb.note)}. The red line marks 1.0×.</p>
+{_chart(lb)}
+<table id="ranking"><thead><tr>{thead}</tr></thead><tbody>
+{chr(10).join(rows)}
+</tbody></table>
+<table id="tasks"><thead><tr><th class="l">task</th>{agents}</tr></thead><tbody>
+{chr(10).join(trows)}
+</tbody></table>
+</body></html>
+"""
+
+
+__all__ = ["Leaderboard", "build", "collect", "to_html", "to_markdown", "effective_speedup"]

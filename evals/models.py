@@ -1,0 +1,205 @@
+"""The eval suite's data: a task as declared in ``evals/tasks/<id>/task.yaml``, and what scoring one task produced.
+
+Every caller (the CLI, the leaderboard, the tests, the negative controls) reads and writes these models; a task
+folder is validated against ``TaskSpec`` when it is loaded, so a typo in a task file is an error that names the field.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Track = Literal["amd-static", "gpu-runtime"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ShapeCase(_Strict):
+    """One input configuration; ``params`` go to the task's ``make_inputs`` and to the performance formulas."""
+
+    name: str
+    params: dict[str, int | float] = Field(default_factory=dict)
+
+
+class IsaCheck(_Strict):
+    """One structural check on the compiled kernel; ``check`` names a function in ``evals.harness.isa_checks.CHECKS``.
+
+    Resource checks (``vgpr_spill_count``, ``waves_per_simd``, any ``Resources`` field) compare with ``op``/``value``;
+    pattern checks (``isa_contains``, ``isa_absent``) take a regex in ``pattern`` and search the hot loop when
+    ``where`` is ``hot_loop``; loop checks (``loads_carried_ahead``, ``loads_in_flight_at_barrier``) count in the hot
+    loop and compare the count with ``op``/``value`` (default ``>= 1``).
+    """
+
+    check: str
+    op: Literal["==", "!=", "<=", ">=", "<", ">"] = ">="
+    value: float | int | None = None
+    pattern: str | None = None
+    where: Literal["kernel", "hot_loop"] = "kernel"
+    kernel: str | None = Field(None, description="substring of the kernel name; default: every kernel compiled")
+    archs: list[str] | None = Field(None, description="default: the task's archs")
+    description: str = ""
+
+
+class CompileTarget(_Strict):
+    """A file (relative to the workspace) compiled with dump-ir in file mode."""
+
+    file: str
+    archs: list[str] | None = None
+    frontend: str | None = None
+
+
+class CorrectnessSpec(_Strict):
+    """How to check outputs: the reference and ``make_inputs`` live in ``reference`` (a workspace file read from the
+    task folder, never from the agent's copy); ``entry`` is ``file:function`` in the candidate; ``loader`` is a
+    task-side ``file:function`` that builds the callable from the candidate folder (CUDA tasks)."""
+
+    reference: str = "reference.py"
+    entry: str = "kernel.py:forward"
+    loader: str | None = None
+    shapes: list[ShapeCase]
+    hidden_shapes: list[ShapeCase] = Field(default_factory=list)
+    atol: float = 1e-5
+    rtol: float = 1e-5
+    seeds_per_shape: int = 2
+    cpu_interpret: bool = Field(False, description="Triton kernels may be checked on CPU with TRITON_INTERPRET=1")
+
+
+class PerfSpec(_Strict):
+    """How speed is judged. ``bytes``/``flops`` are Python expressions over a shape's params that give the minimum
+    traffic and work; with the device's peaks they give the speed-of-light floor."""
+
+    shapes: list[ShapeCase]
+    reference_speedup: dict[str, float] = Field(
+        default_factory=dict, description="device name -> speedup the reference solution reaches there"
+    )
+    required_speedup: float = Field(1.0, description="the 95 % CI's lower bound must exceed this")
+    compiler_options_may_change: bool = True
+    fixed_options: list[str] = Field(
+        default_factory=lambda: ["num_warps", "num_stages", "waves_per_eu"],
+        description="Triton options compared with the baseline when compiler_options_may_change is false",
+    )
+    bytes: str | None = None
+    flops: str | None = None
+    rounds: int = 7
+    calls_per_round: int = 10
+    checked_calls: int = 3
+
+
+class TaskSpec(_Strict):
+    """A task folder, top to bottom: ``workspace/`` is what the agent gets, ``solution.patch`` the reference answer."""
+
+    id: str
+    track: Track
+    language: Literal["triton", "flydsl", "cuda", "hip"]
+    archs: list[str]
+    title: str
+    prompt: str
+    editable: list[str] = Field(description="glob patterns (workspace-relative) the agent may change or create")
+    baseline: list[str] = Field(description="the files the agent starts from")
+    compile: list[CompileTarget] = Field(default_factory=list)
+    correctness: CorrectnessSpec | None = None
+    performance: PerfSpec | None = None
+    isa_checks: list[IsaCheck] = Field(default_factory=list)
+    forbidden_calls: list[str] = Field(default_factory=list, description="dotted names the candidate may not call")
+    allow_streams: bool = False
+    time_limit_s: int = 1800
+    tags: list[str] = Field(default_factory=list)
+
+
+# --- results --------------------------------------------------------------------------------------------------
+
+
+class CheckOutcome(BaseModel):
+    """One check's verdict, with the figure it saw."""
+
+    name: str
+    passed: bool
+    detail: str
+    arch: str | None = None
+    kernel: str | None = None
+    observed: float | int | str | None = None
+
+
+class CaseOutcome(BaseModel):
+    """Correctness of one (shape, seed) case."""
+
+    case: str
+    hidden: bool = False
+    passed: bool
+    detail: str
+    max_abs_err: float | None = None
+
+
+class TimingOutcome(BaseModel):
+    """Interleaved baseline/candidate timing of one shape."""
+
+    shape: str
+    baseline_ms: float
+    candidate_ms: float
+    speedup: float
+    ci_low: float
+    ci_high: float
+    rounds: int
+    sol_ms: float | None = None
+    fraction_of_sol: float | None = None
+    flags: list[str] = Field(default_factory=list)
+
+
+class AgentOutcome(BaseModel):
+    """How the agent's run ended. ``reported`` holds what the agent says (cost, tokens); it is never scored."""
+
+    agent: str
+    returncode: int | None = None
+    timed_out: bool = False
+    duration_s: float = 0.0
+    reported: dict = Field(default_factory=dict)
+    log: str | None = None
+
+
+class TaskScore(BaseModel):
+    """Everything scoring one (task, agent) produced; ``passed`` is the verdict and ``reasons`` say why."""
+
+    task_id: str
+    track: Track
+    agent: str
+    passed: bool
+    complete: bool = Field(True, description="False when a required stage could not run here (e.g. no GPU)")
+    reasons: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list, description="audit notes that did not change the verdict")
+    base_commit: str = ""
+    changed_files: list[str] = Field(default_factory=list)
+    diff_ok: bool = True
+    static_ok: bool = True
+    compiled: bool = False
+    isa_ok: bool | None = None
+    correct: bool | None = None
+    speedup: float | None = Field(None, description="geomean over perf shapes; None when not timed")
+    speedup_ci: tuple[float, float] | None = None
+    fraction_of_sol: float | None = None
+    checks: list[CheckOutcome] = Field(default_factory=list)
+    cases: list[CaseOutcome] = Field(default_factory=list)
+    timings: list[TimingOutcome] = Field(default_factory=list)
+    agent_outcome: AgentOutcome | None = None
+    device: str = "cpu"
+    seconds: float = 0.0
+
+
+class RunMetrics(BaseModel):
+    """Suite-level figures for one agent over one set of tasks."""
+
+    agent: str
+    tasks: int
+    passed: int
+    compile_rate: float
+    correct_rate: float
+    isa_pass_rate: float
+    fast_p: dict[str, float] = Field(description="share of ALL tasks correct and faster than p×")
+    geomean_speedup: float = Field(description="over all tasks; a failed or untimed task counts as 1.0×")
+    mean_fraction_of_sol: float | None = None
+    incomplete: int = 0
+    mean_agent_seconds: float | None = None
+    mean_agent_cost_usd: float | None = None
+    devices: list[str] = Field(default_factory=list)

@@ -1,0 +1,186 @@
+"""The eval harness, piece by piece: task folders, git workspaces and the allowlist, static and ISA checks, the
+output comparison, metrics, and the leaderboard (including a real headless-Chromium render)."""
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from evals.catalog import load_tasks
+from evals.harness.agents import render_template
+from evals.harness.isa_checks import run_isa_checks
+from evals.harness.scoring import compare
+from evals.harness.static_checks import static_checks
+from evals.harness.workspace import capture_diff, create_workspace, scoring_copy
+from evals.leaderboard import build, to_html, to_markdown
+from evals.metrics import run_metrics
+from evals.models import AgentOutcome, IsaCheck, TaskScore
+from tools.errors import InputError
+
+
+def test_every_task_folder_loads_and_the_initial_set_is_complete():
+    tasks = load_tasks()
+    tracks = [t.spec.track for t in tasks]
+    assert tracks.count("amd-static") >= 4 and tracks.count("gpu-runtime") >= 3
+    assert {t.spec.language for t in tasks} >= {"triton", "cuda"}
+
+
+def test_selectors_accept_ids_globs_and_tracks_and_name_unknown_ones():
+    assert [t.id for t in load_tasks(["softmax-fusion"])] == ["softmax-fusion"]
+    assert len(load_tasks(["amd-static"])) >= 4
+    assert {t.id for t in load_tasks(["*-prefetch"])} == {"mfma-loop-prefetch", "paged-decode-prefetch"}
+    with pytest.raises(InputError, match="no task matches"):
+        load_tasks(["no-such-task"])
+
+
+def test_workspace_base_commit_is_pinned_and_diff_includes_untracked_and_outside_files(tmp_path):
+    task = load_tasks(["softmax-fusion"])[0]
+    base1 = create_workspace(task, tmp_path / "a")
+    base2 = create_workspace(task, tmp_path / "b")
+    assert base1 == base2  # fixed author and dates: the same task files give the same commit
+    ws = tmp_path / "a"
+    (ws / "kernel.py").write_text((ws / "kernel.py").read_text() + "\n# tuned\n")
+    (ws / "notes.txt").write_text("new untracked file\n")
+    subprocess.run(["git", "commit", "-qam", "agent commits too"], cwd=ws, check=True)
+    diff = capture_diff(ws, base1, task.spec.editable)
+    assert sorted(diff.changed) == ["kernel.py", "notes.txt"]
+    assert diff.outside == ["notes.txt"] and not diff.ok
+    fresh = tmp_path / "scored"
+    scoring_copy(task, diff.patch, fresh)
+    assert (fresh / "kernel.py").read_text().endswith("# tuned\n")
+    assert not (fresh / ".git").exists()
+
+
+def test_static_checks_flag_timer_patches_side_streams_reference_imports_and_forbidden_calls(tmp_path):
+    (tmp_path / "k.py").write_text(
+        "import torch, time\nfrom reference import reference\n"
+        "torch.cuda.Event.elapsed_time = lambda s, e: 0.0\ntime.perf_counter = lambda: 0.0\n"
+        "s = torch.cuda.Stream()\ny = torch.softmax(x, -1)\nself.time = 3\n"
+    )
+    found = static_checks(tmp_path, ["k.py"], forbidden=["torch.softmax"], allow_streams=False)
+    kinds = sorted(f.name for f in found)
+    assert kinds == [
+        "forbidden call",
+        "imports the reference or harness",
+        "side stream",
+        "timer or library monkeypatch",
+        "timer or library monkeypatch",
+    ]
+
+
+def test_static_checks_flag_stream_creation_in_cuda_sources(tmp_path):
+    (tmp_path / "k.cu").write_text("cudaStream_t s;\ncudaStreamCreate(&s);\n")
+    found = static_checks(tmp_path, ["k.cu"], forbidden=[], allow_streams=False)
+    assert len(found) == 1 and "k.cu:2" in found[0].detail
+
+
+def test_compare_fails_degenerate_outputs_with_their_own_reason():
+    import torch
+
+    ref = torch.softmax(torch.randn(4, 8, dtype=torch.float64), -1)
+    assert compare(ref, ref.float(), 1e-6, 1e-4)[0]
+    assert compare(ref, torch.zeros_like(ref), 1.0, 1.0)[1] == "degenerate output: all zeros"
+    assert compare(ref, torch.full_like(ref, 0.125), 1.0, 1.0)[1].startswith("degenerate output: constant")
+    nan = ref.clone()
+    nan[0, 0] = float("nan")
+    assert "NaN" in compare(ref, nan, 1.0, 1.0)[1]
+    assert "shape" in compare(ref, ref[:2], 1.0, 1.0)[1]
+
+
+@pytest.mark.slow
+def test_isa_checks_tell_the_spilling_baseline_from_its_solution(tmp_path):
+    from tools.dump_ir import dump_ir
+
+    task = load_tasks(["vgpr-spill-row-norm"])[0]
+    scoring_copy(task, task.solution.read_text(), tmp_path / "sol")
+    checks = [IsaCheck(check="vgpr_spill_count", op="==", value=0), IsaCheck(check="waves_per_simd", value=4)]
+    base = run_isa_checks(checks, dump_ir(task.workspace / "kernel.py", "gfx942").kernels)
+    sol = run_isa_checks(checks, dump_ir(tmp_path / "sol" / "kernel.py", "gfx942").kernels)
+    # num_warps=1 keeps 4096 values in one wave: 128 VGPRs at waves_per_eu=4 and 67 spilled; 8 warps need 31.
+    assert [c.passed for c in base] == [False, True] and base[0].observed == 67
+    assert [c.passed for c in sol] == [True, True] and sol[1].observed == 8
+
+
+def test_unknown_isa_check_fails_with_the_list_of_known_checks():
+    out = run_isa_checks([IsaCheck(check="no_such_check")], [])
+    assert not out[0].passed and "loads_carried_ahead" in out[0].detail
+
+
+def test_agent_template_keeps_paths_with_spaces_as_one_argument():
+    argv = render_template(
+        "agent -p {prompt_file} --cwd {workspace} --t {time_limit}",
+        {"prompt_file": "/tmp/a b/prompt.md", "workspace": "/w", "time_limit": "60"},
+    )
+    assert argv == ["agent", "-p", "/tmp/a b/prompt.md", "--cwd", "/w", "--t", "60"]
+
+
+def _score(task, passed, speedup=None, correct=True, cost=None):
+    s = TaskScore(task_id=task, track="gpu-runtime", agent="a", passed=passed, compiled=True, correct=correct)
+    s.speedup, s.isa_ok = speedup, True
+    s.agent_outcome = AgentOutcome(agent="a", duration_s=10, reported={"cost_usd": cost} if cost else {})
+    return s
+
+
+def test_metrics_count_every_task_and_failed_tasks_as_one_x():
+    scores = [_score("t1", True, 2.0, cost=1.5), _score("t2", True, 1.05), _score("t3", False, 4.0, correct=False)]
+    m = run_metrics("a", scores)
+    assert m.fast_p == {"fast_1": 2 / 3, "fast_1.1": 1 / 3, "fast_1.25": 1 / 3}
+    # geomean of 2.0, 1.05 and 1.0 (t3 failed, so its 4.0x does not count)
+    assert m.geomean_speedup == pytest.approx((2.0 * 1.05) ** (1 / 3))
+    assert m.correct_rate == 2 / 3 and m.mean_agent_cost_usd == 1.5
+
+
+def _write_run(root: Path) -> None:
+    for agent, results in {"good": [True, True], "bad": [False, True]}.items():
+        d = root / agent
+        d.mkdir(parents=True)
+        for i, ok in enumerate(results):
+            s = _score(f"task-{i}", ok, 1.5 if ok else None)
+            s.agent = agent
+            if not ok:
+                s.reasons = ["ISA check failed: example"]
+            (d / f"task-{i}.json").write_text(s.model_dump_json())
+
+
+def test_leaderboard_ranks_by_tasks_passed_and_renders_markdown(tmp_path):
+    _write_run(tmp_path)
+    lb = build([tmp_path])
+    assert [e.agent for e in lb.entries] == ["good", "bad"]
+    md = to_markdown(lb)
+    assert "| 1 | good | 2/2 |" in md and "✘" in md
+    html = to_html(lb)
+    assert "<svg" in html and "<script" not in html and "http" not in html.replace("http://www.w3.org", "")
+
+
+def test_leaderboard_html_renders_in_headless_chromium(tmp_path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        pytest.skip("chromium is not installed (apt-get install -y chromium) — the HTML render test needs it")
+    _write_run(tmp_path / "run")
+    page = tmp_path / "lb.html"
+    page.write_text(to_html(build([tmp_path / "run"])))
+    png = tmp_path / "lb.png"
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                f"--screenshot={png}",
+                "--window-size=1200,900",
+                page.as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a blank 1200x900 page compresses to ~5 KB
