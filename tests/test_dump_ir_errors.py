@@ -140,3 +140,20 @@ def test_flydsl_kernel_bug_shows_the_users_frames(tmp_path):
         dump_ir(path, "gfx942")
     assert "saxpy_typo.py" in info.value.details and "no_such_op" in info.value.details
     assert "_pyrunner" not in info.value.details
+
+
+def test_child_compiler_keeps_the_callers_pythonpath(tmp_path, monkeypatch):
+    # Packages installed with `pip install --target DIR` and PYTHONPATH=DIR must stay importable in the child.
+    from tools.frontends.base import python_runner
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "kp_probe_pkg.py").write_text("VALUE = 41\n")
+    kernel = tmp_path / "probe.py"
+    kernel.write_text(
+        "import triton\nimport kp_probe_pkg\n\ndef kernelpilot_entry():\n    raise SystemExit(kp_probe_pkg.VALUE + 1)\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    result = python_runner("triton", kernel, "gfx942", tmp_path, {}, timeout=120)
+    assert "ModuleNotFoundError" not in result.stderr
+    assert result.returncode == 42

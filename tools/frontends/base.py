@@ -7,6 +7,7 @@ adding a file here and a line in ``FRONTENDS``.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from abc import ABC, abstractmethod
@@ -73,7 +74,9 @@ def python_runner(
 ) -> RunResult:
     """Run tools.frontends._pyrunner in a child interpreter with the compiler's environment."""
     root = str(Path(__file__).resolve().parents[2])
-    pythonpath = root + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # kernelpilot's root first, then whatever the caller had (e.g. packages installed with --target)
+    inherited = [p for p in (env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")) if p]
+    pythonpath = os.pathsep.join([root, *inherited])
     argv = [sys.executable, "-m", "tools.frontends._pyrunner", frontend, str(path), arch, str(out_dir)]
     return LOCAL.run(argv, timeout=timeout, env={**env, "PYTHONPATH": pythonpath}, cwd=path.parent)
 
