@@ -201,7 +201,12 @@ def format_table(results: list[DumpResult]) -> str:
             )
     lines.append("")
     for res in results:
-        lines.append(f"{res.arch}: {'cache hit, ' if res.cache_hit else ''}{res.compile_seconds:.2f}s → {res.out_dir}")
+        when = (
+            f"cache hit (compiled earlier in {res.compile_seconds:.2f}s)"
+            if res.cache_hit
+            else f"compiled in {res.compile_seconds:.2f}s"
+        )
+        lines.append(f"{res.arch}: {when} → {res.out_dir}")
         for k in res.kernels:
             lines.append(f"  {k.name}: final ISA {k.final_isa}")
             if k.binary:
