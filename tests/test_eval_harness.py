@@ -184,3 +184,49 @@ def test_leaderboard_html_renders_in_headless_chromium(tmp_path):
         )
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a blank 1200x900 page compresses to ~5 KB
+
+
+def test_round_statistics_come_from_the_shared_timer_and_need_the_ci_above_the_required_speedup():
+    from evals.harness.scoring import summarize_rounds
+    from evals.models import ShapeCase
+
+    shape = ShapeCase(name="s")
+    base = [2.00, 2.02, 1.98, 2.01, 1.99, 2.03, 2.00]  # ms per round (medians of each round's calls)
+    cand = [1.00, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00]
+    t, reasons = summarize_rounds(
+        shape,
+        {"baseline": base, "candidate": cand},
+        {"baseline": base, "candidate": cand},
+        rounds=7,
+        required_speedup=1.05,
+        seed=1,
+    )
+    # median 2.00 / median 1.00; every resampled ratio lies within 1.98/1.02 .. 2.03/0.98
+    assert (t.baseline_ms, t.candidate_ms, t.speedup) == (2.0, 1.0, 2.0) and t.verdict == "faster"
+    assert 1.94 < t.ci_low <= 2.0 <= t.ci_high < 2.08 and reasons == []
+    same, _ = summarize_rounds(
+        shape,
+        {"baseline": base, "candidate": base},
+        {"baseline": base, "candidate": base},
+        rounds=7,
+        required_speedup=1.05,
+        seed=1,
+    )
+    assert same.speedup == 1.0 and same.verdict == "inconclusive" and same.ci_low <= 1.05
+
+
+def test_host_time_far_above_event_time_fails_as_work_outside_the_timed_stream():
+    from evals.harness.scoring import summarize_rounds
+    from evals.models import ShapeCase
+
+    ev = [1.0] * 5
+    t, reasons = summarize_rounds(
+        ShapeCase(name="s"),
+        {"baseline": ev, "candidate": ev},
+        {"baseline": [1.02] * 5, "candidate": [2.5] * 5},
+        rounds=5,
+        required_speedup=1.0,
+        seed=0,
+    )
+    # the candidate's host time is 1.5 ms over its events, the baseline's 0.02 ms: above max(0.05, 0.25 × 1.0)
+    assert reasons == ["s: work runs outside the timed stream (host 1.500 ms over events)"] and t.flags
