@@ -24,13 +24,20 @@ def test_every_task_folder_loads_and_the_initial_set_is_complete():
     tasks = load_tasks()
     tracks = [t.spec.track for t in tasks]
     assert tracks.count("amd-static") >= 4 and tracks.count("gpu-runtime") >= 3
-    assert {t.spec.language for t in tasks} >= {"triton", "cuda"}
+    assert {t.spec.language for t in tasks} >= {"triton", "cuda", "flydsl"}
+    assert sum(t.spec.track == "amd-static" and t.spec.language == "flydsl" for t in tasks) >= 2
 
 
 def test_selectors_accept_ids_globs_and_tracks_and_name_unknown_ones():
     assert [t.id for t in load_tasks(["softmax-fusion"])] == ["softmax-fusion"]
     assert len(load_tasks(["amd-static"])) >= 4
-    assert {t.id for t in load_tasks(["*-prefetch"])} == {"mfma-loop-prefetch", "paged-decode-prefetch"}
+    assert {t.id for t in load_tasks(["flydsl-*"])} == {"flydsl-mfma-prefetch", "flydsl-paged-decode-prefetch"}
+    assert {t.id for t in load_tasks(["*-prefetch"])} == {
+        "mfma-loop-prefetch",
+        "paged-decode-prefetch",
+        "flydsl-mfma-prefetch",
+        "flydsl-paged-decode-prefetch",
+    }
     with pytest.raises(InputError, match="no task matches"):
         load_tasks(["no-such-task"])
 
@@ -101,6 +108,26 @@ def test_isa_checks_tell_the_spilling_baseline_from_its_solution(tmp_path):
     # num_warps=1 keeps 4096 values in one wave: 128 VGPRs at waves_per_eu=4 and 67 spilled; 8 warps need 31.
     assert [c.passed for c in base] == [False, True] and base[0].observed == 67
     assert [c.passed for c in sol] == [True, True] and sol[1].observed == 8
+
+
+@pytest.mark.slow
+def test_prefetch_checks_decide_from_the_isa_with_the_shared_detector():
+    from tools.dump_ir import dump_ir
+
+    ex = Path(__file__).resolve().parents[1] / "examples" / "prefetch" / "flydsl_mfma"
+    checks = [IsaCheck(check="hot_loop_prefetched"), IsaCheck(check="prefetch_verified")]
+    base = dump_ir(ex / "baseline.py", "gfx942").kernels
+    good = run_isa_checks(checks, dump_ir(ex / "prefetched.py", "gfx942").kernels, base)
+    wrong = run_isa_checks(checks, dump_ir(ex / "hoisted_wrong.py", "gfx942").kernels, base)
+    same = run_isa_checks(checks, base, base)
+    # prefetched.py: 4 buffer_loads in the loop, all consumed next iteration; load-to-wait ~8 -> ~45 cycles
+    assert [c.passed for c in good] == [True, True] and good[0].observed == "prefetched"
+    # hoisted_wrong.py loads a fixed tile: LLVM moves the loads out of the loop, which is left with none
+    assert [c.passed for c in wrong] == [False, False] and wrong[0].observed == "no-loads"
+    assert "loads-stay-in-loop" in wrong[1].detail
+    assert [c.passed for c in same] == [False, False] and same[0].observed == "exposed-latency"
+    missing = run_isa_checks(checks[1:], base, [])
+    assert not missing[0].passed and "no baseline kernel" in missing[0].detail
 
 
 def test_unknown_isa_check_fails_with_the_list_of_known_checks():
