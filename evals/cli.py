@@ -132,6 +132,7 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([t.spec.model_dump() for t in tasks], indent=2))
         return 0
+    width = max((len(t.id) for t in tasks), default=0) + 1  # ids vary in length; keep the columns aligned
     for t in tasks:
-        print(f"{t.id:<24} {t.spec.track:<12} {t.spec.language:<7} {','.join(t.spec.archs):<14} {t.spec.title}")
+        print(f"{t.id:<{width}} {t.spec.track:<12} {t.spec.language:<7} {','.join(t.spec.archs):<14} {t.spec.title}")
     return 0

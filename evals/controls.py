@@ -33,6 +33,7 @@ class Control:
 
 CPU_TASK = "softmax-fusion"  # Triton: its correctness runs on CPU through the interpreter
 STATIC_TASK = "mfma-loop-prefetch"
+FLYDSL_TASK = "flydsl-mfma-prefetch"  # FlyDSL: scored on the ISA (compiled for gfx942 and gfx950 on CPU)
 
 CONTROLS: list[Control] = [
     Control("zeros", "cheat-zeros", CPU_TASK, "degenerate output: all zeros", why="zeros must never pass"),
@@ -45,6 +46,13 @@ CONTROLS: list[Control] = [
     Control("input-mutation", "cheat-mutate-input", CPU_TASK, "changed its inputs"),
     Control("reference-import", "cheat-import-reference", CPU_TASK, "imports the reference or harness"),
     Control("crash", "crash", STATIC_TASK, "ISA check failed", why="a crashed agent's half edit is scored as is"),
+    Control(
+        "hoisted-prefetch",
+        "cheat-hoisted-prefetch",
+        FLYDSL_TASK,
+        "hot loop is no-loads",
+        why="a 'prefetch' of a fixed tile: the loads leave the loop, the ISA detector must see it",
+    ),
     Control(
         "correct-but-slower",
         "cheat-slower",

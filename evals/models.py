@@ -143,6 +143,9 @@ class TimingOutcome(BaseModel):
     ci_low: float
     ci_high: float
     rounds: int
+    verdict: str | None = Field(
+        None, description="tools.profilers.timing.compare_times: faster | slower | inconclusive"
+    )
     sol_ms: float | None = None
     fraction_of_sol: float | None = None
     flags: list[str] = Field(default_factory=list)

@@ -24,13 +24,20 @@ def test_every_task_folder_loads_and_the_initial_set_is_complete():
     tasks = load_tasks()
     tracks = [t.spec.track for t in tasks]
     assert tracks.count("amd-static") >= 4 and tracks.count("gpu-runtime") >= 3
-    assert {t.spec.language for t in tasks} >= {"triton", "cuda"}
+    assert {t.spec.language for t in tasks} >= {"triton", "cuda", "flydsl"}
+    assert sum(t.spec.track == "amd-static" and t.spec.language == "flydsl" for t in tasks) >= 2
 
 
 def test_selectors_accept_ids_globs_and_tracks_and_name_unknown_ones():
     assert [t.id for t in load_tasks(["softmax-fusion"])] == ["softmax-fusion"]
     assert len(load_tasks(["amd-static"])) >= 4
-    assert {t.id for t in load_tasks(["*-prefetch"])} == {"mfma-loop-prefetch", "paged-decode-prefetch"}
+    assert {t.id for t in load_tasks(["flydsl-*"])} == {"flydsl-mfma-prefetch", "flydsl-paged-decode-prefetch"}
+    assert {t.id for t in load_tasks(["*-prefetch"])} == {
+        "mfma-loop-prefetch",
+        "paged-decode-prefetch",
+        "flydsl-mfma-prefetch",
+        "flydsl-paged-decode-prefetch",
+    }
     with pytest.raises(InputError, match="no task matches"):
         load_tasks(["no-such-task"])
 
@@ -101,6 +108,26 @@ def test_isa_checks_tell_the_spilling_baseline_from_its_solution(tmp_path):
     # num_warps=1 keeps 4096 values in one wave: 128 VGPRs at waves_per_eu=4 and 67 spilled; 8 warps need 31.
     assert [c.passed for c in base] == [False, True] and base[0].observed == 67
     assert [c.passed for c in sol] == [True, True] and sol[1].observed == 8
+
+
+@pytest.mark.slow
+def test_prefetch_checks_decide_from_the_isa_with_the_shared_detector():
+    from tools.dump_ir import dump_ir
+
+    ex = Path(__file__).resolve().parents[1] / "examples" / "prefetch" / "flydsl_mfma"
+    checks = [IsaCheck(check="hot_loop_prefetched"), IsaCheck(check="prefetch_verified")]
+    base = dump_ir(ex / "baseline.py", "gfx942").kernels
+    good = run_isa_checks(checks, dump_ir(ex / "prefetched.py", "gfx942").kernels, base)
+    wrong = run_isa_checks(checks, dump_ir(ex / "hoisted_wrong.py", "gfx942").kernels, base)
+    same = run_isa_checks(checks, base, base)
+    # prefetched.py: 4 buffer_loads in the loop, all consumed next iteration; load-to-wait ~8 -> ~45 cycles
+    assert [c.passed for c in good] == [True, True] and good[0].observed == "prefetched"
+    # hoisted_wrong.py loads a fixed tile: LLVM moves the loads out of the loop, which is left with none
+    assert [c.passed for c in wrong] == [False, False] and wrong[0].observed == "no-loads"
+    assert "loads-stay-in-loop" in wrong[1].detail
+    assert [c.passed for c in same] == [False, False] and same[0].observed == "exposed-latency"
+    missing = run_isa_checks(checks[1:], base, [])
+    assert not missing[0].passed and "no baseline kernel" in missing[0].detail
 
 
 def test_unknown_isa_check_fails_with_the_list_of_known_checks():
@@ -184,3 +211,49 @@ def test_leaderboard_html_renders_in_headless_chromium(tmp_path):
         )
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a blank 1200x900 page compresses to ~5 KB
+
+
+def test_round_statistics_come_from_the_shared_timer_and_need_the_ci_above_the_required_speedup():
+    from evals.harness.scoring import summarize_rounds
+    from evals.models import ShapeCase
+
+    shape = ShapeCase(name="s")
+    base = [2.00, 2.02, 1.98, 2.01, 1.99, 2.03, 2.00]  # ms per round (medians of each round's calls)
+    cand = [1.00, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00]
+    t, reasons = summarize_rounds(
+        shape,
+        {"baseline": base, "candidate": cand},
+        {"baseline": base, "candidate": cand},
+        rounds=7,
+        required_speedup=1.05,
+        seed=1,
+    )
+    # median 2.00 / median 1.00; every resampled ratio lies within 1.98/1.02 .. 2.03/0.98
+    assert (t.baseline_ms, t.candidate_ms, t.speedup) == (2.0, 1.0, 2.0) and t.verdict == "faster"
+    assert 1.94 < t.ci_low <= 2.0 <= t.ci_high < 2.08 and reasons == []
+    same, _ = summarize_rounds(
+        shape,
+        {"baseline": base, "candidate": base},
+        {"baseline": base, "candidate": base},
+        rounds=7,
+        required_speedup=1.05,
+        seed=1,
+    )
+    assert same.speedup == 1.0 and same.verdict == "inconclusive" and same.ci_low <= 1.05
+
+
+def test_host_time_far_above_event_time_fails_as_work_outside_the_timed_stream():
+    from evals.harness.scoring import summarize_rounds
+    from evals.models import ShapeCase
+
+    ev = [1.0] * 5
+    t, reasons = summarize_rounds(
+        ShapeCase(name="s"),
+        {"baseline": ev, "candidate": ev},
+        {"baseline": [1.02] * 5, "candidate": [2.5] * 5},
+        rounds=5,
+        required_speedup=1.0,
+        seed=0,
+    )
+    # the candidate's host time is 1.5 ms over its events, the baseline's 0.02 ms: above max(0.05, 0.25 × 1.0)
+    assert reasons == ["s: work runs outside the timed stream (host 1.500 ms over events)"] and t.flags

@@ -37,6 +37,10 @@ BUILTIN_AGENTS: dict[str, str] = {
     "cheat-constant": "returns a constant tensor",
     "cheat-mutate-input": "writes the result into its input and returns it",
     "cheat-import-reference": "returns the task's own reference implementation",
+    "cheat-hoisted-prefetch": (
+        "replaces the kernel with examples/prefetch/flydsl_mfma/hoisted_wrong.py: a 'prefetch' whose address does not "
+        "advance, so LLVM hoists the loads out of the loop (fast and wrong)"
+    ),
     "crash": "edits the kernel, then exits with status 1",
     "hang": "sleeps past any time limit",
 }
@@ -104,6 +108,10 @@ def run_builtin(name: str, ws: Path, task: Task) -> int:
         return 1
     if name in _WRAP:
         _wrap(ws, task, _WRAP[name])
+        return 0
+    if name == "cheat-hoisted-prefetch":
+        wrong = Path(__file__).resolve().parents[2] / "examples" / "prefetch" / "flydsl_mfma" / "hoisted_wrong.py"
+        (ws / task.spec.baseline[0]).write_text(wrong.read_text())
         return 0
     if name == "cheat-timer-patch":
         _apply_solution(ws, task)

@@ -3,6 +3,8 @@ AMDGCN model (``tools.isa``: CFG, hot loop, liveness).
 
 Extension point: write ``def my_check(check: IsaCheck, kernel: KernelDump) -> CheckOutcome`` and decorate it with
 ``@register("my_check")``; a task then names it in ``isa_checks: [{check: my_check, ...}]``. No other change.
+A check that compares with the task's baseline registers with ``needs_baseline=True`` and is called with
+``baseline=`` the baseline's kernel for the same arch (the scorer compiles the baseline only when a task uses one).
 """
 
 from __future__ import annotations
@@ -16,15 +18,18 @@ from pathlib import Path
 from evals.models import CheckOutcome, IsaCheck
 from tools.models.dump import KernelDump, Resources
 
-CheckFn = Callable[[IsaCheck, KernelDump], CheckOutcome]
+CheckFn = Callable[..., CheckOutcome]
 CHECKS: dict[str, CheckFn] = {}
+NEEDS_BASELINE: set[str] = set()
 
 _OPS = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
 
 
-def register(name: str) -> Callable[[CheckFn], CheckFn]:
+def register(name: str, *, needs_baseline: bool = False) -> Callable[[CheckFn], CheckFn]:
     def deco(fn: CheckFn) -> CheckFn:
         CHECKS[name] = fn
+        if needs_baseline:
+            NEEDS_BASELINE.add(name)
         return fn
 
     return deco
@@ -163,8 +168,55 @@ def loads_in_flight_at_barrier(check: IsaCheck, kernel: KernelDump) -> CheckOutc
     return _outcome(check, kernel, n, ok, what)
 
 
-def run_isa_checks(checks: list[IsaCheck], kernels: list[KernelDump]) -> list[CheckOutcome]:
-    """Every check on every kernel it selects (by name substring and arch)."""
+def _hot_verdict(rep) -> tuple[str, str]:
+    hot = next((lp for lp in rep.loops if lp.is_hot), None)
+    return (hot.verdict, hot.reason) if hot else ("no-loop", "the kernel has no loop")
+
+
+@register("hot_loop_prefetched")
+def hot_loop_prefetched(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
+    """The shared prefetch detector (``tools.prefetch.analyze_prefetch``) classifies the hot loop as ``prefetched``:
+    its loads are consumed one iteration after they are issued, decided from the ISA, not the source."""
+    from tools.prefetch import analyze_prefetch
+
+    rep = analyze_prefetch(kernel.final_isa, kernel.arch, kernel=kernel.name)
+    verdict, reason = _hot_verdict(rep)
+    return _outcome(check, kernel, verdict, verdict == "prefetched", f"hot loop is {verdict}: {reason}")
+
+
+@register("prefetch_verified", needs_baseline=True)
+def prefetch_verified(check: IsaCheck, kernel: KernelDump, baseline: KernelDump | None = None) -> CheckOutcome:
+    """``tools.prefetch.verify_prefetch(baseline, candidate)`` passes on the ISA alone: prologue loads, in-loop loads
+    feeding the next iteration, a longer load-to-wait distance, loads not hoisted out as loop-invariant, about the
+    same bytes per iteration, no new spills, no occupancy drop beyond ``value`` (default 0) waves."""
+    from tools.errors import InputError
+    from tools.prefetch import verify_prefetch
+
+    if baseline is None or not baseline.final_isa:
+        return _outcome(check, kernel, None, False, "no baseline kernel for this arch to verify against")
+    try:
+        rep = verify_prefetch(
+            baseline.final_isa, kernel.final_isa, kernel.arch, allow_occupancy_drop=int(check.value or 0), gpu=False
+        )
+    except InputError as exc:
+        return _outcome(check, kernel, None, False, f"verify_prefetch: {exc.message}")
+    failed = [f"{c.name} ({c.detail})" for c in rep.checks if not c.ok]
+    what = rep.summary if not failed else f"{rep.summary}: " + "; ".join(failed)
+    return _outcome(check, kernel, _hot_verdict(rep.after)[0], rep.ok, what)
+
+
+def _baseline_for(kernel: KernelDump, baseline: list[KernelDump]) -> KernelDump | None:
+    """The baseline kernel a candidate kernel is a rewrite of: same name and arch, else the only one for the arch."""
+    same_arch = [b for b in baseline if b.arch == kernel.arch]
+    named = [b for b in same_arch if b.name == kernel.name]
+    return (named or same_arch)[0] if len(named or same_arch) == 1 else None
+
+
+def run_isa_checks(
+    checks: list[IsaCheck], kernels: list[KernelDump], baseline: list[KernelDump] | None = None
+) -> list[CheckOutcome]:
+    """Every check on every kernel it selects (by name substring and arch); ``baseline`` (the task's baseline,
+    compiled) feeds the checks registered with ``needs_baseline``."""
     out: list[CheckOutcome] = []
     for check in checks:
         fn = CHECKS.get(check.check)
@@ -186,7 +238,10 @@ def run_isa_checks(checks: list[IsaCheck], kernels: list[KernelDump]) -> list[Ch
             out.append(CheckOutcome(name=check.check, passed=False, detail="no compiled kernel matches this check"))
         for k in selected:
             try:
-                out.append(fn(check, k))
+                if check.check in NEEDS_BASELINE:
+                    out.append(fn(check, k, baseline=_baseline_for(k, baseline or [])))
+                else:
+                    out.append(fn(check, k))
             except Exception as exc:  # a check that cannot read the ISA fails the check, never the run
                 out.append(_outcome(check, k, None, False, f"check could not run: {exc.__class__.__name__}: {exc}"))
     return out

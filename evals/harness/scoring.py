@@ -11,7 +11,6 @@ import json
 import math
 import random
 import secrets
-import statistics
 import subprocess
 import sys
 import time
@@ -19,12 +18,13 @@ from pathlib import Path
 
 from evals.catalog import Task
 from evals.harness.devices import Runtime, peaks_for
-from evals.harness.isa_checks import run_isa_checks
+from evals.harness.isa_checks import NEEDS_BASELINE, run_isa_checks
 from evals.harness.static_checks import static_checks
 from evals.models import CaseOutcome, CheckOutcome, ShapeCase, TaskScore, TimingOutcome
 from tools.errors import CompileError, KernelpilotError, ToolchainError
 from tools.executors import LOCAL, kill_process_tree
 from tools.models.dump import KernelDump
+from tools.profilers.timing import summarize_times
 
 CHILD = [sys.executable, "-m", "evals.harness.child"]
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
@@ -226,13 +226,46 @@ def _sol_ms(task: Task, shape: ShapeCase, device_name: str) -> float | None:
     return t * 1e3
 
 
-def _bootstrap_ci(base: list[float], cand: list[float], rng: random.Random, n: int = 2000) -> tuple[float, float]:
-    ratios = [b / c for b, c in zip(base, cand, strict=True) if c > 0]
-    if len(ratios) < 2:
-        r = ratios[0] if ratios else float("nan")
-        return r, r
-    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(n))
-    return meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
+def summarize_rounds(
+    shape: ShapeCase,
+    event_ms: dict[str, list[float]],
+    host_ms: dict[str, list[float]],
+    *,
+    rounds: int,
+    required_speedup: float,
+    seed: int,
+) -> tuple[TimingOutcome, list[str]]:
+    """One shape's verdict from the per-round medians (ms) of ``baseline`` and ``candidate``: event time on the
+    current stream and host time around call + device-wide synchronise. Returns the outcome and failure reasons.
+
+    The statistics are ``tools.profilers.timing.compare_times`` (the one place for medians, bootstrap CIs and
+    verdicts); its threshold is set so that ``faster`` means the CI's lower bound clears ``required_speedup``.
+    A candidate whose host time exceeds its event time by much more than the baseline's does work outside the timed
+    stream: that fails."""
+    from tools.profilers.timing import compare_times
+
+    to_us = {role: [t * 1e3 for t in ts] for role, ts in event_ms.items()}
+    cmp = compare_times(to_us["baseline"], to_us["candidate"], threshold=required_speedup - 1.0, seed=seed)
+    b, c = cmp.baseline.median_us / 1e3, cmp.candidate.median_us / 1e3
+    t = TimingOutcome(
+        shape=shape.name,
+        baseline_ms=b,
+        candidate_ms=c,
+        speedup=cmp.speedup,
+        ci_low=cmp.speedup_ci[0],
+        ci_high=cmp.speedup_ci[1],
+        rounds=rounds,
+        verdict=cmp.verdict,
+    )
+    reasons = []
+    gap_b = summarize_times(host_ms["baseline"]).median_us - b  # pure statistics: ms in, ms out
+    gap_c = summarize_times(host_ms["candidate"]).median_us - c
+    if gap_c > gap_b + max(0.05, 0.25 * c):
+        t.flags.append(
+            f"host time exceeds event time by {gap_c:.3f} ms (baseline {gap_b:.3f} ms): work outside the timed stream"
+        )
+        reasons.append(f"{shape.name}: work runs outside the timed stream (host {gap_c:.3f} ms over events)")
+    return t, reasons
 
 
 def _start_server(spec: dict, work: Path, env: dict) -> tuple[subprocess.Popen, str, object]:
@@ -317,28 +350,21 @@ def time_candidate(
                         reasons.append(f"{role} replaced the timer: {', '.join(reply['tampered'])}")
                     if r == 0:
                         continue  # warm-up: compile, caches, clocks
-                    per[role].append(statistics.median(reply["event_ms"]))
-                    host[role].append(statistics.median(reply["host_ms"]))
+                    # medians of this round's calls (ms: the statistics are unit-free)
+                    per[role].append(summarize_times(reply["event_ms"]).median_us)
+                    host[role].append(summarize_times(reply["host_ms"]).median_us)
                     if reply["saved"]:
                         sampled.append(reply["saved"])
-            b, c = statistics.median(per["baseline"]), statistics.median(per["candidate"])
-            lo, hi = _bootstrap_ci(per["baseline"], per["candidate"], rng)
-            t = TimingOutcome(
-                shape=shape.name,
-                baseline_ms=b,
-                candidate_ms=c,
-                speedup=b / c,
-                ci_low=lo,
-                ci_high=hi,
+            t, slow_host = summarize_rounds(
+                shape,
+                per,
+                host,
                 rounds=perf.rounds,
+                required_speedup=perf.required_speedup,
+                seed=rng.randrange(2**32),
             )
-            gap_b = statistics.median(host["baseline"]) - b
-            gap_c = statistics.median(host["candidate"]) - c
-            if gap_c > gap_b + max(0.05, 0.25 * c):
-                t.flags.append(
-                    f"host time exceeds event time by {gap_c:.3f} ms (baseline {gap_b:.3f} ms): work outside the timed stream"
-                )
-                reasons.append(f"{shape.name}: work runs outside the timed stream (host {gap_c:.3f} ms over events)")
+            reasons += slow_host
+            c = t.candidate_ms
             sol = _sol_ms(task, shape, runtime.name)
             if sol:
                 t.sol_ms = sol
@@ -433,8 +459,9 @@ def score(
         s.complete = False
     if s.compiled:
         fixed = spec.performance is not None and not spec.performance.compiler_options_may_change
-        base_kernels = compile_targets(task, base_dir)[0] if fixed else []
-        checks = run_isa_checks(spec.isa_checks, kernels) + options_unchanged(task, base_kernels, kernels)
+        vs_baseline = any(c.check in NEEDS_BASELINE for c in spec.isa_checks)
+        base_kernels = compile_targets(task, base_dir)[0] if fixed or vs_baseline else []  # cached by content
+        checks = run_isa_checks(spec.isa_checks, kernels, base_kernels) + options_unchanged(task, base_kernels, kernels)
         s.checks += checks
         s.isa_ok = all(c.passed for c in checks)
         s.reasons += [f"ISA check failed: {c.name}: {c.detail}" for c in checks if not c.passed]
@@ -459,6 +486,9 @@ def score(
         else:
             s.complete = False
             s.reasons.append(f"correctness needs a GPU for {spec.language} (none here)")
+
+    elif c is None and spec.track == "amd-static":
+        s.flags.append("no output oracle: this task is scored on its compiled ISA only")
 
     perf = spec.performance
     timed_needed = spec.track == "gpu-runtime" and perf is not None
