@@ -112,3 +112,14 @@ def test_out_copies_the_dump_and_rewrites_paths(tmp_path):
     assert result.out_dir == str(tmp_path / "dump")
     assert all(s.path.startswith(str(tmp_path / "dump")) for s in result.kernels[0].stages)
     assert Path(result.kernels[0].final_isa).exists()
+
+
+def test_identical_source_in_another_file_is_compiled_for_that_file(tmp_path):
+    # The ISA's .file/.loc lines name the source: a copy with the same bytes must not reuse the first dump.
+    copy = tmp_path / "renamed_saxpy.py"
+    copy.write_text((EXAMPLES / "flydsl" / "saxpy.py").read_text())
+    original = dump_ir(EXAMPLES / "flydsl" / "saxpy.py", "gfx942")
+    renamed = dump_ir(copy, "gfx942")
+    assert not renamed.cache_hit
+    assert original.out_dir != renamed.out_dir
+    assert '"renamed_saxpy.py"' in Path(renamed.kernels[0].final_isa).read_text()

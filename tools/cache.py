@@ -20,10 +20,14 @@ from tools.toolchain import cache_root
 RESULT_FILE = "result.json"
 
 
-def cache_key(source_bytes: bytes, frontend: str, arch: str, options: dict, versions: dict[str, str]) -> str:
+def cache_key(
+    source: Path, source_bytes: bytes, frontend: str, arch: str, options: dict, versions: dict[str, str]
+) -> str:
+    """The source's path is part of the key: the ISA's ``.file``/``.loc`` lines name it, so identical bytes in
+    another file must not reuse a dump whose debug info points elsewhere."""
     h = hashlib.sha256()
     h.update(source_bytes)
-    h.update(json.dumps([frontend, arch, options, versions, __version__], sort_keys=True).encode())
+    h.update(json.dumps([str(source), frontend, arch, options, versions, __version__], sort_keys=True).encode())
     return h.hexdigest()[:24]
 
 

@@ -92,7 +92,7 @@ def dump_ir(
     arch = fe.check_arch(arch)
     options = {"debug_info": debug_info, "flags": list(flags or [])}
     versions = fe.versions()
-    key = cache.cache_key(path.read_bytes(), name, arch, options, versions.versions)
+    key = cache.cache_key(path, path.read_bytes(), name, arch, options, versions.versions)
     if use_cache and (hit := cache.lookup(key)):
         return _copy_out(hit, Path(out) if out else None)
     staging = cache.new_staging_dir(key)
