@@ -364,14 +364,12 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
             )
         )
 
-    # Per-block accumulators: an MFMA result added into a separate accumulator by VALU inside the loop.
+    # Per-block accumulators: an MFMA result added into a separate running sum by VALU inside the loop.
     partial_regs: set[int] = set()
     fold_evidence = None
-    for j in loop_idx:
+    for j in sorted(att.folds & loop_set):
         i = insts[j]
-        if not pressure._ADD_RE.match(i.mnemonic):
-            continue
-        for reg in vgprs(i.uses):
+        for reg in vgprs(i.uses & ~i.defs):
             d = att.reaching_def(reg, j)
             if d is not None and d in loop_set and insts[d].category == "mfma":
                 partial_regs.update(vgprs(insts[d].defs))
@@ -390,33 +388,23 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
             )
         )
 
-    # Scale products kept live: a multiply of two scale loads whose result is live at the peak.
-    peak_live = lv.at(points[0].instruction.index, kernel) if points else 0
-    products = []
-    for j in loop_idx:
-        i = insts[j]
-        if i.category != "valu" or not i.mnemonic.startswith(("v_mul", "v_pk_mul")):
-            continue
-        srcs = vgprs(i.uses)
-        if len(srcs) >= 2 and all(att.kind(r, j).kind == "scale_load" for r in srcs):
-            products.extend(r for r in vgprs(i.defs) if (peak_live >> r) & 1)
-    scale_live = (
-        [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "scale_load"] if points else []
-    )
-    if products or len(scale_live) >= 4:
-        regs = sorted(set(products) | set(scale_live))
+    lazy = _scale_values_at_once(kernel, lv, att, loop_idx)
+    if lazy is not None:
+        j, raw, prod = lazy
+        regs = sorted(raw + prod)
         out.append(
             Suggestion(
                 id="lazy_scale_products",
                 title="compute scale products lazily",
-                estimated_vgpr_savings=max(1, len(regs) // 2),
-                evidence=f"{len(regs)} VGPRs of scale values / precomputed scale products are live at the peak: "
-                f"{fmt('v', regs)}",
+                estimated_vgpr_savings=len(regs) - 2,
+                evidence=f"{len(regs)} VGPRs of scale values are live at once at #{j} `{insts[j].text}` "
+                f"({len(raw)} loaded scales, {len(prod)} precomputed scale products): {fmt('v', regs)}",
                 action="keep the raw scales (or load them just before use) and multiply right before the instruction "
-                "that consumes the product, so only one product is live at a time",
+                "that consumes the product, so only one product (pair) is live at a time",
             )
         )
 
+    peak_live = lv.at(points[0].instruction.index, kernel) if points else 0
     loads_live = (
         [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "global_load"]
         if points
@@ -436,6 +424,35 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
         )
     out.sort(key=lambda s: -s.estimated_vgpr_savings)
     return out
+
+
+def _scale_values_at_once(kernel, lv, att, loop_idx) -> tuple[int, list[int], list[int]] | None:
+    """The loop instruction where the most scale values (scale loads and products of them) are live, when at least
+    two products or four scales are: (index, raw scale registers, product registers)."""
+    insts = kernel.instructions
+    scale_defs: dict[int, str] = {}
+    for i in insts:
+        if i.category == "vmem_load" or i.mnemonic.startswith(("v_mul_f", "v_pk_mul_f")):
+            first = next(iter(vgprs(i.defs)), None)
+            kind = att.kind(first, i.index + 1).kind if first is not None else None
+            if kind in ("scale_load", "scale_product"):
+                scale_defs[i.index] = kind
+    if not scale_defs:
+        return None
+    best = None
+    for j in loop_idx:
+        raw, prod = [], []
+        for r in vgprs(lv.at(j, kernel)):
+            kind = scale_defs.get(att.reaching_def(r, j + 1) if (insts[j].defs >> r) & 1 else att.reaching_def(r, j))
+            if kind == "scale_load":
+                raw.append(r)
+            elif kind == "scale_product":
+                prod.append(r)
+        if best is None or len(raw) + len(prod) > len(best[1]) + len(best[2]):
+            best = (j, raw, prod)
+    if best is None or (len(best[2]) < 2 and len(best[1]) < 4):
+        return None
+    return best
 
 
 def _summary(kernel: Kernel, arch, res, lv, points, hot, spills, suggestions) -> str:

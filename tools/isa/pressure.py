@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, Instruction, Kernel, reg_mask
+from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, HotLoop
 from tools.isa.liveness import Liveness, vgprs
 
@@ -68,6 +68,12 @@ class Attributor:
                 self.acc_regs |= i.defs
                 if len(i.operands) >= 4:
                     self.acc_regs |= reg_mask(i.operands[3])
+        # VALU adds/FMAs that fold an MFMA result into a running sum (per-block accumulation, e.g. block scales).
+        self.folds = {i.index for i in self.insts if self._folds_mfma_result(i)}
+        self.fold_regs = 0
+        for j in self.folds:
+            self.fold_regs |= self.insts[j].defs
+        self._address_memo: dict[tuple[int, int], bool] = {}
 
     def reaching_def(self, reg: int, at: int) -> int | None:
         lst = self.defs.get(reg)
@@ -75,6 +81,15 @@ class Attributor:
             return None
         pos = bisect.bisect_left(lst, at)
         return lst[pos - 1] if pos > 0 else lst[-1]
+
+    def _folds_mfma_result(self, i: Instruction) -> bool:
+        if not _ADD_RE.match(i.mnemonic) or not (i.defs & i.uses & VGPR_MASK):
+            return False
+        for reg in _iter_bits(i.uses & VGPR_MASK & ~i.defs):
+            d = self.reaching_def(reg, i.index)
+            if d is not None and self.insts[d].category == "mfma":
+                return True
+        return False
 
     def origin(self, reg: int, at: int) -> int | None:
         """Defining instruction, looking through in-place VALU rewrites (up to 8 steps)."""
@@ -129,6 +144,10 @@ class Attributor:
             return ValueInfo(reg, "mfma_accumulator", d)
         i = self.insts[d]
         c = i.category
+        if (self.fold_regs >> reg) & 1 and (
+            d in self.folds or any(u.index in self.folds and (u.defs >> reg) & 1 for u in self.consumers(reg, d))
+        ):
+            return ValueInfo(reg, "valu_accumulator", d)
         if c == "vmem_load":
             if _NARROW_LOAD_RE.search(i.mnemonic) and any(
                 _SCALE_CONSUMER_RE.match(u.mnemonic) for u in self.consumers(reg, d)
@@ -142,10 +161,37 @@ class Attributor:
         if c == "accvgpr_move":
             return ValueInfo(reg, "agpr_copy", d)
         if c in ("valu", "cndmask"):
-            if any(_is_address_use(u, reg) for u in self.consumers(reg, d)) or self._reloaded_as_address(reg, d):
+            if self.is_scale_product(d):
+                return ValueInfo(reg, "scale_product", d)
+            if self._feeds_address(reg, d, 4) or self._reloaded_as_address(reg, d):
                 return ValueInfo(reg, "address", d)
             return ValueInfo(reg, "valu_other", d)
         return ValueInfo(reg, c, d)
+
+    def is_scale_product(self, d: int) -> bool:
+        """``d`` multiplies two or more VGPRs that all hold scale loads (a_scale * b_scale)."""
+        i = self.insts[d]
+        if not i.mnemonic.startswith(("v_mul_f", "v_pk_mul_f")):
+            return False
+        srcs = {op.first for op in i.operands[1:] if op.kind == "v"}
+        return len(srcs) >= 2 and all(self.kind(r, d).kind == "scale_load" for r in srcs)
+
+    def _feeds_address(self, reg: int, d: int, depth: int) -> bool:
+        """The value is a memory address operand, directly or through VALU arithmetic (base pointer + offset)."""
+        key = (reg, d)
+        if key in self._address_memo:
+            return self._address_memo[key]
+        self._address_memo[key] = False  # cycles through the back edge are not addresses by themselves
+        found = False
+        for u in self.consumers(reg, d):
+            if _is_address_use(u, reg):
+                found = True
+            elif depth and u.category == "valu" and u.index != d:
+                found = any(self._feeds_address(r, u.index, depth - 1) for r in _iter_bits(u.defs & VGPR_MASK))
+            if found:
+                break
+        self._address_memo[key] = found
+        return found
 
     def _reloaded_as_address(self, reg: int, d: int) -> bool:
         """A value spilled right after its definition: is it used as an address after a reload of its slot?"""
