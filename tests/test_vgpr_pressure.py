@@ -222,6 +222,8 @@ def test_nvidia_cubin_compiled_here(tmp_path):
     assert 0 < _m(r, "max_live_gprs").value <= regs and _m(r, "local_bytes").value == 0
     # cuobjdump -res-usage: REG:30 (triton 3.9's ptxas); 30 regs → 1024 per warp → 16 blocks of 4 warps = 64 warps.
     assert (regs, _m(r, "occupancy_warps_per_sm").value) == (30, 64)
+    # no backward branch: no hot loop, so no loop-based suggestions
+    assert (r.hot_loop, r.suggestions) == (None, [])
 
 
 # --- suggestions: each fires on a kernel with its pattern and stays silent on one without ----------------------
@@ -366,3 +368,124 @@ def test_drop_first_fragment_prefetch_silent_when_fragments_are_read_at_the_top(
     r = analyze_isa(_LDS_LOOP.format(prologue="", top=_READS, bottom=""))
     assert _suggestion(r, "drop_first_fragment_prefetch") is None
     assert [(g.kind, g.count) for g in r.hot_loop.loop_carried] == [("mfma_accumulator", 4), ("address", 1)]
+
+
+# --- NVIDIA parity: hot loop, peak groups, spills and suggestions on a Triton sm_90 matmul ---------------------
+
+
+def _sm90_matmuls(tmp_path_factory):
+    """The fp16 matmul above for sm_90 (HGMMA 64x64x16, LDG.U16 tiles staged through STS), as ptxas builds it by
+    default and under maxnreg=64, where it spills to local memory."""
+    triton = pytest.importorskip("triton")
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+
+    from tools.isa import sass
+
+    try:
+        sass.find_tool("nvdisasm")
+    except Exception:
+        pytest.skip("no nvdisasm")
+
+    @triton.jit
+    def mm(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
+            y = tl.load(b + (k + rk)[:, None] * BN + rn[None, :])
+            acc += tl.dot(x, y)
+        tl.store(c + rm[:, None] * BN + rn[None, :], acc)
+
+    src = triton.compiler.ASTSource(
+        fn=mm,
+        signature={"a": "*fp16", "b": "*fp16", "c": "*fp32", "K": "i32"},
+        constexprs={"BM": 64, "BN": 64, "BK": 32},
+    )
+    out = []
+    d = tmp_path_factory.mktemp("sm90")
+    for name, opts in (("default", None), ("maxnreg64", {"maxnreg": 64})):
+        cubin = d / f"mm_{name}.cubin"
+        cubin.write_bytes(triton.compile(src, target=GPUTarget("cuda", 90, 32), options=opts).asm["cubin"])
+        out.append(analyze_path(cubin).reports[0])
+    return out
+
+
+@pytest.fixture(scope="module")
+def sm90(tmp_path_factory):
+    return _sm90_matmuls(tmp_path_factory)
+
+
+@pytest.mark.slow
+def test_sm90_matmul_hot_loop_is_the_k_loop(sm90):
+    h = sm90[0].hot_loop
+    assert (h.header_label, h.first_index, h.last_index) == (".L_x_1", 101, 248)
+    # 64x32 + 32x64 fp16 tiles over 128 threads: 32 scalar LDG.U16 and 32 STS per iteration, two HGMMA 64x64x16.
+    assert h.reason == (
+        "innermost loop headed by .L_x_1 (backward branch at #248, depth 1, 148 instructions) has the most MMA + "
+        "memory instructions: 2 MMA, 64 LDG/LDGSTS/LDS/STS/LDL/STL; it is the only innermost loop"
+    )
+    assert {k: v for k, v in h.distribution.items() if v} == {
+        "global_load": 32,
+        "shared_store": 32,
+        "mma": 2,
+        "barrier": 2,
+    }
+    # 32 HGMMA accumulators (64x64 fp32 / 128 threads) and R71 (the LDS write offset) go around the back edge.
+    assert [(g.kind, g.count, g.registers) for g in h.loop_carried] == [
+        ("mma_accumulator", 32, "R[24:55]"),
+        ("address", 1, "R71"),
+    ]
+
+
+@pytest.mark.slow
+def test_sm90_matmul_peak_grouped_by_definition_and_source(sm90):
+    r = sm90[0]
+    p = r.critical_points[0]
+    # nvdisasm --print-life-ranges: 112 live GPRs (of 122 allocated) at six instructions in three runs, first #181.
+    assert (p.live_vgprs, p.instruction.index, p.in_hot_loop, p.instructions_at_peak) == (112, 181, True, 6)
+    assert p.instruction.text == "LDG.E.U16 R115, desc[UR32][R94.64] ;"
+    # 16 per-row 64-bit pointers (R[2:23], R[56:65]) and per-iteration addresses; the HGMMA accumulators; the
+    # loaded tile waiting for its STS; the kernel-argument K (LDC) and one zero.
+    assert [(g.kind, g.count) for g in p.by_definition] == [
+        ("address", 52),
+        ("mma_accumulator", 32),
+        ("global_load", 25),
+        ("constant_load", 2),
+        ("alu_other", 1),
+    ]
+    # Triton emits line info; the defining instructions point back into this file.
+    assert all(s.source.startswith("test_vgpr_pressure.py:") for s in p.by_source)
+    assert sum(s.count for s in p.by_source) == 112
+
+
+@pytest.mark.slow
+def test_sm90_async_copy_suggestion_fires_for_register_staged_tiles(sm90):
+    s = _suggestion(sm90[0], "async_copy_to_shared")
+    assert s.estimated_vgpr_savings == 25
+    assert s.evidence == (
+        "25 GPRs at the peak hold LDG data whose only use is an STS to shared memory (R[76:89], R[102:103], "
+        "R[106:113], R115): the tile passes through registers on its way to shared memory"
+    )
+    # no spills, and nothing but accumulators and one offset is loop-carried: those suggestions stay silent
+    assert [s.id for s in sm90[0].suggestions] == ["async_copy_to_shared"]
+    assert sm90[0].spills is None
+
+
+@pytest.mark.slow
+def test_sm90_local_spills_in_the_hot_loop(sm90):
+    r = sm90[1]
+    assert (_m(r, "registers_per_thread").value, _m(r, "spill_instructions").value) == (64, 50)
+    s = r.spills
+    # ptxas keeps the 32 accumulators in registers and spills pointers: 26 STL / 24 LDL, 22 reloads per iteration.
+    assert (s.spill_stores, s.spill_reloads, s.hot_loop_spill_stores, s.hot_loop_spill_reloads) == (26, 24, 4, 22)
+    assert r.hot_loop.scratch_share_of_memory_ops == 0.289  # 26 local ops of 90 memory ops in the loop
+    sug = _suggestion(r, "local_spills_in_hot_loop")
+    assert sug.estimated_vgpr_savings == 20
+    assert sug.evidence == (
+        "22 LDL reloads and 4 STL stores inside .L_x_1 (20 registers reloaded: R[5:6], R[8:17], R[20:23], "
+        "R[58:61]), e.g. #126 `LDL R14, [R1+0xc] ;`"
+    )
+    assert _suggestion(sm90[0], "local_spills_in_hot_loop") is None

@@ -295,3 +295,106 @@ def stored_register(inst: Instruction) -> int | None:
 
 def live_sgpr_list(mask: int) -> list[int]:
     return list(_iter_bits((mask >> SGPR_BASE) & ((1 << 128) - 1)))
+
+
+# --- NVIDIA SASS ---------------------------------------------------------------------------------------------
+
+_SASS_INT_ALU = ("IMAD", "IADD3", "IADD", "LEA", "VIADD", "SHF", "SHL", "SHR", "LOP3", "SGXT", "ISCADD", "IABS", "SEL")
+_SASS_INT_ALU += ("IMNMX", "VIMNMX", "PRMT", "MOV", "BMSK", "FLO", "POPC", "BREV")
+
+
+class SassAttributor:
+    """What defined the value of GPR r seen at instruction p in a SASS function: the nearest definition before p in
+    program order (nvdisasm's ``^``/``x`` marks), or the last one in the function for values around a back edge."""
+
+    def __init__(self, insts):
+        self.insts = insts
+        self.defs: dict[int, list[int]] = defaultdict(list)
+        self.uses: dict[int, list[int]] = defaultdict(list)
+        # nvdisasm's marks are exact (an HGMMA reads and writes all 32 accumulator registers its text names as R24);
+        # the operand text is the fallback for listings without life ranges.
+        marks = any(i.live for i in insts)
+        for i in insts:
+            for r in sorted(i.gpr_defs if marks else i.defs):
+                self.defs[r].append(i.index)
+            for r in sorted(i.gpr_uses if marks else i.uses):
+                self.uses[r].append(i.index)
+        self.marks = marks
+        self._address_memo: dict[tuple[int, int], bool] = {}
+
+    def reaching_def(self, reg: int, at: int) -> int | None:
+        lst = self.defs.get(reg)
+        if not lst:
+            return None
+        pos = bisect.bisect_left(lst, at)
+        return lst[pos - 1] if pos > 0 else lst[-1]
+
+    def defined(self, inst) -> frozenset[int] | set[int]:
+        return inst.gpr_defs if self.marks else inst.defs
+
+    def consumers(self, reg: int, d: int, limit: int = 64) -> list:
+        lst, dl = self.uses.get(reg, []), self.defs.get(reg, [])
+        pos = bisect.bisect_right(dl, d)
+        next_def = dl[pos] if pos < len(dl) else len(self.insts)
+        out = []
+        for u in lst[bisect.bisect_right(lst, d) :]:
+            if u > next_def or len(out) >= limit:
+                break
+            out.append(self.insts[u])
+        return out
+
+    def kind(self, reg: int, at: int) -> ValueInfo:
+        """mma_accumulator | global_load | shared_load | spill_reload | constant_load | special_register | address |
+        alu_other | kernel_input."""
+        d = self.reaching_def(reg, at)
+        if d is None:
+            return ValueInfo(reg, "kernel_input", None)
+        i = self.insts[d]
+        if i.is_mma or any(u.is_mma and reg in self.defined(u) for u in self.consumers(reg, d)):
+            return ValueInfo(reg, "mma_accumulator", d)
+        root = i.root
+        if root in ("LDG", "LD"):
+            return ValueInfo(reg, "global_load", d)
+        if root in ("LDS", "LDSM"):
+            return ValueInfo(reg, "shared_load", d)
+        if root == "LDL":
+            return ValueInfo(reg, "spill_reload", d)
+        if root == "LDC":
+            return ValueInfo(reg, "constant_load", d)
+        if root == "S2R" or root == "CS2R" and "SRZ" not in i.operands:
+            return ValueInfo(reg, "special_register", d)
+        if root in _SASS_INT_ALU and self._feeds_address(reg, d, 4):
+            return ValueInfo(reg, "address", d)
+        return ValueInfo(reg, "alu_other", d)
+
+    def _feeds_address(self, reg: int, d: int, depth: int) -> bool:
+        key = (reg, d)
+        if key not in self._address_memo:
+            self._address_memo[key] = False
+            found = False
+            for u in self.consumers(reg, d):
+                if reg in u.address_regs:
+                    found = True
+                elif depth and u.root in _SASS_INT_ALU and u.index != d:
+                    found = any(self._feeds_address(r, u.index, depth - 1) for r in self.defined(u))
+                if found:
+                    break
+            self._address_memo[key] = found
+        return self._address_memo[key]
+
+
+def group_sass_live(att: SassAttributor, live, at: int) -> tuple[list[dict], dict[str, list[int]]]:
+    """Live GPRs at ``at`` grouped by value kind (largest first) and by source line of their definition."""
+    by_kind: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
+    by_src: dict[str, list[int]] = defaultdict(list)
+    defined_here = att.defined(att.insts[at])
+    for reg in sorted(live):
+        info = att.kind(reg, at + 1 if reg in defined_here else at)
+        by_kind[info.kind].append((reg, info.def_index))
+        src = att.insts[info.def_index].source if info.def_index is not None else None
+        by_src[src or "(no line info)"].append(reg)
+    groups = []
+    for kind, items in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        example = next((d for _, d in items if d is not None), None)
+        groups.append({"kind": kind, "regs": [r for r, _ in items], "example": example})
+    return groups, by_src
