@@ -157,11 +157,10 @@ def test_cli_reports_bad_input_without_traceback(tmp_path, capsys):
     assert "no AMDGCN instructions" in capsys.readouterr().err
 
 
-@pytest.mark.slow
-def test_triton_gfx942_matmul_compiled_here():
+def _matmul_source():
+    """A 64x64x32 fp16 K-loop matmul, accumulating in fp32 with ``acc += tl.dot``."""
     triton = pytest.importorskip("triton")
     import triton.language as tl
-    from triton.backends.compiler import GPUTarget
 
     @triton.jit
     def mm(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
@@ -180,6 +179,15 @@ def test_triton_gfx942_matmul_compiled_here():
         signature={"a": "*fp16", "b": "*fp16", "c": "*fp32", "K": "i32"},
         constexprs={"BM": 64, "BN": 64, "BK": 32},
     )
+    return src
+
+
+@pytest.mark.slow
+def test_triton_gfx942_matmul_compiled_here():
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+
+    src = _matmul_source()
     text = triton.compile(src, target=GPUTarget("hip", "gfx942", 64)).asm["amdgcn"]
     r = analyze_isa(text)
     assert r.arch == "gfx942" and r.hot_loop is not None and r.hot_loop.distribution["mfma"] > 0
@@ -377,7 +385,6 @@ def _sm90_matmuls(tmp_path_factory):
     """The fp16 matmul above for sm_90 (HGMMA 64x64x16, LDG.U16 tiles staged through STS), as ptxas builds it by
     default and under maxnreg=64, where it spills to local memory."""
     triton = pytest.importorskip("triton")
-    import triton.language as tl
     from triton.backends.compiler import GPUTarget
 
     from tools.isa import sass
@@ -387,23 +394,7 @@ def _sm90_matmuls(tmp_path_factory):
     except Exception:
         pytest.skip("no nvdisasm")
 
-    @triton.jit
-    def mm(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-        rm = tl.arange(0, BM)
-        rn = tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, K, BK):
-            x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
-            y = tl.load(b + (k + rk)[:, None] * BN + rn[None, :])
-            acc += tl.dot(x, y)
-        tl.store(c + rm[:, None] * BN + rn[None, :], acc)
-
-    src = triton.compiler.ASTSource(
-        fn=mm,
-        signature={"a": "*fp16", "b": "*fp16", "c": "*fp32", "K": "i32"},
-        constexprs={"BM": 64, "BN": 64, "BK": 32},
-    )
+    src = _matmul_source()
     out = []
     d = tmp_path_factory.mktemp("sm90")
     for name, opts in (("default", None), ("maxnreg64", {"maxnreg": 64})):

@@ -43,7 +43,35 @@ class ValueInfo:
     def_index: int | None
 
 
-class Attributor:
+class _DefUse:
+    """Per-register lists of defining and reading instruction indices (``defs``, ``uses``) over ``insts``."""
+
+    insts: list
+    defs: dict[int, list[int]]
+    uses: dict[int, list[int]]
+
+    def reaching_def(self, reg: int, at: int) -> int | None:
+        """Nearest definition before ``at`` in program order; the last one in the kernel when none precedes it."""
+        lst = self.defs.get(reg)
+        if not lst:
+            return None
+        pos = bisect.bisect_left(lst, at)
+        return lst[pos - 1] if pos > 0 else lst[-1]
+
+    def consumers(self, reg: int, d: int, limit: int = 64) -> list:
+        """Instructions reading the value defined at ``d`` (program order, until the register is redefined)."""
+        lst, dl = self.uses.get(reg, []), self.defs.get(reg, [])
+        pos = bisect.bisect_right(dl, d)
+        next_def = dl[pos] if pos < len(dl) else len(self.insts)
+        out = []
+        for u in lst[bisect.bisect_right(lst, d) :]:
+            if u > next_def or len(out) >= limit:
+                break
+            out.append(self.insts[u])
+        return out
+
+
+class Attributor(_DefUse):
     """Answers 'which instruction produced the value of register r seen at instruction p, and what kind is it'."""
 
     def __init__(self, kernel: Kernel):
@@ -75,13 +103,6 @@ class Attributor:
             self.fold_regs |= self.insts[j].defs
         self._address_memo: dict[tuple[int, int], bool] = {}
 
-    def reaching_def(self, reg: int, at: int) -> int | None:
-        lst = self.defs.get(reg)
-        if not lst:
-            return None
-        pos = bisect.bisect_left(lst, at)
-        return lst[pos - 1] if pos > 0 else lst[-1]
-
     def _folds_mfma_result(self, i: Instruction) -> bool:
         if not _ADD_RE.match(i.mnemonic) or not (i.defs & i.uses & VGPR_MASK):
             return False
@@ -110,22 +131,6 @@ class Attributor:
                 continue
             return d
         return d
-
-    def consumers(self, reg: int, d: int, limit: int = 64) -> list[Instruction]:
-        """Instructions reading the value defined at ``d`` (program order, until the register is redefined)."""
-        lst = self.uses.get(reg, [])
-        dl = self.defs.get(reg, [])
-        pos = bisect.bisect_right(dl, d)
-        next_def = dl[pos] if pos < len(dl) else len(self.insts)
-        start = bisect.bisect_right(lst, d)
-        out = []
-        for u in lst[start:]:
-            if u > next_def:
-                break
-            out.append(self.insts[u])
-            if len(out) >= limit:
-                break
-        return out
 
     def kind(self, reg: int, at: int) -> ValueInfo:
         """Kind of the value in ``reg`` at instruction ``at``: an MFMA accumulator when an MFMA wrote it or reads it as
@@ -303,7 +308,7 @@ _SASS_INT_ALU = ("IMAD", "IADD3", "IADD", "LEA", "VIADD", "SHF", "SHL", "SHR", "
 _SASS_INT_ALU += ("IMNMX", "VIMNMX", "PRMT", "MOV", "BMSK", "FLO", "POPC", "BREV")
 
 
-class SassAttributor:
+class SassAttributor(_DefUse):
     """What defined the value of GPR r seen at instruction p in a SASS function: the nearest definition before p in
     program order (nvdisasm's ``^``/``x`` marks), or the last one in the function for values around a back edge."""
 
@@ -322,26 +327,8 @@ class SassAttributor:
         self.marks = marks
         self._address_memo: dict[tuple[int, int], bool] = {}
 
-    def reaching_def(self, reg: int, at: int) -> int | None:
-        lst = self.defs.get(reg)
-        if not lst:
-            return None
-        pos = bisect.bisect_left(lst, at)
-        return lst[pos - 1] if pos > 0 else lst[-1]
-
     def defined(self, inst) -> frozenset[int] | set[int]:
         return inst.gpr_defs if self.marks else inst.defs
-
-    def consumers(self, reg: int, d: int, limit: int = 64) -> list:
-        lst, dl = self.uses.get(reg, []), self.defs.get(reg, [])
-        pos = bisect.bisect_right(dl, d)
-        next_def = dl[pos] if pos < len(dl) else len(self.insts)
-        out = []
-        for u in lst[bisect.bisect_right(lst, d) :]:
-            if u > next_def or len(out) >= limit:
-                break
-            out.append(self.insts[u])
-        return out
 
     def kind(self, reg: int, at: int) -> ValueInfo:
         """mma_accumulator | global_load | shared_load | spill_reload | constant_load | special_register | address |
