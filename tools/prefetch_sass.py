@@ -8,122 +8,17 @@ the scoreboard). Registers: ``R4`` is one register; a ``.64``/``.128`` access or
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from tools.isa.sass import SassFunction, SassInst, find_loops, parse_sass
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, LoadSite, LoopReport
 from tools.prefetch_amd import MAX_LOADS, WALK_ITERATIONS, classify_loop
 
-_INST_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);")
-_LINE_RE = re.compile(r'//## File "([^"]+)", line (\d+)')
-_LABEL_RE = re.compile(r"^(\.?[A-Za-z_$][\w.$]*):\s*$")
-_FUNC_RE = re.compile(r"^\s*\.type\s+(\S+),@function")
-_REG_RE = re.compile(r"(?<![\w.])R(\d+)(\.64|\.128)?(?![\w])")
-_TARGET_RE = re.compile(r"`\(([^)]+)\)")
 LOADS = ("LDG", "LDGSTS", "LD", "LDS128")
 COMPUTE_PREFIXES = ("FFMA", "FMUL", "FADD", "HFMA", "HMMA", "IMMA", "DFMA", "HADD", "HMUL", "FMNMX", "MUFU")
 # Issue cycles (estimates): tensor-core MMA occupies its pipe for ~16 cycles, everything else issues in ~2.
 MMA_CYCLES = 16
 DEFAULT_CYCLES = 2
-
-
-@dataclass
-class SassInst:
-    index: int
-    addr: int
-    opcode: str
-    operands: str
-    text: str
-    source: str | None
-    defs: set[int] = field(default_factory=set)
-    uses: set[int] = field(default_factory=set)
-    target: str | None = None
-    labels: list[str] = field(default_factory=list)
-
-
-@dataclass
-class SassFunction:
-    name: str
-    insts: list[SassInst]
-    labels: dict[str, int]  # label -> instruction index
-
-
-def _width(opcode: str) -> int:
-    if ".128" in opcode:
-        return 4
-    if ".64" in opcode:
-        return 2
-    return 1
-
-
-def _regs(text: str, default_width: int) -> set[int]:
-    out: set[int] = set()
-    for m in _REG_RE.finditer(text):
-        base = int(m.group(1))
-        width = {".64": 2, ".128": 4}.get(m.group(2) or "", default_width)
-        out.update(range(base, base + width))
-    return out
-
-
-def _def_use(opcode: str, operands: str) -> tuple[set[int], set[int]]:
-    parts = [p.strip() for p in operands.split(",")] if operands.strip() else []
-    root = opcode.split(".")[0]
-    stores = root.startswith(("ST", "RED", "ATOM")) or root in ("LDGSTS", "BRA", "EXIT", "BAR", "DEPBAR", "LDGDEPBAR")
-    if stores or not parts:
-        return set(), _regs(operands, 1)
-    width = _width(opcode) if root.startswith("LD") else 1
-    if root in ("IMAD", "LEA") and ".WIDE" in opcode or root == "LDC" and ".64" in opcode:
-        width = 2
-    first = parts[0]
-    return _regs(first, width), _regs(", ".join(parts[1:]), 2 if "[" in operands else 1)
-
-
-def parse_sass(text: str) -> list[SassFunction]:
-    funcs: list[SassFunction] = []
-    names = {m.group(1) for m in (_FUNC_RE.match(ln) for ln in text.splitlines()) if m}
-    cur: SassFunction | None = None
-    source = None
-    pending: list[str] = []
-    for raw in text.splitlines():
-        m = _LINE_RE.search(raw)
-        if m:
-            source = f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}"
-            continue
-        lm = _LABEL_RE.match(raw.strip())
-        if lm:
-            name = lm.group(1)
-            if name in names:
-                cur = SassFunction(name, [], {})
-                funcs.append(cur)
-                source, pending = None, []
-            elif cur is not None:
-                pending.append(name)
-            continue
-        im = _INST_RE.match(raw)
-        if not im or cur is None:
-            continue
-        opcode, operands = im.group(3), im.group(4).strip()
-        defs, uses = _def_use(opcode, operands)
-        if im.group(2):
-            uses = set(uses)
-        tm = _TARGET_RE.search(operands)
-        inst = SassInst(
-            len(cur.insts),
-            int(im.group(1), 16),
-            opcode,
-            operands,
-            raw.strip(),
-            source,
-            defs,
-            uses,
-            tm.group(1) if tm and opcode.startswith("BRA") else None,
-            pending,
-        )
-        for lab in pending:
-            cur.labels[lab] = inst.index
-        pending = []
-        cur.insts.append(inst)
-    return [f for f in funcs if f.insts]
 
 
 def _cycles(i: SassInst) -> int:
@@ -235,13 +130,8 @@ def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources
     for f in funcs:
         if kernel and kernel != f.name and kernel not in f.name:
             continue
-        spans = []
-        for i in f.insts:
-            if i.target and i.target in f.labels and f.labels[i.target] <= i.index:
-                spans.append((f.labels[i.target], i.index))
-        # the `BRA` to itself after EXIT is padding, not a loop
-        spans = sorted({s for s in set(spans) if s[1] > s[0]})
-        inner = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+        found = find_loops(f)
+        inner = [(lp.first, lp.last) for lp in found if lp.innermost]
 
         def weight(s, f=f):
             body = f.insts[s[0] : s[1] + 1]
@@ -249,9 +139,8 @@ def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources
 
         hot = max(inner, key=weight) if inner else None
         loops = []
-        for s in spans:
-            depth = 1 + sum(1 for o in spans if o != s and o[0] <= s[0] and s[1] <= o[1])
-            loops.append(_analyze_loop(f, s[0], s[1], s == hot, depth))
+        for lp in found:
+            loops.append(_analyze_loop(f, lp.first, lp.last, (lp.first, lp.last) == hot, lp.depth))
         loops.sort(key=lambda r: (not r.is_hot, r.first_instruction))
         prologue = sum(1 for i in f.insts[: hot[0]] if _is_load(i)) if hot else 0
         has_lines = any(i.source for i in f.insts)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -364,14 +365,12 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
             )
         )
 
-    # Per-block accumulators: an MFMA result added into a separate accumulator by VALU inside the loop.
+    # Per-block accumulators: an MFMA result added into a separate running sum by VALU inside the loop.
     partial_regs: set[int] = set()
     fold_evidence = None
-    for j in loop_idx:
+    for j in sorted(att.folds & loop_set):
         i = insts[j]
-        if not pressure._ADD_RE.match(i.mnemonic):
-            continue
-        for reg in vgprs(i.uses):
+        for reg in vgprs(i.uses & ~i.defs):
             d = att.reaching_def(reg, j)
             if d is not None and d in loop_set and insts[d].category == "mfma":
                 partial_regs.update(vgprs(insts[d].defs))
@@ -390,33 +389,23 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
             )
         )
 
-    # Scale products kept live: a multiply of two scale loads whose result is live at the peak.
-    peak_live = lv.at(points[0].instruction.index, kernel) if points else 0
-    products = []
-    for j in loop_idx:
-        i = insts[j]
-        if i.category != "valu" or not i.mnemonic.startswith(("v_mul", "v_pk_mul")):
-            continue
-        srcs = vgprs(i.uses)
-        if len(srcs) >= 2 and all(att.kind(r, j).kind == "scale_load" for r in srcs):
-            products.extend(r for r in vgprs(i.defs) if (peak_live >> r) & 1)
-    scale_live = (
-        [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "scale_load"] if points else []
-    )
-    if products or len(scale_live) >= 4:
-        regs = sorted(set(products) | set(scale_live))
+    lazy = _scale_values_at_once(kernel, lv, att, loop_idx)
+    if lazy is not None:
+        j, raw, prod = lazy
+        regs = sorted(raw + prod)
         out.append(
             Suggestion(
                 id="lazy_scale_products",
                 title="compute scale products lazily",
-                estimated_vgpr_savings=max(1, len(regs) // 2),
-                evidence=f"{len(regs)} VGPRs of scale values / precomputed scale products are live at the peak: "
-                f"{fmt('v', regs)}",
+                estimated_vgpr_savings=len(regs) - 2,
+                evidence=f"{len(regs)} VGPRs of scale values are live at once at #{j} `{insts[j].text}` "
+                f"({len(raw)} loaded scales, {len(prod)} precomputed scale products): {fmt('v', regs)}",
                 action="keep the raw scales (or load them just before use) and multiply right before the instruction "
-                "that consumes the product, so only one product is live at a time",
+                "that consumes the product, so only one product (pair) is live at a time",
             )
         )
 
+    peak_live = lv.at(points[0].instruction.index, kernel) if points else 0
     loads_live = (
         [r for r in vgprs(peak_live) if att.kind(r, points[0].instruction.index).kind == "global_load"]
         if points
@@ -436,6 +425,35 @@ def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
         )
     out.sort(key=lambda s: -s.estimated_vgpr_savings)
     return out
+
+
+def _scale_values_at_once(kernel, lv, att, loop_idx) -> tuple[int, list[int], list[int]] | None:
+    """The loop instruction where the most scale values (scale loads and products of them) are live, when at least
+    two products or four scales are: (index, raw scale registers, product registers)."""
+    insts = kernel.instructions
+    scale_defs: dict[int, str] = {}
+    for i in insts:
+        if i.category == "vmem_load" or i.mnemonic.startswith(("v_mul_f", "v_pk_mul_f")):
+            first = next(iter(vgprs(i.defs)), None)
+            kind = att.kind(first, i.index + 1).kind if first is not None else None
+            if kind in ("scale_load", "scale_product"):
+                scale_defs[i.index] = kind
+    if not scale_defs:
+        return None
+    best = None
+    for j in loop_idx:
+        raw, prod = [], []
+        for r in vgprs(lv.at(j, kernel)):
+            kind = scale_defs.get(att.reaching_def(r, j + 1) if (insts[j].defs >> r) & 1 else att.reaching_def(r, j))
+            if kind == "scale_load":
+                raw.append(r)
+            elif kind == "scale_product":
+                prod.append(r)
+        if best is None or len(raw) + len(prod) > len(best[1]) + len(best[2]):
+            best = (j, raw, prod)
+    if best is None or (len(best[2]) < 2 and len(best[1]) < 4):
+        return None
+    return best
 
 
 def _summary(kernel: Kernel, arch, res, lv, points, hot, spills, suggestions) -> str:
@@ -552,6 +570,315 @@ def analyze_isa_all(
     return VgprReports(summary=summary, file=file or "input", reports=reports, errors=errors)
 
 
+SASS_DISTRIBUTION = {  # report key -> SASS opcode roots
+    "local_load": ("LDL",),
+    "local_store": ("STL",),
+    "global_load": ("LDG",),
+    "global_store": ("STG",),
+    "async_copy": ("LDGSTS",),
+    "shared_load": ("LDS", "LDSM"),
+    "shared_store": ("STS",),
+    "mma": (),
+    "barrier": ("BAR",),
+}
+_SASS_MEMORY = ("LDL", "STL", "LDG", "STG", "LDGSTS", "LDS", "LDSM", "STS", "LD", "ST", "ATOM", "ATOMS", "RED")
+
+
+def _sass_ref(f, j: int) -> InstructionRef:
+    i = f.insts[j]
+    return InstructionRef(
+        index=j, line=i.addr, text=i.text.split("*/", 1)[-1].strip(), source=i.source, live_vgprs=len(i.live)
+    )
+
+
+def _sass_groups(f, att, live, at) -> list[RegisterGroup]:
+    groups, _ = pressure.group_sass_live(att, live, at)
+    return [
+        RegisterGroup(
+            kind=g["kind"],
+            count=len(g["regs"]),
+            registers=pressure.fmt_regs("R", g["regs"]),
+            example=_sass_ref(f, g["example"]) if g["example"] is not None else None,
+        )
+        for g in groups
+    ]
+
+
+def _sass_hot_loop(f):
+    """(loop, reason) for the innermost loop with the most MMA + global/shared memory instructions, or None."""
+    from tools.isa import sass
+
+    inner = [lp for lp in sass.find_loops(f) if lp.innermost]
+    if not inner:
+        return None
+
+    def weight(lp):
+        body = f.insts[lp.first : lp.last + 1]
+        mma = sum(1 for i in body if i.is_mma)
+        mem = sum(1 for i in body if i.root in ("LDG", "LDGSTS", "LDS", "LDSM", "STS", "LDL", "STL"))
+        return mma + mem, mma, lp.last - lp.first + 1
+
+    ranked = sorted(inner, key=weight, reverse=True)
+    best = ranked[0]
+    score, mma, size = weight(best)
+    label = f.insts[best.first].labels[0] if f.insts[best.first].labels else f"/*{f.insts[best.first].addr:04x}*/"
+    reason = (
+        f"innermost loop headed by {label} (backward branch at #{best.last}, depth {best.depth}, {size} instructions) "
+        f"has the most MMA + memory instructions: {mma} MMA, {score - mma} LDG/LDGSTS/LDS/STS/LDL/STL"
+    )
+    if len(ranked) > 1:
+        reason += f"; {len(ranked) - 1} other innermost loop(s) have at most {weight(ranked[1])[0]}"
+    else:
+        reason += "; it is the only innermost loop"
+    return best, label, reason
+
+
+def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> VgprReport:
+    a = arch or f.arch
+    notes = []
+    try:
+        a = archmod.normalize_arch(a) if a else None
+    except InputError:
+        notes.append(f"{a} has no occupancy table here")
+        a = None
+    regs = f.resources.get("REG")
+    local = f.resources.get("LOCAL", 0)
+    smem = f.resources.get("SHARED", 0)
+    warps = archmod.nvidia_warps_per_sm(a, regs, smem, threads_per_block) if a and regs else None
+    if warps is not None:
+        notes.append(f"occupancy assumes {threads_per_block} threads per block")
+    insts = f.insts
+    gpr = [i.counts.get("GPR", 0) for i in insts]
+    peak = max(gpr, default=0)
+    spill_ops = sum(1 for i in insts if i.root in ("STL", "LDL"))
+    metrics = [
+        Metric(name="registers_per_thread", value=regs, status="warn" if regs and regs > 128 else "ok"),
+        Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
+        Metric(name="local_bytes", value=local, status="bad" if local else "ok", note="spills go to local memory"),
+        Metric(
+            name="spill_instructions", value=spill_ops, status="bad" if spill_ops else "ok", note="STL/LDL in the SASS"
+        ),
+        Metric(name="shared_bytes", value=smem, status="ok"),
+        Metric(name="occupancy_warps_per_sm", value=warps, status="ok"),
+        Metric(name="max_live_gprs", value=peak, status="ok", note="nvdisasm --print-life-ranges count"),
+        Metric(name="max_live_predicates", value=max((i.counts.get("PRED", 0) for i in insts), default=0)),
+        Metric(name="max_live_ugprs", value=max((i.counts.get("UGPR", 0) for i in insts), default=0)),
+    ]
+    att = pressure.SassAttributor(insts)
+    found = _sass_hot_loop(f)
+    loop_set = set(range(found[0].first, found[0].last + 1)) if found else set()
+    hot = None
+    carried: set[int] = set()
+    if found:
+        lp, label, reason = found
+        body = insts[lp.first : lp.last + 1]
+        body_defs = set().union(*(i.gpr_defs for i in body))
+        header = insts[lp.first]
+        live_in = set(header.live) - (set(header.gpr_defs) - set(header.uses))
+        carried = live_in & body_defs
+        dist = {k: sum(1 for i in body if i.root in roots) for k, roots in SASS_DISTRIBUTION.items()}
+        dist["mma"] = sum(1 for i in body if i.is_mma)
+        mem = sum(1 for i in body if i.root in _SASS_MEMORY)
+        local_ops = dist["local_load"] + dist["local_store"]
+        hot = HotLoop(
+            header_label=label,
+            first_index=lp.first,
+            last_index=lp.last,
+            instruction_count=len(body),
+            reason=reason,
+            distribution=dist,
+            scratch_share_of_memory_ops=round(local_ops / mem, 3) if mem else 0.0,
+            max_live_vgprs=max(gpr[lp.first : lp.last + 1]),
+            header_live_vgprs=len(live_in),
+            loop_carried_vgprs=len(carried),
+            loop_carried=_sass_groups(f, att, carried, lp.first),
+        )
+    points = []
+    at_peak = [j for j, c in enumerate(gpr) if c == peak] if peak else []
+    for j in [j for n, j in enumerate(at_peak) if n == 0 or at_peak[n - 1] != j - 1][:3]:
+        _, by_src = pressure.group_sass_live(att, insts[j].live, j)
+        src_sorted = sorted(by_src.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        points.append(
+            CriticalPoint(
+                instruction=_sass_ref(f, j),
+                live_vgprs=peak,
+                live_agprs=0,
+                live_sgprs=insts[j].counts.get("UGPR", 0),
+                in_hot_loop=j in loop_set,
+                instructions_at_peak=len(at_peak),
+                by_definition=_sass_groups(f, att, insts[j].live, j),
+                by_source=[
+                    SourceGroup(source=s, count=len(r), registers=pressure.fmt_regs("R", r))
+                    for s, r in src_sorted[:top_k]
+                ],
+                by_source_total=len(src_sorted),
+                by_source_truncated=len(src_sorted) > top_k,
+            )
+        )
+    spills = _sass_spills(f, att, loop_set, hot, top_k)
+    suggestions = _sass_suggestions(f, att, hot, loop_set, carried, points, spills)
+    if points:
+        notes.append("live GPRs only: predicates (max_live_predicates) and uniform registers (UGPR) are counted apart")
+    per = None
+    if per_instruction:
+        per = [
+            InstructionPressure(
+                index=i.index,
+                line=i.addr,
+                text=i.text.split("*/", 1)[-1].strip(),
+                live_vgprs=i.counts.get("GPR", 0),
+                live_agprs=0,
+                live_sgprs=i.counts.get("UGPR", 0),
+                source=i.source,
+            )
+            for i in insts
+        ]
+    summary = f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {local} B local (spill) memory" + (
+        f", {warps} warps/SM." if warps is not None else "."
+    )
+    if points:
+        p = points[0]
+        where = f" in the hot loop {hot.header_label}" if p.in_hot_loop and hot else ""
+        top = ", ".join(f"{g.count} {g.kind}" for g in p.by_definition[:3])
+        summary += f" Peak {peak} live GPRs at #{p.instruction.index} `{p.instruction.text}`{where} ({top})."
+    if spills:
+        summary += f" Spills: {spills.root_cause}."
+    if suggestions:
+        summary += f" Top fix: {suggestions[0].title} (~{suggestions[0].estimated_vgpr_savings} registers)."
+    return VgprReport(
+        summary=summary,
+        kernel=f.name,
+        arch=a,
+        file=str(path),
+        vendor="nvidia",
+        instruction_count=len(insts),
+        metrics=metrics,
+        hot_loop=hot,
+        critical_points=points,
+        spills=spills,
+        suggestions=suggestions,
+        notes=notes,
+        per_instruction=per,
+    )
+
+
+def _sass_spills(f, att, loop_set, hot, top_k) -> SpillAnalysis | None:
+    stores = [i for i in f.insts if i.root == "STL"]
+    reloads = [i for i in f.insts if i.root == "LDL"]
+    if not stores and not reloads:
+        return None
+    values = []
+    by_kind: Counter[str] = Counter()
+    for s in stores:
+        data = sorted((s.gpr_uses or s.uses) - s.address_regs)
+        if not data:
+            continue
+        info = att.kind(data[0], s.index)
+        by_kind[info.kind] += 1
+        slot = _sass_slot(s)
+        values.append(
+            SpilledValue(
+                reg=f"R{data[0]}",
+                slot=slot,
+                kind=info.kind,
+                store=_sass_ref(f, s.index),
+                defined_by=_sass_ref(f, info.def_index) if info.def_index is not None else None,
+                in_hot_loop=s.index in loop_set,
+            )
+        )
+    hs = sum(1 for s in stores if s.index in loop_set)
+    hr = sum(1 for r in reloads if r.index in loop_set)
+    kinds = ", ".join(f"{n} {k}" for k, n in by_kind.most_common())
+    cause = f"{len(stores)} STL spill stores ({kinds or 'no GPR data'}), {len(reloads)} LDL reloads"
+    if hot is not None:
+        cause += f"; {hs} stores and {hr} reloads sit inside the hot loop"
+        if hr:
+            cause += " — every iteration pays local-memory latency"
+    values.sort(key=lambda v: (not v.in_hot_loop, v.store.index))
+    return SpillAnalysis(
+        spill_stores=len(stores),
+        spill_reloads=len(reloads),
+        hot_loop_spill_stores=hs,
+        hot_loop_spill_reloads=hr,
+        agpr_spill_slots=0,
+        by_kind=dict(by_kind),
+        root_cause=cause,
+        values=values[:top_k],
+        values_total=len(values),
+        values_truncated=len(values) > top_k,
+    )
+
+
+def _sass_slot(inst) -> str:
+    m = re.search(r"\[R1(?:\+(0x[0-9a-f]+|\d+))?\]", inst.operands)
+    return f"local+{int(m.group(1), 0) if m and m.group(1) else 0}" if m else "local"
+
+
+def _sass_suggestions(f, att, hot, loop_set, carried, points, spills) -> list[Suggestion]:
+    out: list[Suggestion] = []
+    if hot is None:
+        return out
+    insts = f.insts
+    fmt = pressure.fmt_regs
+    if spills and (spills.hot_loop_spill_reloads or spills.hot_loop_spill_stores):
+        reloaded = sorted({r for i in insts if i.index in loop_set and i.root == "LDL" for r in i.gpr_defs})
+        first = next(i for i in insts if i.index in loop_set and i.root in ("LDL", "STL"))
+        out.append(
+            Suggestion(
+                id="local_spills_in_hot_loop",
+                title="take the local-memory spills out of the hot loop",
+                estimated_vgpr_savings=len(reloaded),
+                evidence=f"{spills.hot_loop_spill_reloads} LDL reloads and {spills.hot_loop_spill_stores} STL stores "
+                f"inside {hot.header_label} ({len(reloaded)} registers reloaded: {fmt('R', reloaded)}), e.g. "
+                f"#{first.index} `{first.text.split('*/', 1)[-1].strip()}`",
+                action="cut what is live across the loop (see the peak groups) by about that many registers, or give "
+                "ptxas more: fewer warps per block / a higher maxnreg (Triton), __launch_bounds__ or -maxrregcount "
+                "(CUDA); then check occupancy_warps_per_sm",
+            )
+        )
+    header_first = hot.first_index
+    other = sorted(r for r in carried if att.kind(r, header_first).kind in ("address", "alu_other", "spill_reload"))
+    if len(other) >= 8:
+        addr = sum(1 for r in other if att.kind(r, header_first).kind == "address")
+        out.append(
+            Suggestion(
+                id="drop_loop_carried_state",
+                title="drop non-accumulator loop-carried state",
+                estimated_vgpr_savings=max(0, len(other) - 2),
+                evidence=f"{len(other)} GPRs that are not MMA accumulators travel around the back edge of "
+                f"{hot.header_label} ({addr} of them address arithmetic): {fmt('R', other)}",
+                action="keep only the accumulators loop-carried: advance one base pointer per operand by the K stride "
+                "(or recompute offsets from the loop counter, which ptxas keeps in uniform registers)",
+            )
+        )
+    if points and points[0].in_hot_loop:
+        j = points[0].instruction.index
+        staged = []
+        for r in sorted(insts[j].live):
+            info = att.kind(r, j + 1 if r in insts[j].gpr_defs else j)
+            if info.kind != "global_load":
+                continue
+            users = att.consumers(r, info.def_index)
+            if users and all(u.root == "STS" for u in users):
+                staged.append(r)
+        if len(staged) >= 8:
+            out.append(
+                Suggestion(
+                    id="async_copy_to_shared",
+                    title="copy global tiles to shared memory asynchronously",
+                    estimated_vgpr_savings=len(staged),
+                    evidence=f"{len(staged)} GPRs at the peak hold LDG data whose only use is an STS to shared memory "
+                    f"({fmt('R', staged)}): the tile passes through registers on its way to shared memory",
+                    action="let the copy bypass registers: cp.async (LDGSTS) or TMA. In Triton, loads become cp.async "
+                    "when they are pipelined (num_stages >= 2) and at least 4 bytes wide per thread — give the "
+                    "compiler contiguity and divisibility (power-of-two strides, tl.multiple_of, 16-byte aligned "
+                    "pointers)",
+                )
+            )
+    out.sort(key=lambda s: -s.estimated_vgpr_savings)
+    return out
+
+
 def analyze_cubin(
     path: str | Path,
     kernel: str | None = None,
@@ -559,8 +886,10 @@ def analyze_cubin(
     *,
     per_instruction: bool = False,
     threads_per_block: int = 128,
+    top_k: int = 8,
 ) -> VgprReports:
-    """NVIDIA: registers, spills (local memory), occupancy and SASS live-register counts per function."""
+    """NVIDIA: registers, spills (local memory), occupancy, exact live GPRs per instruction (nvdisasm life ranges),
+    the hot loop, the peak point(s) grouped by what defined the live registers and by source line, and suggestions."""
     from tools.isa import sass
 
     funcs = sass.read_cubin(path)
@@ -569,91 +898,7 @@ def analyze_cubin(
         if not hits:
             raise InputError(f"no kernel named '{kernel}'", hint=f"kernels here: {', '.join(f.name for f in funcs)}")
         funcs = hits[:1]
-    reports = []
-    for f in funcs:
-        a = arch or f.arch
-        notes = []
-        try:
-            a = archmod.normalize_arch(a) if a else None
-        except InputError:
-            notes.append(f"{a} has no occupancy table here")
-            a = None
-        regs = f.resources.get("REG")
-        local = f.resources.get("LOCAL", 0)
-        smem = f.resources.get("SHARED", 0)
-        warps = archmod.nvidia_warps_per_sm(a, regs, smem, threads_per_block) if a and regs else None
-        if warps is not None:
-            notes.append(f"occupancy assumes {threads_per_block} threads per block")
-        gpr = [i.counts.get("GPR", 0) for i in f.instructions]
-        peak = max(gpr, default=0)
-        spill_ops = sum(1 for i in f.instructions if i.text.split(" ")[0].split(".")[0] in ("STL", "LDL"))
-        metrics = [
-            Metric(name="registers_per_thread", value=regs, status="warn" if regs and regs > 128 else "ok"),
-            Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
-            Metric(name="local_bytes", value=local, status="bad" if local else "ok", note="spills go to local memory"),
-            Metric(
-                name="spill_instructions",
-                value=spill_ops,
-                status="bad" if spill_ops else "ok",
-                note="STL/LDL in the SASS",
-            ),
-            Metric(name="shared_bytes", value=smem, status="ok"),
-            Metric(name="occupancy_warps_per_sm", value=warps, status="ok"),
-            Metric(name="max_live_gprs", value=peak, status="ok", note="nvdisasm --print-life-ranges count"),
-            Metric(name="max_live_predicates", value=max((i.counts.get("PRED", 0) for i in f.instructions), default=0)),
-            Metric(name="max_live_ugprs", value=max((i.counts.get("UGPR", 0) for i in f.instructions), default=0)),
-        ]
-        points = []
-        if peak:
-            j = gpr.index(peak)
-            ins = f.instructions[j]
-            points.append(
-                CriticalPoint(
-                    instruction=InstructionRef(index=j, line=ins.offset, text=ins.text, live_vgprs=peak),
-                    live_vgprs=peak,
-                    live_agprs=0,
-                    live_sgprs=ins.counts.get("UGPR", 0),
-                    in_hot_loop=False,
-                    instructions_at_peak=gpr.count(peak),
-                    by_definition=[],
-                    by_source=[],
-                    by_source_total=0,
-                    by_source_truncated=False,
-                )
-            )
-        per = None
-        if per_instruction:
-            per = [
-                InstructionPressure(
-                    index=i.index,
-                    line=i.offset,
-                    text=i.text,
-                    live_vgprs=i.counts.get("GPR", 0),
-                    live_agprs=0,
-                    live_sgprs=i.counts.get("UGPR", 0),
-                )
-                for i in f.instructions
-            ]
-        summary = (
-            f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {local} B local (spill) memory, peak {peak} "
-            f"live GPRs at {points[0].instruction.text if points else '-'}"
-            + (f", {warps} warps/SM" if warps is not None else "")
-            + "."
-        )
-        reports.append(
-            VgprReport(
-                summary=summary,
-                kernel=f.name,
-                arch=a,
-                file=str(path),
-                vendor="nvidia",
-                instruction_count=len(f.instructions),
-                metrics=metrics,
-                critical_points=points,
-                notes=notes,
-                per_instruction=per,
-            )
-        )
+    reports = [_sass_report(f, path, arch, threads_per_block, per_instruction, top_k) for f in funcs]
     return VgprReports(summary=f"{len(reports)} function(s) in {path}", file=str(path), reports=reports)
 
 
@@ -673,7 +918,7 @@ def analyze_path(
     for f in files:
         head = f.read_bytes()[:64]
         if sass.is_cubin(head + b"\0" * 20):
-            part = analyze_cubin(f, kernel, arch, per_instruction=per_instruction)
+            part = analyze_cubin(f, kernel, arch, per_instruction=per_instruction, top_k=top_k)
         elif kernel:
             try:
                 rep = analyze_isa(f, kernel, arch, per_instruction=per_instruction, top_k=top_k)

@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, Instruction, Kernel, reg_mask
+from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, HotLoop
 from tools.isa.liveness import Liveness, vgprs
 
@@ -43,7 +43,35 @@ class ValueInfo:
     def_index: int | None
 
 
-class Attributor:
+class _DefUse:
+    """Per-register lists of defining and reading instruction indices (``defs``, ``uses``) over ``insts``."""
+
+    insts: list
+    defs: dict[int, list[int]]
+    uses: dict[int, list[int]]
+
+    def reaching_def(self, reg: int, at: int) -> int | None:
+        """Nearest definition before ``at`` in program order; the last one in the kernel when none precedes it."""
+        lst = self.defs.get(reg)
+        if not lst:
+            return None
+        pos = bisect.bisect_left(lst, at)
+        return lst[pos - 1] if pos > 0 else lst[-1]
+
+    def consumers(self, reg: int, d: int, limit: int = 64) -> list:
+        """Instructions reading the value defined at ``d`` (program order, until the register is redefined)."""
+        lst, dl = self.uses.get(reg, []), self.defs.get(reg, [])
+        pos = bisect.bisect_right(dl, d)
+        next_def = dl[pos] if pos < len(dl) else len(self.insts)
+        out = []
+        for u in lst[bisect.bisect_right(lst, d) :]:
+            if u > next_def or len(out) >= limit:
+                break
+            out.append(self.insts[u])
+        return out
+
+
+class Attributor(_DefUse):
     """Answers 'which instruction produced the value of register r seen at instruction p, and what kind is it'."""
 
     def __init__(self, kernel: Kernel):
@@ -68,13 +96,21 @@ class Attributor:
                 self.acc_regs |= i.defs
                 if len(i.operands) >= 4:
                     self.acc_regs |= reg_mask(i.operands[3])
+        # VALU adds/FMAs that fold an MFMA result into a running sum (per-block accumulation, e.g. block scales).
+        self.folds = {i.index for i in self.insts if self._folds_mfma_result(i)}
+        self.fold_regs = 0
+        for j in self.folds:
+            self.fold_regs |= self.insts[j].defs
+        self._address_memo: dict[tuple[int, int], bool] = {}
 
-    def reaching_def(self, reg: int, at: int) -> int | None:
-        lst = self.defs.get(reg)
-        if not lst:
-            return None
-        pos = bisect.bisect_left(lst, at)
-        return lst[pos - 1] if pos > 0 else lst[-1]
+    def _folds_mfma_result(self, i: Instruction) -> bool:
+        if not _ADD_RE.match(i.mnemonic) or not (i.defs & i.uses & VGPR_MASK):
+            return False
+        for reg in _iter_bits(i.uses & VGPR_MASK & ~i.defs):
+            d = self.reaching_def(reg, i.index)
+            if d is not None and self.insts[d].category == "mfma":
+                return True
+        return False
 
     def origin(self, reg: int, at: int) -> int | None:
         """Defining instruction, looking through in-place VALU rewrites (up to 8 steps)."""
@@ -96,22 +132,6 @@ class Attributor:
             return d
         return d
 
-    def consumers(self, reg: int, d: int, limit: int = 64) -> list[Instruction]:
-        """Instructions reading the value defined at ``d`` (program order, until the register is redefined)."""
-        lst = self.uses.get(reg, [])
-        dl = self.defs.get(reg, [])
-        pos = bisect.bisect_right(dl, d)
-        next_def = dl[pos] if pos < len(dl) else len(self.insts)
-        start = bisect.bisect_right(lst, d)
-        out = []
-        for u in lst[start:]:
-            if u > next_def:
-                break
-            out.append(self.insts[u])
-            if len(out) >= limit:
-                break
-        return out
-
     def kind(self, reg: int, at: int) -> ValueInfo:
         """Kind of the value in ``reg`` at instruction ``at``: an MFMA accumulator when an MFMA wrote it or reads it as
         srcC, otherwise named after the instruction that produced it."""
@@ -129,6 +149,10 @@ class Attributor:
             return ValueInfo(reg, "mfma_accumulator", d)
         i = self.insts[d]
         c = i.category
+        if (self.fold_regs >> reg) & 1 and (
+            d in self.folds or any(u.index in self.folds and (u.defs >> reg) & 1 for u in self.consumers(reg, d))
+        ):
+            return ValueInfo(reg, "valu_accumulator", d)
         if c == "vmem_load":
             if _NARROW_LOAD_RE.search(i.mnemonic) and any(
                 _SCALE_CONSUMER_RE.match(u.mnemonic) for u in self.consumers(reg, d)
@@ -142,10 +166,37 @@ class Attributor:
         if c == "accvgpr_move":
             return ValueInfo(reg, "agpr_copy", d)
         if c in ("valu", "cndmask"):
-            if any(_is_address_use(u, reg) for u in self.consumers(reg, d)) or self._reloaded_as_address(reg, d):
+            if self.is_scale_product(d):
+                return ValueInfo(reg, "scale_product", d)
+            if self._feeds_address(reg, d, 4) or self._reloaded_as_address(reg, d):
                 return ValueInfo(reg, "address", d)
             return ValueInfo(reg, "valu_other", d)
         return ValueInfo(reg, c, d)
+
+    def is_scale_product(self, d: int) -> bool:
+        """``d`` multiplies two or more VGPRs that all hold scale loads (a_scale * b_scale)."""
+        i = self.insts[d]
+        if not i.mnemonic.startswith(("v_mul_f", "v_pk_mul_f")):
+            return False
+        srcs = {op.first for op in i.operands[1:] if op.kind == "v"}
+        return len(srcs) >= 2 and all(self.kind(r, d).kind == "scale_load" for r in srcs)
+
+    def _feeds_address(self, reg: int, d: int, depth: int) -> bool:
+        """The value is a memory address operand, directly or through VALU arithmetic (base pointer + offset)."""
+        key = (reg, d)
+        if key in self._address_memo:
+            return self._address_memo[key]
+        self._address_memo[key] = False  # cycles through the back edge are not addresses by themselves
+        found = False
+        for u in self.consumers(reg, d):
+            if _is_address_use(u, reg):
+                found = True
+            elif depth and u.category == "valu" and u.index != d:
+                found = any(self._feeds_address(r, u.index, depth - 1) for r in _iter_bits(u.defs & VGPR_MASK))
+            if found:
+                break
+        self._address_memo[key] = found
+        return found
 
     def _reloaded_as_address(self, reg: int, d: int) -> bool:
         """A value spilled right after its definition: is it used as an address after a reload of its slot?"""
@@ -249,3 +300,88 @@ def stored_register(inst: Instruction) -> int | None:
 
 def live_sgpr_list(mask: int) -> list[int]:
     return list(_iter_bits((mask >> SGPR_BASE) & ((1 << 128) - 1)))
+
+
+# --- NVIDIA SASS ---------------------------------------------------------------------------------------------
+
+_SASS_INT_ALU = ("IMAD", "IADD3", "IADD", "LEA", "VIADD", "SHF", "SHL", "SHR", "LOP3", "SGXT", "ISCADD", "IABS", "SEL")
+_SASS_INT_ALU += ("IMNMX", "VIMNMX", "PRMT", "MOV", "BMSK", "FLO", "POPC", "BREV")
+
+
+class SassAttributor(_DefUse):
+    """What defined the value of GPR r seen at instruction p in a SASS function: the nearest definition before p in
+    program order (nvdisasm's ``^``/``x`` marks), or the last one in the function for values around a back edge."""
+
+    def __init__(self, insts):
+        self.insts = insts
+        self.defs: dict[int, list[int]] = defaultdict(list)
+        self.uses: dict[int, list[int]] = defaultdict(list)
+        # nvdisasm's marks are exact (an HGMMA reads and writes all 32 accumulator registers its text names as R24);
+        # the operand text is the fallback for listings without life ranges.
+        marks = any(i.live for i in insts)
+        for i in insts:
+            for r in sorted(i.gpr_defs if marks else i.defs):
+                self.defs[r].append(i.index)
+            for r in sorted(i.gpr_uses if marks else i.uses):
+                self.uses[r].append(i.index)
+        self.marks = marks
+        self._address_memo: dict[tuple[int, int], bool] = {}
+
+    def defined(self, inst) -> frozenset[int] | set[int]:
+        return inst.gpr_defs if self.marks else inst.defs
+
+    def kind(self, reg: int, at: int) -> ValueInfo:
+        """mma_accumulator | global_load | shared_load | spill_reload | constant_load | special_register | address |
+        alu_other | kernel_input."""
+        d = self.reaching_def(reg, at)
+        if d is None:
+            return ValueInfo(reg, "kernel_input", None)
+        i = self.insts[d]
+        if i.is_mma or any(u.is_mma and reg in self.defined(u) for u in self.consumers(reg, d)):
+            return ValueInfo(reg, "mma_accumulator", d)
+        root = i.root
+        if root in ("LDG", "LD"):
+            return ValueInfo(reg, "global_load", d)
+        if root in ("LDS", "LDSM"):
+            return ValueInfo(reg, "shared_load", d)
+        if root == "LDL":
+            return ValueInfo(reg, "spill_reload", d)
+        if root == "LDC":
+            return ValueInfo(reg, "constant_load", d)
+        if root == "S2R" or root == "CS2R" and "SRZ" not in i.operands:
+            return ValueInfo(reg, "special_register", d)
+        if root in _SASS_INT_ALU and self._feeds_address(reg, d, 4):
+            return ValueInfo(reg, "address", d)
+        return ValueInfo(reg, "alu_other", d)
+
+    def _feeds_address(self, reg: int, d: int, depth: int) -> bool:
+        key = (reg, d)
+        if key not in self._address_memo:
+            self._address_memo[key] = False
+            found = False
+            for u in self.consumers(reg, d):
+                if reg in u.address_regs:
+                    found = True
+                elif depth and u.root in _SASS_INT_ALU and u.index != d:
+                    found = any(self._feeds_address(r, u.index, depth - 1) for r in self.defined(u))
+                if found:
+                    break
+            self._address_memo[key] = found
+        return self._address_memo[key]
+
+
+def group_sass_live(att: SassAttributor, live, at: int) -> tuple[list[dict], dict[str, list[int]]]:
+    """Live GPRs at ``at`` grouped by value kind (largest first) and by source line of their definition."""
+    by_kind: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
+    by_src: dict[str, list[int]] = defaultdict(list)
+    defined_here = att.defined(att.insts[at])
+    for reg in sorted(live):
+        info = att.kind(reg, at + 1 if reg in defined_here else at)
+        by_kind[info.kind].append((reg, info.def_index))
+        src = att.insts[info.def_index].source if info.def_index is not None else None
+        by_src[src or "(no line info)"].append(reg)
+    groups = []
+    for kind, items in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        example = next((d for _, d in items if d is not None), None)
+        groups.append({"kind": kind, "regs": [r for r, _ in items], "example": example})
+    return groups, by_src

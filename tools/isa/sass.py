@@ -1,7 +1,12 @@
-"""NVIDIA cubins: per-function resources (``cuobjdump -res-usage``) and per-instruction live register counts
-(``nvdisasm --print-life-ranges --life-range-mode count``), from the tools on PATH or the ones Triton's wheel bundles.
+"""NVIDIA SASS: nvdisasm text → functions → instructions with def/use registers, labels, branch targets and source
+lines; loops from backward branches; and, for cubins, per-function resources (``cuobjdump -res-usage``) and the exact
+live GPR set at every instruction (``nvdisasm --print-life-ranges --life-range-mode narrow``), from the tools on PATH
+or the ones Triton's wheel bundles.
 
-The life-range columns are read by their header names (GPR, PRED, UGPR, UPRED), whichever subset this nvdisasm prints.
+The life-range columns are read by their header names (GPR, PRED, UGPR, UPRED), whichever subset this nvdisasm prints;
+in a GPR column ``^`` marks a definition, ``v`` a use, ``x`` both and ``:`` a value passing through. nvdisasm ignores
+``-g`` while printing life ranges, so source lines come from a second listing, matched by instruction offset.
+Registers: ``R4`` is one register; a ``.64``/``.128`` access or an ``R4.64`` operand spans 2 or 4.
 """
 
 from __future__ import annotations
@@ -16,25 +21,166 @@ from tools.executors import LOCAL
 
 _FUNC_RES_RE = re.compile(r"^\s*Function\s+(\S+):\s*$")
 _RES_RE = re.compile(r"(\w+(?:\[\d+\])?):(\d+)")
-_INST_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*//\s*\|(.*)\|\s*$")
-_FUNC_LABEL_RE = re.compile(r"^\s*\.global\s+(\S+)")
-_TARGET_RE = re.compile(r"^\s*\.target\s+(sm_\d+)")
+_TARGET_DIRECTIVE_RE = re.compile(r"^\s*\.target\s+(sm_\d+)")
+_INST_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);")
+_LINE_RE = re.compile(r'//## File "([^"]+)", line (\d+)')
+_LABEL_RE = re.compile(r"^(\.?[A-Za-z_$][\w.$]*):\s*$")
+_FUNC_RE = re.compile(r"^\s*\.type\s+(\S+),@function")
+_REG_RE = re.compile(r"(?<![\w.])R(\d+)(\.64|\.128)?(?![\w])")
+_BRACKET_RE = re.compile(r"\[([^\]]*)\]")
+_TARGET_RE = re.compile(r"`\(([^)]+)\)")
+MMA_PREFIXES = ("HMMA", "IMMA", "DMMA", "HGMMA", "IGMMA", "QGMMA", "BGMMA", "WGMMA", "UTCHMMA", "UTCQMMA")
+MEMORY_ROOTS = ("LD", "ST", "ATOM", "RED")
 
 
 @dataclass
-class SassInstruction:
+class SassInst:
+    """One instruction. ``defs``/``uses`` come from the operand text; ``live``/``gpr_defs``/``counts`` from nvdisasm's
+    life ranges when the function was read from a cubin."""
+
     index: int
-    offset: int
+    addr: int
+    opcode: str
+    operands: str
     text: str
-    counts: dict[str, int]
+    source: str | None
+    defs: set[int] = field(default_factory=set)
+    uses: set[int] = field(default_factory=set)
+    target: str | None = None
+    labels: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    live: frozenset[int] = frozenset()
+    gpr_defs: frozenset[int] = frozenset()
+    gpr_uses: frozenset[int] = frozenset()
+
+    @property
+    def root(self) -> str:
+        return self.opcode.split(".")[0]
+
+    @property
+    def is_mma(self) -> bool:
+        return self.opcode.startswith(MMA_PREFIXES)
+
+    @property
+    def address_regs(self) -> set[int]:
+        """GPRs inside ``[...]`` of a memory instruction (the address, not the data)."""
+        if not self.root.startswith(MEMORY_ROOTS):
+            return set()
+        return _regs(" ".join(_BRACKET_RE.findall(self.operands)), 1)
 
 
 @dataclass
 class SassFunction:
     name: str
-    arch: str | None
-    instructions: list[SassInstruction] = field(default_factory=list)
+    insts: list[SassInst]
+    labels: dict[str, int]  # label -> instruction index
+    arch: str | None = None
     resources: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class SassLoop:
+    first: int  # instruction index of the branch target (the header)
+    last: int  # the backward branch
+    depth: int
+    innermost: bool
+
+
+def _width(opcode: str) -> int:
+    if ".128" in opcode:
+        return 4
+    if ".64" in opcode:
+        return 2
+    return 1
+
+
+def _regs(text: str, default_width: int) -> set[int]:
+    out: set[int] = set()
+    for m in _REG_RE.finditer(text):
+        base = int(m.group(1))
+        width = {".64": 2, ".128": 4}.get(m.group(2) or "", default_width)
+        out.update(range(base, base + width))
+    return out
+
+
+def _def_use(opcode: str, operands: str) -> tuple[set[int], set[int]]:
+    parts = [p.strip() for p in operands.split(",")] if operands.strip() else []
+    root = opcode.split(".")[0]
+    stores = root.startswith(("ST", "RED", "ATOM")) or root in ("LDGSTS", "BRA", "EXIT", "BAR", "DEPBAR", "LDGDEPBAR")
+    if stores or not parts:
+        return set(), _regs(operands, 1)
+    width = _width(opcode) if root.startswith("LD") else 1
+    if root in ("IMAD", "LEA") and ".WIDE" in opcode or root == "LDC" and ".64" in opcode:
+        width = 2
+    first = parts[0]
+    return _regs(first, width), _regs(", ".join(parts[1:]), 2 if "[" in operands else 1)
+
+
+def parse_sass(text: str) -> list[SassFunction]:
+    """Functions of an nvdisasm listing (with or without ``-g`` line info or life-range columns)."""
+    funcs: list[SassFunction] = []
+    names = {m.group(1) for m in (_FUNC_RE.match(ln) for ln in text.splitlines()) if m}
+    arch = None
+    cur: SassFunction | None = None
+    source = None
+    pending: list[str] = []
+    for raw in text.splitlines():
+        m = _TARGET_DIRECTIVE_RE.match(raw)
+        if m:
+            arch = m.group(1)
+            continue
+        m = _LINE_RE.search(raw)
+        if m:
+            source = f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}"
+            continue
+        lm = _LABEL_RE.match(raw.split("//", 1)[0].strip())
+        if lm:
+            name = lm.group(1)
+            if name in names:
+                cur = SassFunction(name, [], {}, arch)
+                funcs.append(cur)
+                source, pending = None, []
+            elif cur is not None:
+                pending.append(name)
+            continue
+        im = _INST_RE.match(raw)
+        if not im or cur is None:
+            continue
+        opcode, operands = im.group(3), im.group(4).strip()
+        defs, uses = _def_use(opcode, operands)
+        tm = _TARGET_RE.search(operands)
+        inst = SassInst(
+            len(cur.insts),
+            int(im.group(1), 16),
+            opcode,
+            operands,
+            raw.split("//", 1)[0].strip(),
+            source,
+            defs,
+            uses,
+            tm.group(1) if tm and opcode.startswith("BRA") else None,
+            pending,
+        )
+        for lab in pending:
+            cur.labels[lab] = inst.index
+        pending = []
+        cur.insts.append(inst)
+    return [f for f in funcs if f.insts]
+
+
+def find_loops(f: SassFunction) -> list[SassLoop]:
+    """Loops from backward branches (target at or before the branch), outermost first; the ``BRA`` to itself after
+    ``EXIT`` is padding, not a loop."""
+    spans = set()
+    for i in f.insts:
+        if i.target and i.target in f.labels and f.labels[i.target] < i.index:
+            spans.add((f.labels[i.target], i.index))
+    out = []
+    for s in sorted(spans):
+        depth = 1 + sum(1 for o in spans if o != s and o[0] <= s[0] and s[1] <= o[1])
+        inner = not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)
+        out.append(SassLoop(s[0], s[1], depth, inner))
+    return out
 
 
 def find_tool(name: str) -> str:
@@ -71,50 +217,93 @@ def parse_res_usage(text: str) -> dict[str, dict[str, int]]:
     return out
 
 
-def parse_life_ranges(text: str) -> list[SassFunction]:
-    """Functions of an ``nvdisasm -plr --life-range-mode count`` listing with per-instruction live counts."""
-    funcs: list[SassFunction] = []
-    arch = None
-    columns: list[str] = []
-    cur: SassFunction | None = None
+LifeRow = tuple[dict[str, int], frozenset[int], frozenset[int], frozenset[int]]
+
+
+def parse_life_ranges(text: str) -> dict[str, dict[int, LifeRow]]:
+    """``nvdisasm -plr --life-range-mode narrow`` (or ``count``) listing: per function, per instruction offset, the live
+    counts by column name, the live GPR set, and the GPRs the instruction defines and reads (sets empty in count mode)."""
+    out: dict[str, dict[int, LifeRow]] = {}
+    header: list[str] = []
+    segments: list[tuple[str, int, int, dict[int, int]]] = []  # name, start, end, column -> register
+    cur = None
     for line in text.splitlines():
-        m = _TARGET_RE.match(line)
-        if m:
-            arch = m.group(1)
+        bar = line.find("// ")
+        if bar < 0:
             continue
-        if "// |" in line and not columns and ("GPR" in line or "PRED" in line):
-            columns = [c.strip() for c in line.split("// |", 1)[1].strip().strip("|").split("|")]
+        prefix, row = line[:bar], line[bar + 3 :]
+        im = _INST_RE.match(line)
+        if im is None:
+            if not prefix.strip() and row.startswith("|"):  # a header row (each function prints its own)
+                header.append(row)
+            elif not prefix.strip() and row.startswith("+") and header:
+                segments, header = _life_range_segments(header), []
+            fm = re.match(r"^\s*\.global\s+(\S+)", prefix)
+            if fm:
+                cur = out.setdefault(fm.group(1), {})
             continue
-        m = _FUNC_LABEL_RE.match(line)
-        if m:
-            cur = SassFunction(m.group(1), arch)
-            funcs.append(cur)
+        if cur is None:
             continue
-        m = _INST_RE.match(line)
-        if m and cur is not None:
-            cells = [c.strip() for c in m.group(3).split("|")]
-            counts = {}
-            for name, cell in zip(columns, cells, strict=False):
-                counts[name] = int(cell) if cell.isdigit() else 0
-            text_ = re.sub(r"\s+", " ", m.group(2)).strip()
-            cur.instructions.append(SassInstruction(len(cur.instructions), int(m.group(1), 16), text_, counts))
-    return funcs
+        counts: dict[str, int] = {}
+        live: set[int] = set()
+        defs: set[int] = set()
+        uses: set[int] = set()
+        for name, start, end, cols in segments:
+            num = row[start : min(cols) if cols else end].strip()
+            counts[name] = int(num) if num.isdigit() else 0
+            if name == "GPR":
+                for col, reg in cols.items():
+                    ch = row[col : col + 1]
+                    if ch in (":", "^", "v", "x"):
+                        live.add(reg)
+                    if ch in ("^", "x"):
+                        defs.add(reg)
+                    if ch in ("v", "x"):
+                        uses.add(reg)
+        cur[int(im.group(1), 16)] = (counts, frozenset(live), frozenset(defs), frozenset(uses))
+    return out
+
+
+def _life_range_segments(header: list[str]) -> list[tuple[str, int, int, dict[int, int]]]:
+    """Column groups of the life-range header: name, character span, and (narrow mode) column -> register number."""
+    title = header[0]
+    bars = [i for i, ch in enumerate(title) if ch == "|"]
+    segs = []
+    for start, end in zip(bars, bars[1:], strict=False):
+        name = title[start + 1 : end].strip()
+        digit_rows = [h for h in header[1:] if len(h) > start]
+        cols: dict[int, int] = {}
+        last = digit_rows[-1] if digit_rows else ""
+        for c in range(start + 1, end):
+            if c < len(last) and last[c].isdigit():
+                digits = "".join((h[c] if c < len(h) and h[c].isdigit() else "0") for h in digit_rows)
+                cols[c] = int(digits)
+        segs.append((name, start + 1, end, cols))
+    return segs
 
 
 def read_cubin(path: str | Path, timeout: float = 60.0) -> list[SassFunction]:
-    """Run nvdisasm and cuobjdump on a cubin; functions with their resources and live counts."""
+    """Run nvdisasm (life ranges, then line info) and cuobjdump on a cubin; functions with their resources, live
+    GPR sets and source lines."""
     p = Path(path)
     data = p.read_bytes()
     if not is_cubin(data):
         raise InputError(f"{p} is not a CUDA cubin (ELF, EM_CUDA)", hint="extract one with `cuobjdump -xelf all`")
-    res = LOCAL.run(
-        [find_tool("nvdisasm"), "--print-life-ranges", "--life-range-mode", "count", "-c", str(p)], timeout=timeout
-    )
+    nvdisasm = find_tool("nvdisasm")
+    res = LOCAL.run([nvdisasm, "-g", "-c", str(p)], timeout=timeout)
     if not res.ok:
         raise ToolchainError(f"nvdisasm failed on {p}", details=res.stderr[-2000:])
-    funcs = parse_life_ranges(res.stdout)
+    funcs = parse_sass(res.stdout)
+    plr = LOCAL.run([nvdisasm, "--print-life-ranges", "--life-range-mode", "narrow", "-c", str(p)], timeout=timeout)
+    if not plr.ok:
+        raise ToolchainError(f"nvdisasm --print-life-ranges failed on {p}", details=plr.stderr[-2000:])
+    ranges = parse_life_ranges(plr.stdout)
     usage = LOCAL.run([find_tool("cuobjdump"), "-res-usage", str(p)], timeout=timeout)
     table = parse_res_usage(usage.stdout) if usage.ok else {}
     for f in funcs:
         f.resources = table.get(f.name, {})
+        by_offset = ranges.get(f.name, {})
+        for i in f.insts:
+            if i.addr in by_offset:
+                i.counts, i.live, i.gpr_defs, i.gpr_uses = by_offset[i.addr]
     return funcs

@@ -28,8 +28,10 @@ class InstructionRef(BaseModel):
 
 class RegisterGroup(BaseModel):
     kind: str = Field(
-        description="mfma_accumulator | global_load | lds_fragment | scale_load | address | "
-        "spill_reload | agpr_copy | kernel_input | valu_other | salu_moved"
+        description="AMD: mfma_accumulator | valu_accumulator | global_load | lds_fragment | scale_load | "
+        "scale_product | address | spill_reload | agpr_copy | kernel_input | valu_other | salu_moved; "
+        "NVIDIA (GPRs): mma_accumulator | global_load | shared_load | spill_reload | constant_load | "
+        "special_register | address | alu_other | kernel_input"
     )
     count: int
     registers: str = Field(description="compact list, e.g. 'v[2:17], v40'")
@@ -64,10 +66,13 @@ class HotLoop(BaseModel):
     instruction_count: int
     reason: str
     distribution: dict[str, int] = Field(
-        description="scratch_load, scratch_store, vmem_load, mfma, cndmask, nop, "
-        "lds_read, lds_write, waitcnt counts inside the loop"
+        description="AMD: scratch_load, scratch_store, vmem_load, mfma, cndmask, nop, lds_read, lds_write, waitcnt; "
+        "NVIDIA: local_load, local_store, global_load, global_store, async_copy, shared_load, shared_store, mma, "
+        "barrier — counts inside the loop"
     )
-    scratch_share_of_memory_ops: float = Field(description="scratch ops / all vector-memory + LDS ops in the loop")
+    scratch_share_of_memory_ops: float = Field(
+        description="scratch (NVIDIA: local LDL/STL) ops / all vector-memory + LDS (shared) ops in the loop"
+    )
     max_live_vgprs: int
     header_live_vgprs: int = Field(description="VGPRs live on entry to the loop header")
     loop_carried_vgprs: int = Field(description="live at the header and redefined inside the loop")
@@ -99,7 +104,8 @@ class SpillAnalysis(BaseModel):
 class Suggestion(BaseModel):
     id: str = Field(
         description="drop_loop_carried_state | fold_block_accumulators | lazy_scale_products | "
-        "per_k_step_b_loads | drop_first_fragment_prefetch"
+        "per_k_step_b_loads | drop_first_fragment_prefetch; NVIDIA: local_spills_in_hot_loop | "
+        "drop_loop_carried_state | async_copy_to_shared"
     )
     title: str
     estimated_vgpr_savings: int
