@@ -1,5 +1,17 @@
-"""Frontends: compile one kernel language for one target, keeping every stage's artifact in order."""
+"""Frontends: compile one language for one target, keeping every stage's artifact in order.
 
-from tools.frontends.base import FRONTENDS, Frontend, detect_frontend, get_frontend
+The package itself imports nothing: the compile child (``python -m tools.frontends._pyrunner``) starts inside it,
+and pydantic/yaml imports there would only slow every compile down.
+"""
+
+from __future__ import annotations
+
+import importlib
 
 __all__ = ["FRONTENDS", "Frontend", "detect_frontend", "get_frontend"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        return getattr(importlib.import_module("tools.frontends.base"), name)
+    raise AttributeError(name)
