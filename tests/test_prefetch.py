@@ -163,7 +163,7 @@ def test_gpu_not_measured_without_a_gpu():
 
 def test_gpu_not_measured_without_kernelpilot_run():
     rep = measure_gpu(EX / "flydsl_mfma" / "baseline.py", EX / "cuda_rolling" / "prefetched.cu")
-    assert not rep.measured and "BEFORE provide(s) no kernelpilot_run" in rep.note
+    assert not rep.measured and "BEFORE defines no kernelpilot_run" in rep.note
 
 
 def test_runner_file_convention():

@@ -96,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
         print(report.model_dump_json(indent=2))
         return 0
     for r in report.tools:
-        print(f"{'ok ' if r.found else '-- '} {r.name:<10} {r.detail:<60} {r.enables}")
+        print(f"{'ok ' if r.found else '-- '} {r.name:<10} {r.enables}\n{'':14}{r.detail}")
     print(report.summary)
     return 0

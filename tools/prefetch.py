@@ -406,8 +406,8 @@ def measure_gpu(before: str | Path, after: str | Path, rounds: int = 50, warmup:
     if missing:
         return GpuMeasurement(
             measured=False,
-            note=f"not measured: {' and '.join(missing)} provide(s) no {RUN_ENTRY}(device) (in the .py kernel file, "
-            "or <stem>_run.py beside a .cu/.hip file)",
+            note=f"not measured: {' and '.join(missing)} {'defines' if len(missing) == 1 else 'define'} no "
+            f"{RUN_ENTRY}(device) (in the .py kernel file, or <stem>_run.py beside a .cu/.hip file)",
         )
     from tools.errors import ToolchainError
     from tools.profilers.timing import _torch_gpu, compare_callables
