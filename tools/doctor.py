@@ -22,66 +22,33 @@ class DoctorReport(BaseModel):
     tools: list[ToolStatus]
 
 
+# (name, what it enables, what to do when it is missing); found by package metadata or on PATH
+_PACKAGES = [
+    ("flydsl", "FlyDSL dump-ir for gfx90a/gfx942/gfx950", "pip install flydsl"),
+    ("triton", "Triton dump-ir for AMD and NVIDIA targets", "pip install triton"),
+    ("torch", "FlyDSL dummy tensors; GPU timing", "pip install torch"),
+]
+_PROGRAMS = [
+    ("hipcc", "HIP C++ dump-ir", "needs ROCm"),
+    ("nvcc", "CUDA C++ dump-ir", "needs the CUDA toolkit"),
+    ("nvdisasm", "SASS and register life ranges", "CUDA toolkit or triton"),
+    ("rocprofv3", "kernel-trace runs on AMD GPUs", "needs ROCm"),
+    ("ncu", "kernel-trace runs on NVIDIA GPUs", "needs Nsight Compute"),
+]
+
+
+def _status(name: str, found: str | None, enables: str, missing: str) -> ToolStatus:
+    return ToolStatus(name=name, found=bool(found), detail=found or missing, enables=enables)
+
+
 def doctor() -> DoctorReport:
     rocm = host_rocm_path()
-    rows = [
-        ToolStatus(
-            name="flydsl",
-            found=bool(package_version("flydsl")),
-            detail=package_version("flydsl") or "pip install flydsl",
-            enables="FlyDSL dump-ir for gfx90a/gfx942/gfx950",
-        ),
-        ToolStatus(
-            name="triton",
-            found=bool(package_version("triton")),
-            detail=package_version("triton") or "pip install triton",
-            enables="Triton dump-ir for AMD and NVIDIA targets",
-        ),
-        ToolStatus(
-            name="torch",
-            found=bool(package_version("torch")),
-            detail=package_version("torch") or "pip install torch",
-            enables="FlyDSL dummy tensors; GPU timing",
-        ),
-        ToolStatus(
-            name="ld.lld",
-            found=bool(rocm) or ziglang_available(),
-            detail=str(rocm / "llvm/bin/ld.lld")
-            if rocm
-            else ("ziglang wheel" if ziglang_available() else "pip install ziglang"),
-            enables="linking AMDGPU code objects (hsaco)",
-        ),
-        ToolStatus(
-            name="hipcc",
-            found=bool(shutil.which("hipcc")),
-            detail=shutil.which("hipcc") or "needs ROCm",
-            enables="HIP C++ dump-ir",
-        ),
-        ToolStatus(
-            name="nvcc",
-            found=bool(shutil.which("nvcc")),
-            detail=shutil.which("nvcc") or "needs the CUDA toolkit",
-            enables="CUDA C++ dump-ir",
-        ),
-        ToolStatus(
-            name="nvdisasm",
-            found=bool(nvidia_tool("nvdisasm")),
-            detail=nvidia_tool("nvdisasm") or "CUDA toolkit or triton",
-            enables="SASS and register life ranges",
-        ),
-        ToolStatus(
-            name="rocprofv3",
-            found=bool(shutil.which("rocprofv3")),
-            detail=shutil.which("rocprofv3") or "needs ROCm",
-            enables="kernel-trace runs on AMD GPUs",
-        ),
-        ToolStatus(
-            name="ncu",
-            found=bool(shutil.which("ncu")),
-            detail=shutil.which("ncu") or "needs Nsight Compute",
-            enables="kernel-trace runs on NVIDIA GPUs",
-        ),
-    ]
+    lld = str(rocm / "llvm/bin/ld.lld") if rocm else ("ziglang wheel" if ziglang_available() else None)
+    rows = [_status(name, package_version(name), enables, missing) for name, enables, missing in _PACKAGES]
+    rows.append(_status("ld.lld", lld, "linking AMDGPU code objects (hsaco)", "pip install ziglang"))
+    for name, enables, missing in _PROGRAMS:
+        path = nvidia_tool(name) if name == "nvdisasm" else shutil.which(name)
+        rows.append(_status(name, path, enables, missing))
     found = sum(r.found for r in rows)
     return DoctorReport(summary=f"{found}/{len(rows)} tools found", tools=rows)
 
