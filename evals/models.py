@@ -93,10 +93,17 @@ class TaskSpec(_Strict):
 
     id: str
     track: Track
-    language: Literal["triton", "flydsl", "cuda", "hip"]
+    language: Literal["triton", "flydsl", "cuda", "hip", "mojo"]
     archs: list[str]
     title: str
-    prompt: str
+    prompt: str = Field(description="the guided prompt: names the transformation and the kernel's structure")
+    prompt_plain: str | None = Field(
+        None,
+        description="the plain prompt: the user's words (e.g. '/prefetch-data-load kernel.py'); leaderboard default",
+    )
+    difficulty: Literal["easy", "medium", "hard"] = Field(
+        "medium", description="hard: a reference of 60+ changed lines, or two coupled transformations"
+    )
     editable: list[str] = Field(description="glob patterns (workspace-relative) the agent may change or create")
     baseline: list[str] = Field(description="the files the agent starts from")
     compile: list[CompileTarget] = Field(default_factory=list)
