@@ -18,7 +18,7 @@ from tools.errors import InputError, KernelpilotError
 from tools.isa import arch as archmod
 from tools.isa import metadata as metamod
 from tools.isa import pressure
-from tools.isa.amdgcn import Instruction, IsaFile, Kernel, find_kernel, load_isa_text, parse_isa
+from tools.isa.amdgcn import Instruction, IsaFile, Kernel, attribute_loc, find_kernel, load_isa_text, parse_isa
 from tools.isa.cfg import MEMORY_CATEGORIES, build_cfg, find_hot_loop
 from tools.isa.liveness import Liveness, compute_liveness, vgprs
 from tools.models.vgpr import (
@@ -102,12 +102,18 @@ def _resolve_arch(isa: IsaFile, arch: str | None, notes: list[str]) -> str | Non
 # --- analysis -------------------------------------------------------------------------------------------------
 
 
+def _source(inst: Instruction) -> str | None:
+    """The user's line for an instruction, through inlined library frames (``(inside tl.sum at kernel.py:21:12)``)."""
+    return str(attribute_loc(inst.loc)) if inst.loc else None
+
+
 def _ref(inst: Instruction, lv: Liveness | None = None) -> InstructionRef:
     return InstructionRef(
         index=inst.index,
         line=inst.line,
         text=inst.text,
-        source=str(inst.loc) if inst.loc else None,
+        source=_source(inst),
+        inlined_at=[str(f) for f in inst.loc.frames] if inst.loc and inst.loc.inlined_at else None,
         live_vgprs=lv.vgpr[inst.index] if lv else None,
     )
 
@@ -515,7 +521,7 @@ def analyze_kernel(
                 live_vgprs=lv.vgpr[i.index],
                 live_agprs=lv.agpr[i.index],
                 live_sgprs=lv.sgpr[i.index],
-                source=str(i.loc) if i.loc else None,
+                source=_source(i),
             )
             for i in kernel.instructions
         ]
@@ -1057,8 +1063,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _source_line(source: Path | None, ref: str | None) -> str:
     if not source or not ref:
         return ""
+    m = re.search(r"[\w./-]+:(\d+)", ref)  # the user's line comes first in an attributed source
+    if not m:
+        return ""
     try:
-        line_no = int(ref.split(":")[1])
+        line_no = int(m.group(1))
         lines = source.read_text(errors="replace").splitlines()
         return f"    {line_no}: {lines[line_no - 1].strip()}" if 0 < line_no <= len(lines) else ""
     except (ValueError, IndexError, OSError):

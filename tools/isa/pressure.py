@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, reg_mask
+from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, attribute_loc, reg_mask
 from tools.isa.cfg import Cfg, HotLoop
 from tools.isa.liveness import Liveness, vgprs
 
@@ -241,7 +241,7 @@ def group_live(att: Attributor, live: int, at: int, liveness_src=None) -> tuple[
         info = att.kind(reg, at)
         by_kind[info.kind].append((reg, info.def_index))
         loc = att.insts[info.def_index].loc if info.def_index is not None else None
-        by_src[str(loc) if loc else "(no .loc)"].append(reg)
+        by_src[str(attribute_loc(loc))].append(reg)  # the user's line, through inlined library code
     groups = []
     for kind, items in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         example = next((d for _, d in items if d is not None), None)

@@ -22,7 +22,13 @@ class InstructionRef(BaseModel):
     index: int
     line: int = Field(description="line in the ISA file (1-based)")
     text: str
-    source: str | None = Field(None, description="file:line from the nearest .loc")
+    source: str | None = Field(
+        None,
+        description="the user's file:line from the nearest .loc, walked through inlined library code: "
+        "'kernel.py:22:10', 'kernel.py:11:8 via kernel.py:20:4' (helper line, outermost call site), "
+        "'(inside tl.sum at kernel.py:21:12)'",
+    )
+    inlined_at: list[str] | None = Field(None, description="the .loc's full inlining chain, innermost first")
     live_vgprs: int | None = None
 
 
@@ -39,7 +45,10 @@ class RegisterGroup(BaseModel):
 
 
 class SourceGroup(BaseModel):
-    source: str = Field(description="file:line of the defining instruction, or '(no .loc)'")
+    source: str = Field(
+        description="the user's file:line of the defining instruction (through inlined library code, as "
+        "InstructionRef.source), or '(no .loc)'"
+    )
     count: int
     registers: str
 
