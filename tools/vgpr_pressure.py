@@ -17,6 +17,7 @@ from pathlib import Path
 from tools.errors import InputError, KernelpilotError
 from tools.isa import arch as archmod
 from tools.isa import metadata as metamod
+from tools import vgpr_triton
 from tools.isa import pressure
 from tools.isa.amdgcn import Instruction, IsaFile, Kernel, attribute_loc, find_kernel, load_isa_text, parse_isa
 from tools.isa.cfg import MEMORY_CATEGORIES, build_cfg, find_hot_loop
@@ -67,8 +68,11 @@ def find_isa_files(path: str | Path) -> list[Path]:
         raise InputError(f"{p} does not exist", hint="pass an ISA file (.s/.amdgcn), a cubin, or a dump directory")
     if p.is_file():
         return [p]
-    for pattern in ("*final_isa.s", "*.amdgcn", "*.s"):
-        found = sorted(f for f in p.rglob(pattern) if f.is_file())
+    for pattern in ("*final_isa.s", "*_amdgcn.s", "*.amdgcn", "*.s"):  # dump-ir names its ISA NN_amdgcn.s
+        # hidden directories (a compiler's own cache, e.g. .triton_cache) hold copies, not the dump
+        found = sorted(
+            f for f in p.rglob(pattern) if f.is_file() and not any(x.startswith(".") for x in f.relative_to(p).parts)
+        )
         if found:
             return found
     raise InputError(
@@ -118,7 +122,7 @@ def _ref(inst: Instruction, lv: Liveness | None = None) -> InstructionRef:
     )
 
 
-def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel) -> list[Metric]:
+def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=None) -> list[Metric]:
     info = archmod.AMD_ARCHS.get(arch) if arch else None
     spills = res.vgpr_spill_count or 0
     m: list[Metric] = []
@@ -492,9 +496,11 @@ def analyze_kernel(
     per_instruction: bool = False,
     top_k: int = 8,
     file: str | None = None,
+    stages: vgpr_triton.Stages | None = None,
 ) -> VgprReport:
-    """Report for one parsed kernel."""
+    """Report for one parsed kernel; ``stages`` (the TTGIR/LLVM IR beside the ISA) add the Triton findings."""
     notes: list[str] = []
+    stages = stages if stages is not None else vgpr_triton.stages_beside(file)
     arch = _resolve_arch(isa, arch, notes)
     meta = kernel.metadata or metamod.KernelMetadata(name=kernel.name)
     if kernel.metadata is None:
@@ -511,6 +517,10 @@ def analyze_kernel(
     points = _critical_points(kernel, lv, att, hot, top_k)
     spills = _spill_model(kernel, att, hot, top_k)
     suggestions = _suggestions(kernel, cfg, lv, att, hot, points)
+    warp, triton_lines = vgpr_triton.warp_suggestion(stages, arch, res.vgpr_count, res.vgpr_spill_count or 0)
+    if warp is not None:
+        suggestions = sorted([*suggestions, warp], key=lambda s: -s.estimated_vgpr_savings)
+    triton_lines += vgpr_triton.lds_conversions(stages) + vgpr_triton.narrow_loads(stages, kernel)
     per = None
     if per_instruction:
         per = [
@@ -531,12 +541,13 @@ def analyze_kernel(
         arch=arch,
         file=file,
         instruction_count=len(kernel.instructions),
-        metrics=_status_metrics(res, arch, lv, kernel),
+        metrics=_status_metrics(res, arch, lv, kernel, stages),
         hot_loop=_hot_loop_model(cfg, lv, att, hot),
         critical_points=points,
         spills=spills,
         suggestions=suggestions,
         notes=notes,
+        triton=triton_lines,
         per_instruction=per,
     )
 
@@ -764,6 +775,7 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
         spills=spills,
         suggestions=suggestions,
         notes=notes,
+        triton=triton_lines,
         per_instruction=per,
     )
 
@@ -1104,6 +1116,8 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
         for s in r.suggestions:
             out.append(f"  suggest [{s.id}] {s.title}: ~{s.estimated_vgpr_savings} VGPRs — {s.evidence}")
             out.append(f"      do: {s.action}")
+        for t in r.triton:
+            out.append(f"  triton: {t}")
         for n in r.notes:
             out.append(f"  note: {n}")
         if r.per_instruction:

@@ -688,7 +688,7 @@ _CALLEE_RE = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 _DEF_RE = re.compile(r"^(\s*)def\s+(\w+)\s*\(")
 
 
-def _callee_at(call: SourceLoc) -> str | None:
+def callee_at(call: SourceLoc) -> str | None:
     """The dotted name called at a call site (``tl.sum``), read from the source at the site's column."""
     lines = _source_lines(call.path)
     if not lines or not 0 < call.line <= len(lines):
@@ -730,5 +730,5 @@ def attribute_loc(loc: SourceLoc | None) -> SourceAttribution:
     call_site = frames[last] if last != first and str(frames[last]) != str(user) else None
     if first == 0:
         return SourceAttribution(user=user, call_site=call_site)
-    inside = _callee_at(user) or _enclosing_def(frames[first - 1])
+    inside = callee_at(user) or _enclosing_def(frames[first - 1])
     return SourceAttribution(user=user, call_site=call_site, inside=inside, library=loc)

@@ -147,6 +147,12 @@ class VgprReport(BaseModel):
     spills: SpillAnalysis | None = None
     suggestions: list[Suggestion] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    triton: list[str] = Field(
+        default_factory=list,
+        description="Triton stages beside the ISA: tile values per lane and which are live at once (TTGIR), layout "
+        "conversions and whether they go through LDS, loads narrower than their layout allows and why",
+    )
+    baseline: KernelDiff | None = Field(None, description="changes against --baseline, when one was given")
     per_instruction: list[InstructionPressure] | None = None
 
     def metric(self, name: str) -> Metric | None:
@@ -190,3 +196,6 @@ class VgprDiff(BaseModel):
     only_before: list[str] = Field(default_factory=list)
     only_after: list[str] = Field(default_factory=list)
     regression: bool
+
+
+VgprReport.model_rebuild()
