@@ -122,13 +122,57 @@ def _ref(inst: Instruction, lv: Liveness | None = None) -> InstructionRef:
     )
 
 
+ADDRESSABLE_SGPRS = 102  # GCN/CDNA: s0..s101; the metadata's sgpr_count adds VCC (and FLAT_SCRATCH/XNACK) on top
+SGPR_WARN_AT = 100
+
+
+def _occupancy_note(res, arch: str | None, info, stages) -> str:
+    """Why waves_per_simd is what it is: every limit with the smallest (the limiter) first, and the
+    ``amdgpu-waves-per-eu`` attribute when the LLVM IR carries one."""
+    parts = []
+    reason = getattr(res, "occupancy_reason", None)  # dump-ir's own account, when the Resources model has it
+    if reason:
+        parts.append(reason)
+    elif info is not None and res.vgpr_count:
+        limits = {"vgpr": archmod.waves_per_simd_from_vgprs(arch, res.vgpr_count)}
+        if res.sgpr_count and info.sgprs_per_simd:
+            limits["sgpr"] = archmod.waves_per_simd_from_sgprs(arch, res.sgpr_count)
+        if res.lds_bytes:
+            wg = res.max_flat_workgroup_size or info.wavefront_size * 4
+            limits["lds"] = archmod.waves_per_simd_from_lds(arch, res.lds_bytes, wg)
+        limits["hardware"] = info.max_waves_per_simd
+        order = sorted(limits.items(), key=lambda kv: kv[1])
+        parts.append(f"limited by {order[0][0]}: " + ", ".join(f"{k} allows {v}" for k, v in order))
+    wpe = stages.waves_per_eu if stages is not None else None
+    if wpe and info is not None:
+        budget = info.vgprs_per_lane // wpe[0] // info.vgpr_granule * info.vgpr_granule
+        parts.append(
+            f'amdgpu-waves-per-eu="{wpe[0]},{wpe[1]}" (Triton waves_per_eu): the compiler must fit {wpe[0]} waves, so '
+            f"at most {min(budget, info.max_vgprs_per_wave)} VGPRs per wave (it spills rather than use more); "
+            f"its maximum {wpe[1]} caps the compiler's occupancy (LLVM reserves VGPRs up to the {wpe[1]}-wave "
+            "allocation, .amdhsa_next_free_vgpr), so a kernel that uses fewer VGPRs still runs "
+            f"{wpe[1]} waves/SIMD — raise waves_per_eu (or drop it) for more"
+        )
+    return "; ".join(parts)
+
+
 def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=None) -> list[Metric]:
+    """Every metric with a status; a ``warn``/``bad`` note says why and names the threshold it crossed."""
     info = archmod.AMD_ARCHS.get(arch) if arch else None
     spills = res.vgpr_spill_count or 0
     m: list[Metric] = []
     vgpr_waves = archmod.waves_per_simd_from_vgprs(arch, res.vgpr_count) if info and res.vgpr_count else None
-    st = "bad" if spills else ("warn" if vgpr_waves is not None and vgpr_waves <= 1 else "ok")
-    note = f"unified arch+AGPR total; alone allows {vgpr_waves} waves/SIMD" if vgpr_waves is not None else ""
+    if spills:
+        st, note = "bad", f"bad: {spills} VGPRs spilled (vgpr_spill_count > 0): the allocation hit its ceiling"
+        budget = vgpr_triton.vgpr_budget(arch, stages or vgpr_triton.Stages(), res.vgpr_count, spills)
+        if budget is not None and stages is not None and stages.waves_per_eu:
+            note += f" of {budget[0]} ({budget[1]})"
+    elif vgpr_waves is not None and vgpr_waves <= 1:
+        st, note = "warn", f"warn: allows only {vgpr_waves} wave/SIMD (threshold: <= 1)"
+    else:
+        st, note = "ok", ""
+    if vgpr_waves is not None:
+        note = (note + "; " if note else "") + f"unified arch+AGPR total; alone allows {vgpr_waves} waves/SIMD"
     m.append(Metric(name="vgpr_count", value=res.vgpr_count, status=st, note=note))
     uses_mfma = any(i.category == "mfma" for i in kernel.instructions)
     agpr_st = "warn" if res.agpr_count and not uses_mfma else "ok"
@@ -137,7 +181,9 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=
             name="agpr_count",
             value=res.agpr_count,
             status=agpr_st,
-            note="AGPRs without MFMA: used as spill space" if agpr_st == "warn" else "",
+            note=f"warn: {res.agpr_count} AGPRs in a kernel without MFMA (threshold: > 0): spill space"
+            if agpr_st == "warn"
+            else "",
         )
     )
     m.append(
@@ -148,56 +194,79 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=
             note="first AGPR in the unified file" if res.accum_offset else "",
         )
     )
-    sg_st = "bad" if (res.sgpr_spill_count or 0) else ("warn" if (res.sgpr_count or 0) > 100 else "ok")
-    m.append(Metric(name="sgpr_count", value=res.sgpr_count, status=sg_st))
-    m.append(Metric(name="vgpr_spill_count", value=res.vgpr_spill_count, status="bad" if spills else "ok"))
+    sgpr_spills = res.sgpr_spill_count or 0
+    sgprs = res.sgpr_count or 0
+    if sgpr_spills:
+        sg_st = "bad"
+        sg_note = (
+            f"bad: {sgpr_spills} SGPRs spilled (sgpr_spill_count > 0): the kernel needs more than the "
+            f"{ADDRESSABLE_SGPRS} addressable SGPRs (s0-s{ADDRESSABLE_SGPRS - 1}); {sgprs} includes VCC and the "
+            "other SGPRs the hardware reserves"
+        )
+    elif sgprs > SGPR_WARN_AT:
+        sg_st = "warn"
+        sg_note = f"warn: > {SGPR_WARN_AT}, near the {ADDRESSABLE_SGPRS} addressable SGPRs"
+    else:
+        sg_st, sg_note = "ok", ""
+    m.append(Metric(name="sgpr_count", value=res.sgpr_count, status=sg_st, note=sg_note))
+    m.append(
+        Metric(
+            name="vgpr_spill_count",
+            value=res.vgpr_spill_count,
+            status="bad" if spills else "ok",
+            note=f"bad: > 0: {spills} VGPR values go to scratch memory and back" if spills else "",
+        )
+    )
     m.append(
         Metric(
             name="sgpr_spill_count",
             value=res.sgpr_spill_count,
-            status="warn" if (res.sgpr_spill_count or 0) else "ok",
-            note="SGPR spills go to VGPR lanes" if res.sgpr_spill_count else "",
+            status="warn" if sgpr_spills else "ok",
+            note=f"warn: > 0: SGPR spills go to VGPR lanes (v_writelane/v_readlane), costing VGPRs and VALU slots"
+            if sgpr_spills
+            else "",
         )
     )
     scratch = res.scratch_bytes or 0
-    m.append(
-        Metric(
-            name="scratch_bytes",
-            value=res.scratch_bytes,
-            status="bad" if scratch and spills else ("warn" if scratch else "ok"),
-        )
-    )
-    lds_st = "ok"
+    if scratch and spills:
+        sc_st, sc_note = "bad", f"bad: > 0 with VGPR spills: {scratch} B per lane of scratch hold the spilled values"
+    elif scratch:
+        sc_st = "warn"
+        sc_note = f"warn: > 0 without VGPR spills: {scratch} B per lane of private memory (a local array or stack)"
+    else:
+        sc_st, sc_note = "ok", ""
+    m.append(Metric(name="scratch_bytes", value=res.scratch_bytes, status=sc_st, note=sc_note))
+    lds_st, lds_note = "ok", ""
     if info and res.lds_bytes and res.vgpr_count:
         lds_waves = archmod.waves_per_simd_from_lds(
             arch, res.lds_bytes, res.max_flat_workgroup_size or info.wavefront_size * 4
         )
         if vgpr_waves is not None and lds_waves < vgpr_waves:
             lds_st = "warn"
-    m.append(
-        Metric(
-            name="lds_bytes",
-            value=res.lds_bytes,
-            status=lds_st,
-            note="LDS limits occupancy below the register limit" if lds_st == "warn" else "",
-        )
-    )
+            lds_note = (
+                f"warn: LDS allows {lds_waves} waves/SIMD, below the {vgpr_waves} the registers allow "
+                f"(threshold: LDS limit < register limit)"
+            )
+    m.append(Metric(name="lds_bytes", value=res.lds_bytes, status=lds_st, note=lds_note))
     waves = res.waves_per_simd
     w_st = "ok" if waves is None or waves >= 3 else ("warn" if waves == 2 else "bad")
-    m.append(
-        Metric(
-            name="waves_per_simd",
-            value=waves,
-            status=w_st,
-            note="2 is usual for large MFMA tiles; 1 leaves no latency hiding"
-            if waves is not None and waves <= 2
-            else "",
-        )
-    )
+    w_note = ""
+    if w_st == "warn":
+        w_note = "warn: == 2 (usual for large MFMA tiles, little latency hiding otherwise)"
+    elif w_st == "bad":
+        w_note = f"bad: < 2: {waves} wave/SIMD leaves no latency hiding"
+    occ = _occupancy_note(res, arch, info, stages)
+    w_note = "; ".join(x for x in (w_note, occ) if x)
+    m.append(Metric(name="waves_per_simd", value=waves, status=w_st, note=w_note))
     limit = 256 if (info is None or info.family == "cdna") else info.max_vgprs_per_wave
     peak = lv.max_vgpr
     p_st = "bad" if peak >= limit else ("warn" if peak >= 0.9 * limit else "ok")
-    m.append(Metric(name="max_live_vgprs", value=peak, status=p_st, note=f"of {limit} architectural VGPRs per wave"))
+    p_note = f"of {limit} architectural VGPRs per wave"
+    if p_st == "bad":
+        p_note = f"bad: >= {limit}: every architectural VGPR is live"
+    elif p_st == "warn":
+        p_note = f"warn: >= 90% of {limit} architectural VGPRs per wave"
+    m.append(Metric(name="max_live_vgprs", value=peak, status=p_st, note=p_note))
     m.append(Metric(name="max_live_agprs", value=lv.max_agpr, status="ok"))
     m.append(Metric(name="max_live_sgprs", value=lv.max_sgpr, status="ok", note="s0..s127, excluding vcc/exec/m0"))
     return m
@@ -775,7 +844,6 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
         spills=spills,
         suggestions=suggestions,
         notes=notes,
-        triton=triton_lines,
         per_instruction=per,
     )
 
@@ -1092,8 +1160,11 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
         out.append(r.summary)
         out.append(
             "  metrics: "
-            + ", ".join(f"{m.name}={m.value}{'' if m.status == 'ok' else ' [' + m.status + ']'}" for m in r.metrics)
+            + ", ".join(f"{m.name}={m.value}" + (f" [{m.status}]" if m.status != "ok" else "") for m in r.metrics)
         )
+        for m in r.metrics:  # every warn/bad says why, with its threshold
+            if m.status != "ok" or (m.name == "waves_per_simd" and m.note):
+                out.append(f"    {m.name}={m.value} [{m.status}: {m.note.removeprefix(m.status + ': ')}]")
         if r.hot_loop:
             h = r.hot_loop
             out.append(f"  hot loop {h.header_label} #{h.first_index}-#{h.last_index}: {h.reason}")
