@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from tools.errors import InputError, KernelpilotError
+from tools.gitref import resolve_file
 from tools.isa import arch as archmod
 from tools.isa import metadata as metamod
 from tools import vgpr_triton
@@ -42,6 +43,7 @@ from tools.models.vgpr import (
 )
 
 ISA_SUFFIXES = (".s", ".amdgcn", ".asm", ".isa")
+SOURCE_SUFFIXES = (".py", ".cu", ".hip", ".cpp", ".cc", ".mojo")  # compiled with dump-ir, as prefetch-data-load does
 DISTRIBUTION_KEYS = (
     "scratch_load",
     "scratch_store",
@@ -375,6 +377,7 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
         )
     hs = sum(1 for s in facts.stores if s.index in in_loop)
     hr = sum(1 for r in facts.reloads if r.index in in_loop)
+    details = _spill_kind_details(kernel, att, values)
     kinds = ", ".join(f"{n} {k}" for k, n in by_kind.most_common())
     cause = f"{len(facts.stores)} spill stores ({kinds or 'no VGPR data'})"
     if hot is not None:
@@ -391,11 +394,41 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
         hot_loop_spill_reloads=hr,
         agpr_spill_slots=len(facts.agpr_slots),
         by_kind=dict(by_kind),
+        by_kind_detail=details,
         root_cause=cause,
         values=values[:top_k],
         values_total=len(values),
         values_truncated=len(values) > top_k,
     )
+
+
+def _spill_kind_details(kernel, att, values: list[SpilledValue]) -> dict[str, str]:
+    """Which values of each spilled kind: the user lines that define them and, for addresses, the memory
+    instructions (by user line) that the reloaded values address."""
+    out: dict[str, str] = {}
+    by_kind: dict[str, list[SpilledValue]] = {}
+    for v in values:
+        by_kind.setdefault(v.kind, []).append(v)
+    for kind, vals in by_kind.items():
+        defs = Counter(v.defined_by.source or "(no .loc)" for v in vals if v.defined_by)
+        ops = Counter(v.defined_by.text.split()[0] for v in vals if v.defined_by)
+        text = "defined at " + ", ".join(f"{src} ×{n}" for src, n in defs.most_common(3))
+        if ops:
+            text += " by " + ", ".join(op for op, _ in ops.most_common(2))
+        if kind == "address":
+            users: Counter[str] = Counter()
+            for v in vals:
+                for r in att.reloads_by_slot.get(v.slot, []):
+                    if not r.operands or r.operands[0].kind != "v":
+                        continue
+                    rr = r.operands[0].first
+                    for u in att.consumers(rr, r.index, limit=8):
+                        if pressure.is_address_use(u, rr):
+                            users[f"{_source(u) or '(no .loc)'} ({u.mnemonic})"] += 1
+            if users:
+                text += "; reloaded to address " + ", ".join(u for u, _ in users.most_common(4))
+        out[kind] = text
+    return out
 
 
 def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
@@ -996,8 +1029,12 @@ def analyze_path(
     per_instruction: bool = False,
     top_k: int = 8,
 ) -> VgprReports:
-    """Any input the CLI accepts: an ISA file, a cubin, or a dump directory (every ISA file in it)."""
+    """Any input the CLI accepts: a kernel source file (compiled with dump-ir, like prefetch-data-load), an ISA
+    file, a cubin, or a dump directory (every ISA file in it)."""
     from tools.isa import sass
+
+    if Path(path).is_file() and Path(path).suffix in SOURCE_SUFFIXES:
+        return analyze_source(path, kernel, arch, per_instruction=per_instruction, top_k=top_k)
 
     files = find_isa_files(path)
     out = VgprReports(summary="", file=str(path), reports=[])
@@ -1025,6 +1062,72 @@ def analyze_path(
         else (f"{len(out.reports)} kernels in {path}")
     )
     return out
+
+
+def analyze_source(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
+    """Compile a kernel file with dump-ir (cached by content; default gfx942, sm_90 for .cu) and analyse every
+    kernel it produced; the TTGIR/LLVM IR stages of the dump feed the Triton findings."""
+    from tools.dump_ir import dump_ir
+
+    p = Path(path)
+    arch = archmod.normalize_arch(arch) if arch else ("sm_90" if p.suffix == ".cu" else "gfx942")
+    result = dump_ir(p, arch)
+    out = VgprReports(summary="", file=str(p), reports=[])
+    for k in result.kernels:
+        if kernel and kernel != k.name and kernel not in k.name:
+            continue
+        if not archmod.is_amd(arch):
+            if k.binary:
+                part = analyze_cubin(k.binary, None, arch, per_instruction=per_instruction, top_k=top_k)
+                out.reports.extend(part.reports)
+            continue
+        if not k.final_isa:
+            out.errors.append(KernelError(kernel=k.name, error="dump-ir kept no final ISA", hint="run dump-ir"))
+            continue
+        part = analyze_isa_all(k.final_isa, arch, per_instruction=per_instruction, top_k=top_k)
+        out.reports.extend(r for r in part.reports if r.kernel == k.name or len(part.reports) == 1)
+        out.errors.extend(part.errors)
+    if kernel and not out.reports:
+        names = ", ".join(k.name for k in result.kernels)
+        raise InputError(f"no kernel named '{kernel}' in {p}", hint=f"kernels compiled from it: {names}")
+    out.summary = " | ".join(r.summary for r in out.reports) or f"no kernel compiled from {p}"
+    return out
+
+
+def analyze_spec(
+    spec: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
+    """:func:`analyze_path` for a path or a git reference (``HEAD:kernel.py``, read with ``git show``)."""
+    with resolve_file(spec) as (path, git_file):
+        reports = analyze_path(path, kernel, arch, per_instruction=per_instruction, top_k=top_k)
+    if git_file is not None:
+        reports.file = git_file.label
+    return reports
+
+
+def attach_baseline(
+    current: VgprReports, baseline: VgprReports, peak_threshold: int = PEAK_REGRESSION_THRESHOLD
+) -> VgprDiff:
+    """Judge ``current`` against ``baseline``: each report gets its KernelDiff (occupancy, spills, peak…)."""
+    d = diff_reports(baseline, current, peak_threshold)
+    by_after = {k.after: k for k in d.kernels}
+    for r in current.reports:
+        kd = by_after.get(r.kernel)
+        if kd is not None:
+            r.baseline = kd
+    return d
 
 
 # --- diff -----------------------------------------------------------------------------------------------------
@@ -1122,7 +1225,18 @@ def diff_reports(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", nargs="?", help="ISA file (.s/.amdgcn), cubin, or dump directory")
+    parser.add_argument(
+        "input",
+        nargs="?",
+        help="kernel file (compiled with dump-ir), ISA file (.s/.amdgcn), cubin, or dump directory; a git "
+        "reference such as HEAD:kernel.py reads the committed version",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="BASE",
+        help="judge the input against BASE (same kinds of input, e.g. HEAD:kernel.py): occupancy, spills and peak "
+        "changes in the report; exit 1 on a regression",
+    )
     parser.add_argument("--kernel", help="kernel name (exact or unique substring); default: every kernel")
     parser.add_argument("--arch", help="override the target (gfx942, gfx950, gfx1100, sm_90 …)")
     parser.add_argument("--source", help="kernel source file, to print the source lines named by .loc")
@@ -1130,7 +1244,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-instruction", action="store_true", help="list every instruction with live counts")
     parser.add_argument("--top", type=int, default=8, help="entries per list in the report (default 8)")
     parser.add_argument(
-        "--diff", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two inputs; exit 1 on a regression"
+        "--diff",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two inputs (paths or git references: --diff HEAD:kernel.py kernel.py); exit 1 on a regression",
     )
     parser.add_argument(
         "--peak-threshold",
@@ -1184,9 +1301,20 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
                 out.append(f"    {s.count:4d} from {s.source}" + _source_line(source, s.source))
         if r.spills:
             out.append(f"  spills: {r.spills.root_cause}")
+            for kind, n in sorted(r.spills.by_kind.items(), key=lambda kv: -kv[1]):
+                if kind in r.spills.by_kind_detail:
+                    out.append(f"    {n:4d} {kind}: {r.spills.by_kind_detail[kind]}")
         for s in r.suggestions:
             out.append(f"  suggest [{s.id}] {s.title}: ~{s.estimated_vgpr_savings} VGPRs — {s.evidence}")
             out.append(f"      do: {s.action}")
+        if r.baseline is not None:
+            b = r.baseline
+            moved = [c for c in b.changes if c.delta]
+            desc = ", ".join(f"{c.name} {c.before}→{c.after}" for c in moved) or "no change"
+            out.append(f"  against the baseline: {'REGRESSION' if b.regression else 'ok'} ({desc})")
+            for c in b.changes:
+                if c.regression:
+                    out.append(f"    regression: {c.why}")
         for t in r.triton:
             out.append(f"  triton: {t}")
         for n in r.notes:
@@ -1204,19 +1332,32 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.diff:
-        before = analyze_path(args.diff[0], args.kernel, args.arch)
-        after = analyze_path(args.diff[1], args.kernel, args.arch)
+        before = analyze_spec(args.diff[0], args.kernel, args.arch)
+        after = analyze_spec(args.diff[1], args.kernel, args.arch)
         d = diff_reports(before, after, args.peak_threshold)
         print(d.model_dump_json(indent=1) if args.json else d.summary)
         return 1 if d.regression else 0
     if not args.input:
-        raise InputError("no input given", hint="kernelpilot vgpr-pressure <ISA file | cubin | dump dir>")
-    reports = analyze_path(args.input, args.kernel, args.arch, per_instruction=args.per_instruction, top_k=args.top)
+        raise InputError(
+            "no input given",
+            hint="kernelpilot vgpr-pressure <kernel file | ISA file | cubin | dump dir> [--baseline HEAD:<file>]",
+        )
+    reports = analyze_spec(args.input, args.kernel, args.arch, per_instruction=args.per_instruction, top_k=args.top)
+    regression = False
+    if getattr(args, "baseline", None):
+        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top)
+        regression = attach_baseline(reports, base, args.peak_threshold).regression
     if args.json:
         print(json.dumps(reports.model_dump(exclude_none=True), indent=1))
     else:
-        print(render(reports, Path(args.source) if args.source else None))
-    return 0
+        print(render(reports, Path(args.source) if args.source else _source_of(args.input)))
+    return 1 if regression else 0
+
+
+def _source_of(spec: str) -> Path | None:
+    """The kernel file itself, when the input is one on disk (its lines are printed beside the peak groups)."""
+    p = Path(spec)
+    return p if p.is_file() and p.suffix in SOURCE_SUFFIXES else None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -233,7 +233,7 @@ class Attributor(_DefUse):
         self._address_memo[key] = False  # cycles through the back edge are not addresses by themselves
         found = False
         for u in self.consumers(reg, d):
-            if _is_address_use(u, reg):
+            if is_address_use(u, reg):
                 found = True
             elif depth and u.category == "valu" and u.index != d:
                 found = any(self._feeds_address(r, u.index, depth - 1) for r in _iter_bits(u.defs & VGPR_MASK))
@@ -250,7 +250,7 @@ class Attributor(_DefUse):
             for r in self.reloads_by_slot.get(spill_slot(u), [])[:8]:
                 if r.operands and r.operands[0].kind == "v":
                     rr = r.operands[0].first
-                    if any(_is_address_use(x, rr) for x in self.consumers(rr, r.index, limit=8)):
+                    if any(is_address_use(x, rr) for x in self.consumers(rr, r.index, limit=8)):
                         return True
         return False
 
@@ -262,7 +262,7 @@ def _iter_bits(mask: int):
         mask ^= low
 
 
-def _is_address_use(inst: Instruction, reg: int) -> bool:
+def is_address_use(inst: Instruction, reg: int) -> bool:
     """True when ``reg`` is an address operand (not the data) of a memory instruction."""
     c = inst.category
     ops = inst.operands

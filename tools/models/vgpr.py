@@ -104,6 +104,11 @@ class SpillAnalysis(BaseModel):
     hot_loop_spill_reloads: int
     agpr_spill_slots: int = Field(description="AGPRs used only through v_accvgpr_write/read as spill slots")
     by_kind: dict[str, int] = Field(description="spill stores by the kind of value stored")
+    by_kind_detail: dict[str, str] = Field(
+        default_factory=dict,
+        description="per kind: the user lines that define the spilled values and, for addresses, the memory "
+        "instructions the reloaded values address",
+    )
     root_cause: str
     values: list[SpilledValue]
     values_total: int
