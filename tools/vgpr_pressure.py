@@ -14,11 +14,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from tools import vgpr_triton
 from tools.errors import InputError, KernelpilotError
 from tools.gitref import resolve_file
 from tools.isa import arch as archmod
 from tools.isa import metadata as metamod
-from tools import vgpr_triton
 from tools.isa import pressure
 from tools.isa.amdgcn import Instruction, IsaFile, Kernel, attribute_loc, find_kernel, load_isa_text, parse_isa
 from tools.isa.cfg import MEMORY_CATEGORIES, build_cfg, find_hot_loop
@@ -224,7 +224,7 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=
             name="sgpr_spill_count",
             value=res.sgpr_spill_count,
             status="warn" if sgpr_spills else "ok",
-            note=f"warn: > 0: SGPR spills go to VGPR lanes (v_writelane/v_readlane), costing VGPRs and VALU slots"
+            note="warn: > 0: SGPR spills go to VGPR lanes (v_writelane/v_readlane), costing VGPRs and VALU slots"
             if sgpr_spills
             else "",
         )
