@@ -10,6 +10,7 @@ holds the stages.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ class Stages:
     llir_path: Path | None = None
     ttgir: tg.TtgirModule | None = None
     llir: str | None = None
+    shared_bytes: int | None = None  # Triton's metadata.json "shared": LDS the launch allocates
 
     @property
     def waves_per_eu(self) -> tuple[int, int] | None:
@@ -63,6 +65,13 @@ def stages_beside(isa_path: str | Path | None) -> Stages:
     if len(llirs) == 1:
         out.llir_path = llirs[0]
         out.llir = llirs[0].read_text(errors="replace")
+    meta = d / "metadata.json"
+    if meta.is_file():
+        try:
+            shared = json.loads(meta.read_text()).get("shared")
+            out.shared_bytes = int(shared) if isinstance(shared, int) else None
+        except (OSError, ValueError):
+            pass
     return out
 
 
@@ -175,19 +184,29 @@ def lds_conversions(stages: Stages) -> list[str]:
         lines = {m.group(1): int(m.group(2)) for m in _DILOC_RE.finditer(stages.llir)}
         lds_lines = {lines[m.group(1)] for m in _LDS_ACCESS_RE.finditer(stages.llir) if m.group(1) in lines}
     out = []
+    shared = mod.shared_bytes if mod.shared_bytes is not None else stages.shared_bytes
     for o in convs:
-        layouts = re.findall(r"#[\w.]+", o.text.split(":")[-1])
+        head = o.text.splitlines()[-1].split("->")[0]
+        src = tg.parse_tensor_type(head[head.rfind(" : ") :]) if " : " in head else None
         t = o.result_type
         size = f"{t}, {t.numel * max(t.bits, 8) // 8} B" if t else "?"
         f = o.user_frame
         if stages.llir is None:
             how = "LDS use unknown (no LLVM IR stage beside the ISA)"
         elif f is not None and f.line in lds_lines:
-            how = f"through LDS (the kernel's shared memory: {mod.shared_bytes or 0} B, ttg.shared)"
+            how = "through LDS" + (f" (the launch allocates {shared} B of shared memory)" if shared else "")
         else:
             how = "in registers (no LDS access on its line in the LLVM IR)"
-        out.append(f"layout conversion at {o.where}: {' → '.join(layouts[:2])} ({size}) {how}")
+        layouts = f"{_short_layout(src.encoding if src else None)} → {_short_layout(t.encoding if t else None)}"
+        out.append(f"layout conversion at {o.where}: {layouts} ({size}) {how}")
     return out
+
+
+def _short_layout(enc: str | None) -> str:
+    if not enc:
+        return "?"
+    m = re.match(r"#ttg\.slice<\{dim\s*=\s*(\d+),\s*parent\s*=\s*(#[\w.]+)\}>", enc)
+    return f"slice(dim {m.group(1)} of {m.group(2)})" if m else enc
 
 
 def narrow_loads(stages: Stages, kernel: Kernel) -> list[str]:

@@ -105,8 +105,12 @@ class Op:
 
     @property
     def where(self) -> str:
-        f = self.user_frame
-        return str(f) if f else "?"
+        """The user's line; ``kernel.py:7 via kernel.py:15`` inside a helper (its outermost user call site)."""
+        users = [f for f in self.frames if not f.is_library]
+        if not users:
+            return "?"
+        outer = users[-1]
+        return f"{users[0]} via {outer}" if str(outer) != str(users[0]) else str(users[0])
 
     @property
     def label(self) -> str:
