@@ -123,7 +123,7 @@ def test_scalar_loads_carry_their_reason(baseline):
     assert "mask not constant over a vector: it depends on N" in lines[1]
 
 
-HELPER = '''
+HELPER = """
 import triton
 import triton.language as tl
 
@@ -146,7 +146,7 @@ def twice(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
 def kernelpilot_entry():
     return {"kernel": twice, "signature": {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
             "BLOCK": "constexpr"}, "constexprs": {"BLOCK": 256}, "options": {"num_warps": 4}}
-'''
+"""
 
 
 @pytest.fixture(scope="module")
