@@ -182,6 +182,20 @@ async def dump_ir(
 # ---------------------------------------------------------------------------------------------------- vgpr-pressure
 
 
+def _compiled_only(*paths: str | None) -> None:
+    """This tool is read-only: a kernel source would be compiled (its code run), which is dump-ir's job here."""
+    from tools.errors import InputError
+    from tools.vgpr_pressure import SOURCE_SUFFIXES
+
+    for p in paths:
+        if p and Path(p).suffix in SOURCE_SUFFIXES:
+            raise InputError(
+                f"{Path(p).name} is a kernel source; the vgpr-pressure tool reads compiled output (it runs no code)",
+                hint="call dump-ir on the kernel file, then vgpr-pressure with its out_dir (the CLI compiles "
+                "kernel files itself: kernelpilot vgpr-pressure kernel.py)",
+            )
+
+
 @mcp.tool(name="vgpr-pressure", title="VGPR pressure and liveness", annotations=ANALYSIS)
 def vgpr_pressure(
     isa: Annotated[
@@ -202,6 +216,7 @@ def vgpr_pressure(
 
     with agent_errors():
         path = read_input(isa, "ISA")
+        _compiled_only(path, before)
         reports = analyze_path(path, kernel, arch, per_instruction=True, top_k=top_k)
         rows = ["kernel\tindex\tline\tlive_vgprs\tlive_agprs\tlive_sgprs\tinstruction\tsource"]
         for rep in reports.reports:
