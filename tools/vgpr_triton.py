@@ -138,7 +138,7 @@ def warp_suggestion(
         f"launch with num_warps={w} (kernel[grid](..., num_warps={w}) or the kernel's options): {lane_vals} values "
         f"per lane, est. {est_w} VGPRs of tile values, within {int(BUDGET_SHARE * 100)}% of {limit}. The tile and "
         f"the work per program stay the same; more lanes share it (reductions then combine across warps through "
-        f"LDS). Other counts: {others or 'none'}. Check with `kernelpilot vgpr-pressure --baseline HEAD:<file>`"
+        f"LDS). Other counts: {others or 'none'}. Check with `kernelpilot vgpr-pressure <file> --baseline HEAD:<file>`"
     )
     return (
         Suggestion(
