@@ -205,3 +205,32 @@ def test_git_baseline_report_names_the_commit(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     reports = analyze_spec("HEAD:kernel.py", arch="gfx942")
     assert reports.file.startswith("HEAD:kernel.py (") and reports.reports[0].metric("vgpr_spill_count").value == 67
+
+
+def test_ttgir_layouts_give_exact_elements_per_lane(tmp_path):
+    # The helper kernel's 2-D load uses #blocked1 = sizePerThread [1, 1], threadsPerWarp [1, 64], warpsPerCTA [4, 1]:
+    # a 16x64 tile puts 16 / 4 = 4 rows and 64 / 64 = 1 column on each lane; tl.sum(axis=1) leaves a slice of it
+    # whose 16 values are split over the 4 warps only (4 per lane, replicated over the 64 lanes).
+    from tools.dump_ir import dump_ir
+    from tools.isa import ttgir
+
+    path = tmp_path / "kernel.py"
+    path.write_text(HELPER)
+    stage = next(s for s in dump_ir(path, "gfx942").kernels[0].stages if s.name == "ttgir")
+    mod = ttgir.parse_ttgir(Path(stage.path).read_text())
+    assert (mod.num_warps, mod.threads_per_warp, mod.kernel) == (4, 64, "twice")
+    by_name = {o.result: o for o in mod.ops if o.result}
+    tile = next(o for o in mod.ops if o.name in ttgir.LOAD_OPS and o.result_type.shape == [16, 64])
+    assert ttgir.elements_per_lane(mod, tile.result_type) == 4
+    assert ttgir.elements_per_lane(mod, tile.result_type, num_warps=8) == 2  # 1024 values / (64 x 8)
+    reduced = next(o for o in mod.ops if o.name == "tt.reduce")
+    assert reduced.result_type.encoding.startswith("#ttg.slice")
+    assert ttgir.elements_per_lane(mod, reduced.result_type) == 4
+    assert tile.result_type.element == "f32"  # tt.load of a pointer tensor yields its pointee
+    assert by_name["%offs"].result_type.shape == [256] and ttgir.registers_per_lane(mod, tile.result_type) == 4
+    # No argument carries tt.divisibility: the dict-form signature gives Triton no alignment facts.
+    assert mod.args == {
+        "%x_ptr": ("!tt.ptr<f32>", False),
+        "%y_ptr": ("!tt.ptr<f32>", False),
+        "%out_ptr": ("!tt.ptr<f32>", False),
+    }

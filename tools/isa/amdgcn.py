@@ -11,6 +11,7 @@ Pure text functions; no assembler is needed.
 from __future__ import annotations
 
 import gc
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -671,17 +672,22 @@ class SourceAttribution:
         return text
 
 
-_source_lines_cache: dict[str, list[str] | None] = {}
+_source_lines_cache: dict[tuple[str, int], list[str] | None] = {}
 
 
 def _source_lines(path: str) -> list[str] | None:
-    if path not in _source_lines_cache:
+    """The lines of a source file, cached by path and modification time (a long-lived server sees edits)."""
+    try:
+        key = (path, os.stat(path).st_mtime_ns)
+    except OSError:
+        return None
+    if key not in _source_lines_cache:
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
-                _source_lines_cache[path] = fh.read().splitlines()
+                _source_lines_cache[key] = fh.read().splitlines()
         except OSError:
-            _source_lines_cache[path] = None
-    return _source_lines_cache[path]
+            _source_lines_cache[key] = None
+    return _source_lines_cache[key]
 
 
 _CALLEE_RE = re.compile(r"([A-Za-z_][\w.]*)\s*\(")

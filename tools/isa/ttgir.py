@@ -196,9 +196,18 @@ def _result_type(op_name: str, stmt: str) -> TensorType | None:
     else:
         return None
     parts = _split_top(sig)
-    t = parse_tensor_type(parts[-1]) if parts else None
-    if t is not None and op_name in ("arith.cmpi", "arith.cmpf"):
+    if not parts:
+        return None
+    # tt.addptr lists (pointer, offset): the result is the pointer; arith.select lists (condition, value).
+    t = parse_tensor_type(parts[0] if op_name == "tt.addptr" else parts[-1])
+    if t is None:
+        return None
+    if op_name in ("arith.cmpi", "arith.cmpf"):
         t.element = "i1"
+    elif op_name == "tt.load" and "->" not in last:
+        m = re.match(r"!tt\.ptr<([^,>]+)", t.element)  # `tt.load %p : tensor<Nx!tt.ptr<f32>>` yields f32 values
+        if m:
+            t.element = m.group(1)
     return t
 
 
