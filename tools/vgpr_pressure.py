@@ -143,9 +143,15 @@ def _occupancy_note(res, arch: str | None, info, stages) -> str:
             wg = res.max_flat_workgroup_size or info.wavefront_size * 4
             limits["lds"] = archmod.waves_per_simd_from_lds(arch, res.lds_bytes, wg)
         limits["hardware"] = info.max_waves_per_simd
-        order = sorted(limits.items(), key=lambda kv: kv[1])
+        order = sorted(limits.items(), key=lambda kv: (kv[1], kv[0] != "hardware"))  # a tie: the hardware cap
         parts.append(f"limited by {order[0][0]}: " + ", ".join(f"{k} allows {v}" for k, v in order))
     wpe = stages.waves_per_eu if stages is not None else None
+    if wpe and info is not None and res.waves_per_simd is not None and res.waves_per_simd > wpe[1]:
+        parts.append(
+            f"the {res.waves_per_simd} waves counted from vgpr_count={res.vgpr_count} exceed the attribute's maximum "
+            f"{wpe[1]}: LLVM pads the allocation to hold occupancy at {wpe[1]} (the ISA's '; Occupancy:' comment "
+            "and .amdhsa_next_free_vgpr show it), so expect " + str(wpe[1])
+        )
     if wpe and info is not None:
         budget = info.vgprs_per_lane // wpe[0] // info.vgpr_granule * info.vgpr_granule
         parts.append(
@@ -154,6 +160,12 @@ def _occupancy_note(res, arch: str | None, info, stages) -> str:
             f"its maximum {wpe[1]} caps the compiler's occupancy (LLVM reserves VGPRs up to the {wpe[1]}-wave "
             "allocation, .amdhsa_next_free_vgpr), so a kernel that uses fewer VGPRs still runs "
             f"{wpe[1]} waves/SIMD — raise waves_per_eu (or drop it) for more"
+        )
+    fwgs = stages.flat_workgroup_size if stages is not None else None
+    if fwgs and info is not None:
+        parts.append(
+            f'launch bounds amdgpu-flat-work-group-size="{fwgs[0]},{fwgs[1]}": at most {fwgs[1]} threads '
+            f"({-(-fwgs[1] // info.wavefront_size)} waves) per workgroup"
         )
     return "; ".join(parts)
 

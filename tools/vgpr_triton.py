@@ -122,7 +122,7 @@ def warp_suggestion(
         f"against a budget of {limit} ({why})"
     )
     notes = [f"tile values (TTGIR, num_warps={cur}): {evidence}"]  # shown when no suggestion carries them
-    if est <= BUDGET_SHARE * limit and not spills:
+    if est <= BUDGET_SHARE * limit:  # the tile values leave room: spills (if any) have another cause
         return None, notes
     options = []
     for w in (2, 4, 8, 16):
