@@ -56,8 +56,8 @@ def test_warp_count_fix_is_named_with_numbers(baseline):
     assert "values per lane = 4096 / (64 lanes × 1 warp) = 64 per tile tensor" in s.evidence
     assert "at the tl.sum at kernel.py:23" in s.evidence
     assert "xc (kernel.py:22) f32 (64/lane, held for the * at kernel.py:25)" in s.evidence
-    assert "cols (kernel.py:18) i32 (64/lane, held for the load at kernel.py:24)" in s.evidence
-    assert "est. 192 VGPRs of tile values against a budget of 128" in s.evidence
+    assert "cols (kernel.py:18) i32 index (64/lane, held for the load at kernel.py:24)" in s.evidence
+    assert "est. 192 VGPRs of tile values (128 data + 64 index) against a budget of 128" in s.evidence
     assert 'amdgpu-waves-per-eu="4,4"' in s.evidence
     assert "num_warps=4: 16 per lane, est. 48" in s.action
     assert baseline.suggestions[0].id == "raise_num_warps"  # the top fix
@@ -234,3 +234,18 @@ def test_ttgir_layouts_give_exact_elements_per_lane(tmp_path):
         "%y_ptr": ("!tt.ptr<f32>", False),
         "%out_ptr": ("!tt.ptr<f32>", False),
     }
+
+
+def test_aligned_arguments_make_the_loads_wide(tmp_path):
+    # The narrow-load reason checked the other way round: mark the pointers and N divisible by 16 (what Triton's JIT
+    # does for aligned tensors and N % 16 == 0) and the loads become 16 B per lane, so no load line is reported.
+    text = SPILL_TASK.read_text()
+    attrs = '"attrs": {(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]], (2,): [["tt.divisibility", 16]], (3,): [["tt.divisibility", 16]]},'
+    path = tmp_path / "kernel.py"
+    path.write_text(text.replace('"options": OPTIONS,', '"options": OPTIONS, ' + attrs))
+    report = analyze_path(path, arch="gfx942").reports[0]
+    assert [t for t in report.triton if t.startswith("load ")] == []
+    isa = Path(report.file).read_text()
+    assert "buffer_load_dwordx4" in isa and "buffer_load_dword " not in isa
+    # Vector loads need one base offset, not one per element: no spills at the same 128-VGPR budget (124 VGPRs).
+    assert (report.metric("vgpr_count").value, report.metric("vgpr_spill_count").value) == (124, 0)

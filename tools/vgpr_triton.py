@@ -116,10 +116,12 @@ def warp_suggestion(
     held = "; ".join(_held_text(mod, v) for v in sorted(peak.values, key=lambda v: v.role != "input"))
     at = peak.at
     at_text = tg.describe_use(at) if at.name in tg.WHOLE_TILE_OPS else f"{at.name} at {at.where}"
+    index_regs = peak.registers(mod, index=True)
+    split = f" ({est - index_regs} data + {index_regs} index)" if index_regs else ""
     evidence = (
         f"values per lane = {shape} / ({lanes} lanes × {cur} warp{'s' if cur > 1 else ''}) = {per_lane} per tile "
-        f"tensor; at {at_text} these tile values are live at once: {held} — est. {est} VGPRs of tile values "
-        f"against a budget of {limit} ({why})"
+        f"tensor; at {at_text} these tile values are live at once: {held} — est. {est} VGPRs of tile values"
+        f"{split} against a budget of {limit} ({why})"
     )
     notes = [f"tile values (TTGIR, num_warps={cur}): {evidence}"]  # shown when no suggestion carries them
     if est <= BUDGET_SHARE * limit:  # the tile values leave room: spills (if any) have another cause
@@ -156,7 +158,7 @@ def _held_text(mod: tg.TtgirModule, v: tg.HeldValue) -> str:
     t = v.op.result_type
     regs = tg.registers_per_lane(mod, t) if t else 0
     kind = t.element if t else "?"
-    what = f"{v.op.label} {kind}"
+    what = f"{v.op.label} {kind}" + (" index" if tg.is_index(mod, v.op) else "")
     if v.role == "input":
         return f"{what} ({regs}/lane, consumed here)"
     why = f"held for {tg.describe_use(v.next_use)}" if v.next_use else "held"
@@ -245,6 +247,8 @@ def narrow_loads(stages: Stages, kernel: Kernel) -> list[str]:
         unaligned = sorted(a for a in addr_args if not mod.args[a][1])
         unmasked = sorted(a for a in mask_args if not mod.args[a][1] and "ptr" not in mod.args[a][0])
         reasons = []
+        if tg.elements_per_lane(mod, t) <= contig:
+            reasons.append(f"each lane holds only {tg.elements_per_lane(mod, t)} element(s) of this tile")
         if unaligned:
             reasons.append(
                 f"alignment unknown: {', '.join(a.lstrip('%') for a in unaligned)} carr"

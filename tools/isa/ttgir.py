@@ -393,8 +393,31 @@ class TilePeak:
     at: Op
     values: list[HeldValue]
 
-    def registers(self, mod: TtgirModule, num_warps: int | None = None) -> int:
-        return sum(registers_per_lane(mod, v.op.result_type, num_warps) for v in self.values if v.op.result_type)
+    def registers(self, mod: TtgirModule, num_warps: int | None = None, *, index: bool | None = None) -> int:
+        """Registers per lane of the values here; ``index`` True/False counts only index/data tensors."""
+        return sum(
+            registers_per_lane(mod, v.op.result_type, num_warps)
+            for v in self.values
+            if v.op.result_type and (index is None or is_index(mod, v.op) == index)
+        )
+
+
+def is_index(mod: TtgirModule, op: Op) -> bool:
+    """An integer tensor computed without loading anything (``tl.arange`` offsets, masks' operands): the compiler
+    may hold it per element (scalar loads need per-element offsets) or rebuild it from the lane id."""
+    t = op.result_type
+    if t is None or t.element.startswith(("f", "bf", "!tt.ptr")) or t.bits == 1:
+        return False
+    stack, seen = [op], set()
+    while stack:
+        o = stack.pop()
+        if o.index in seen:
+            continue
+        seen.add(o.index)
+        if o.name in LOAD_OPS:
+            return False
+        stack.extend(d for d in (mod.defining(v) for v in o.operands) if d is not None)
+    return True
 
 
 def tile_peak(mod: TtgirModule) -> TilePeak | None:
