@@ -59,6 +59,9 @@ def test_warp_count_fix_is_named_with_numbers(baseline):
     assert "cols (kernel.py:18) i32 index (64/lane, held for the load at kernel.py:24)" in s.evidence
     assert "est. 192 VGPRs of tile values (128 data + 64 index) against a budget of 128" in s.evidence
     assert 'amdgpu-waves-per-eu="4,4"' in s.evidence
+    # mask = cols < N is held too: 64 lane masks per lane, one SGPR pair each (v_cmp_gt_i32_e64 s[94:95], s8, v0):
+    # 128 SGPRs against 102 addressable — the cause of the 42 SGPR spills; two warps halve it to 64.
+    assert "the masks held take est. 128 SGPRs" in s.evidence and "est. 64 SGPRs of masks" in s.action
     assert "num_warps=4: 16 per lane, est. 48" in s.action
     assert baseline.suggestions[0].id == "raise_num_warps"  # the top fix
 

@@ -24,6 +24,7 @@ _WPE_RE = re.compile(r'"amdgpu-waves-per-eu"="(\d+),(\d+)"')
 _FWGS_RE = re.compile(r'"amdgpu-flat-work-group-size"="(\d+),(\d+)"')
 BUDGET_SHARE = 0.75  # tile values above this share of the VGPR budget leave too little for addresses and temporaries
 MAX_NUM_WARPS = 16  # 1024 threads per workgroup on AMD GPUs
+ADDRESSABLE_SGPRS = 102  # GCN/CDNA: s0..s101
 
 
 @dataclass
@@ -123,9 +124,15 @@ def warp_suggestion(
         f"tensor; at {at_text} these tile values are live at once: {held} — est. {est} VGPRs of tile values"
         f"{split} against a budget of {limit} ({why})"
     )
+    masks = tg.mask_sgprs(mod, peak.values)
+    if masks:
+        evidence += (
+            f"; the masks held take est. {masks} SGPRs (a lane mask per element, an SGPR pair each on wave64) of "
+            f"the {ADDRESSABLE_SGPRS} addressable"
+        )
     notes = [f"tile values (TTGIR, num_warps={cur}): {evidence}"]  # shown when no suggestion carries them
-    if est <= BUDGET_SHARE * limit:  # the tile values leave room: spills (if any) have another cause
-        return None, notes
+    if est <= BUDGET_SHARE * limit and masks <= BUDGET_SHARE * ADDRESSABLE_SGPRS:
+        return None, notes  # the tile values leave room: spills (if any) have another cause
     options = []
     for w in (2, 4, 8, 16):
         if w <= cur or w > MAX_NUM_WARPS or big.numel < lanes * w:
@@ -135,10 +142,13 @@ def warp_suggestion(
         return None, notes
     fit = next((o for o in options if o[2] <= BUDGET_SHARE * limit), options[-1])
     w, lane_vals, est_w = fit
+    masks_w = tg.mask_sgprs(mod, peak.values, w)
     others = ", ".join(f"num_warps={o[0]}: {o[1]} per lane, est. {o[2]}" for o in options if o[0] != w)
     action = (
         f"launch with num_warps={w} (kernel[grid](..., num_warps={w}) or the kernel's options): {lane_vals} values "
-        f"per lane, est. {est_w} VGPRs of tile values, within {int(BUDGET_SHARE * 100)}% of {limit}. The tile and "
+        f"per lane, est. {est_w} VGPRs of tile values, within {int(BUDGET_SHARE * 100)}% of {limit}"
+        + (f", and est. {masks_w} SGPRs of masks" if masks else "")
+        + ". The tile and "
         f"the work per program stay the same; more lanes share it (reductions then combine across warps through "
         f"LDS). Other counts: {others or 'none'}. Check with `kernelpilot vgpr-pressure <file> --baseline HEAD:<file>`"
     )
@@ -162,7 +172,9 @@ def _held_text(mod: tg.TtgirModule, v: tg.HeldValue) -> str:
     if v.role == "input":
         return f"{what} ({regs}/lane, consumed here)"
     why = f"held for {tg.describe_use(v.next_use)}" if v.next_use else "held"
-    return f"{what} ({regs}/lane, {why})" if regs else f"{what} (mask: lane bits, no VGPRs; {why})"
+    if regs:
+        return f"{what} ({regs}/lane, {why})"
+    return f"{what} ({tg.elements_per_lane(mod, t)}/lane as lane masks in SGPRs, no VGPRs; {why})"
 
 
 # --- layout conversions through LDS and narrow loads -----------------------------------------------------------

@@ -402,6 +402,17 @@ class TilePeak:
         )
 
 
+def mask_sgprs(mod: TtgirModule, values: list[HeldValue], num_warps: int | None = None) -> int:
+    """SGPRs the held i1 tensors take when each element per lane is a lane mask (a ``v_cmp`` result): an SGPR pair
+    per element on wave64, one SGPR on wave32."""
+    per = 2 if mod.threads_per_warp == 64 else 1
+    return sum(
+        per * elements_per_lane(mod, v.op.result_type, num_warps)
+        for v in values
+        if v.op.result_type is not None and v.op.result_type.bits == 1
+    )
+
+
 def is_index(mod: TtgirModule, op: Op) -> bool:
     """An integer tensor computed without loading anything (``tl.arange`` offsets, masks' operands): the compiler
     may hold it per element (scalar loads need per-element offsets) or rebuild it from the lane id."""
