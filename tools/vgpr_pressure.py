@@ -783,11 +783,29 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
     peak = max(gpr, default=0)
     spill_ops = sum(1 for i in insts if i.root in ("STL", "LDL"))
     metrics = [
-        Metric(name="registers_per_thread", value=regs, status="warn" if regs and regs > 128 else "ok"),
-        Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
-        Metric(name="local_bytes", value=local, status="bad" if local else "ok", note="spills go to local memory"),
         Metric(
-            name="spill_instructions", value=spill_ops, status="bad" if spill_ops else "ok", note="STL/LDL in the SASS"
+            name="registers_per_thread",
+            value=regs,
+            status="warn" if regs and regs > 128 else "ok",
+            note=f"warn: > 128 registers per thread: at most {65536 // (regs * 32) if regs else 0} warps/SM fit "
+            "the 64K-register file"
+            if regs and regs > 128
+            else "",
+        ),
+        Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
+        Metric(
+            name="local_bytes",
+            value=local,
+            status="bad" if local else "ok",
+            note=f"bad: > 0: {local} B of local memory hold spilled registers"
+            if local
+            else "spills go to local memory",
+        ),
+        Metric(
+            name="spill_instructions",
+            value=spill_ops,
+            status="bad" if spill_ops else "ok",
+            note=f"bad: > 0: {spill_ops} STL/LDL in the SASS" if spill_ops else "STL/LDL in the SASS",
         ),
         Metric(name="shared_bytes", value=smem, status="ok"),
         Metric(name="occupancy_warps_per_sm", value=warps, status="ok"),
