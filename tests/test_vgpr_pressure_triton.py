@@ -252,3 +252,18 @@ def test_aligned_arguments_make_the_loads_wide(tmp_path):
     assert "buffer_load_dwordx4" in isa and "buffer_load_dword " not in isa
     # Vector loads need one base offset, not one per element: no spills at the same 128-VGPR budget (124 VGPRs).
     assert (report.metric("vgpr_count").value, report.metric("vgpr_spill_count").value) == (124, 0)
+
+
+def test_nvidia_line_info_walks_inlining_chains_too(tmp_path):
+    # nvdisasm -gi writes an inlined position as a chain of '//## File …, line N inlined at …' lines; the helper's
+    # line 8 is told apart by its two call sites, and tl.sum's code is attributed to the user's line 16.
+    path = tmp_path / "kernel.py"
+    path.write_text(HELPER)
+    report = analyze_path(path, arch="sm_90", per_instruction=True).reports[0]
+    sources = {i.source for i in report.per_instruction if i.source}
+    assert {
+        "kernel.py:8 via kernel.py:14",
+        "kernel.py:8 via kernel.py:15",
+        "(inside tl.sum at kernel.py:16)",
+    } <= sources
+    assert not any("standard.py" in s for s in sources)
