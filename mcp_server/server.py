@@ -212,7 +212,7 @@ def vgpr_pressure(
     """Register use, exact per-instruction liveness, where live VGPRs peak (and what values are live there),
     spills and their cause, and ranked changes with estimated VGPR savings. With ``before``: the before/after diff
     (a regression is more spills or scratch, lower occupancy, or a higher live-VGPR peak)."""
-    from tools.vgpr_pressure import analyze_path, diff_reports
+    from tools.vgpr_pressure import analyze_path, attach_baseline
 
     with agent_errors():
         path = read_input(isa, "ISA")
@@ -228,8 +228,8 @@ def vgpr_pressure(
         run_id = artifacts.run_id_for("vgpr", path, str(Path(path).stat().st_mtime_ns), kernel or "", arch or "")
         uri = artifacts.save(run_id, "liveness.tsv", "\n".join(rows) + "\n") if len(rows) > 1 else None
         diff = None
-        if before:
-            diff = diff_reports(analyze_path(read_input(before, "BEFORE ISA"), kernel, arch, top_k=top_k), reports)
+        if before:  # each report carries its KernelDiff in `baseline` too
+            diff = attach_baseline(reports, analyze_path(read_input(before, "BEFORE ISA"), kernel, arch, top_k=top_k))
         shown = [r.model_copy(update={"per_instruction": None}) for r in reports.reports[:MAX_KERNELS]]
         steps = []
         if diff is not None:
