@@ -63,6 +63,8 @@ def test_warp_count_fix_is_named_with_numbers(baseline):
     # 128 SGPRs against 102 addressable — the cause of the 42 SGPR spills; two warps halve it to 64.
     assert "the masks held take est. 128 SGPRs" in s.evidence and "est. 64 SGPRs of masks" in s.action
     assert "num_warps=4: 16 per lane, est. 48" in s.action
+    # The alternative launch option: waves_per_eu=2 gives 512 / 2 = 256 VGPRs (192 fits in 75%) at 2 waves/SIMD.
+    assert "waves_per_eu=2, raises the budget to 256 VGPRs" in s.action
     assert baseline.suggestions[0].id == "raise_num_warps"  # the top fix
 
 

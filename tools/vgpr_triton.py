@@ -152,6 +152,16 @@ def warp_suggestion(
         f"the work per program stay the same; more lanes share it (reductions then combine across warps through "
         f"LDS). Other counts: {others or 'none'}. Check with `kernelpilot vgpr-pressure <file> --baseline HEAD:<file>`"
     )
+    wpe = stages.waves_per_eu
+    if wpe and wpe[0] > 1 and arch and archmod.is_amd(arch):
+        info = archmod.amd_arch(arch)
+        lower = next((n for n in range(wpe[0] - 1, 0, -1) if est <= BUDGET_SHARE * info.vgprs_per_lane // n), None)
+        if lower is not None:
+            action += (
+                f". The other launch option, waves_per_eu={lower}, raises the budget to "
+                f"{min(info.vgprs_per_lane // lower, info.max_vgprs_per_wave)} VGPRs for the same tile, and a kernel that "
+                f"uses them runs {lower} waves/SIMD instead of {wpe[0]}"
+            )
     return (
         Suggestion(
             id="raise_num_warps",
