@@ -116,7 +116,7 @@ def warp_suggestion(
     shape = "×".join(map(str, big.shape))
     held = "; ".join(_held_text(mod, v) for v in sorted(peak.values, key=lambda v: v.role != "input"))
     at = peak.at
-    at_text = tg.describe_use(at) if at.name in tg.WHOLE_TILE_OPS else f"{at.name} at {at.where}"
+    at_text = tg.describe_use(at)
     index_regs = peak.registers(mod, index=True)
     split = f" ({est - index_regs} data + {index_regs} index)" if index_regs else ""
     evidence = (
@@ -180,7 +180,8 @@ def _held_text(mod: tg.TtgirModule, v: tg.HeldValue) -> str:
     kind = t.element if t else "?"
     what = f"{v.op.label} {kind}" + (" index" if tg.is_index(mod, v.op) else "")
     if v.role == "input":
-        return f"{what} ({regs}/lane, consumed here)"
+        n = regs or tg.elements_per_lane(mod, t) if t else 0
+        return f"{what} ({n}/lane{'' if regs else ' as lane masks'}, consumed here)"
     why = f"held for {tg.describe_use(v.next_use)}" if v.next_use else "held"
     if regs:
         return f"{what} ({regs}/lane, {why})"

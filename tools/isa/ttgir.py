@@ -433,7 +433,8 @@ def is_index(mod: TtgirModule, op: Op) -> bool:
 
 def tile_peak(mod: TtgirModule) -> TilePeak | None:
     """The whole-tile op (reduce, scan, dot, convert_layout) with the most tensor registers live across it; over
-    every op when the kernel has none. None when no tensor value is live anywhere."""
+    every op when the kernel has none. None when no tensor value is live anywhere, or when the kernel has a loop
+    (``scf.for``/``scf.while``): this view covers straight-line kernels, the ISA's hot-loop analysis the rest."""
     # A splat or a constant holds one value for the whole tile: it costs a register or none, never a tile.
     defs = {
         o.result: o
@@ -444,6 +445,8 @@ def tile_peak(mod: TtgirModule) -> TilePeak | None:
     for o in mod.ops:
         for v in o.operands:
             uses.setdefault(v, []).append(o.index)
+    if any(o.name.startswith("scf.") for o in mod.ops):
+        return None  # a loop's body is one op here: what is live inside it is not seen (the ISA's hot loop is)
     points = [o for o in mod.ops if o.name in WHOLE_TILE_OPS] or list(mod.ops)
     best: TilePeak | None = None
     best_regs = -1
