@@ -192,7 +192,6 @@ def _held_text(mod: tg.TtgirModule, v: tg.HeldValue) -> str:
 
 _LDS_ACCESS_RE = re.compile(r"(?:store|load)\s[^\n]*addrspace\(3\)[^\n]*!dbg\s+!(\d+)")
 _DILOC_RE = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!DILocation\(line:\s*(\d+)", re.M)
-_LOAD_WIDTH_RE = re.compile(r"(dwordx(\d)|dword\b|_b(\d+)\b|_short|_ushort|_ubyte|_sbyte|_b16|_u16|_u8)")
 
 
 def lds_conversions(stages: Stages) -> list[str]:

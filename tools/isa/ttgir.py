@@ -127,9 +127,13 @@ class TtgirModule:
     ops: list[Op]
     args: dict[str, tuple[str, bool]]  # %name -> (type, has tt.divisibility)
     kernel: str | None = None
+    _by_result: dict[str, Op] | None = field(default=None, repr=False)
 
     def defining(self, value: str) -> Op | None:
-        return next((o for o in self.ops if o.result == value), None)
+        """The top-level op whose result ``value`` is (None for arguments and region-local values)."""
+        if self._by_result is None:  # ops are fixed once parsed: index them on first use
+            self._by_result = {o.result: o for o in self.ops if o.result}
+        return self._by_result.get(value)
 
 
 def _parse_layout(name: str, kind: str, body: str) -> Layout:
