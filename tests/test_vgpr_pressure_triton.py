@@ -53,7 +53,7 @@ def test_warp_count_fix_is_named_with_numbers(baseline):
     # num_warps=2 halves that to 96, the first count within 75% of the budget: 192 - 96 = 96 saved.
     assert s.title == "spread the tile over more warps: num_warps 1 → 2"
     assert s.estimated_vgpr_savings == 96
-    assert "values per lane = 4096 / (64 lanes × 1 warp) = 64 per tile tensor" in s.evidence
+    assert "values per lane = BLOCK (4096) / (64 lanes × 1 warp) = 64 per tile tensor" in s.evidence
     assert "at the tl.sum at kernel.py:23" in s.evidence
     assert "xc (kernel.py:22) f32 (64/lane, held for the * at kernel.py:25)" in s.evidence
     assert "cols (kernel.py:18) i32 index (64/lane, held for the load at kernel.py:24)" in s.evidence

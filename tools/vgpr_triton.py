@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tools.isa import arch as archmod
 from tools.isa import ttgir as tg
-from tools.isa.amdgcn import Kernel, attribute_loc
+from tools.isa.amdgcn import Kernel, SourceLoc, attribute_loc, source_lines
 from tools.models.vgpr import Suggestion
 
 _WPE_RE = re.compile(r'"amdgpu-waves-per-eu"="(\d+),(\d+)"')
@@ -114,6 +114,9 @@ def warp_suggestion(
     big = max((v.op.result_type for v in peak.values if v.op.result_type), key=lambda t: t.numel)
     per_lane = tg.elements_per_lane(mod, big)
     shape = "×".join(map(str, big.shape))
+    block = _block_name(mod, big)
+    if block:
+        shape = f"{block} ({shape})"
     held = "; ".join(_held_text(mod, v) for v in sorted(peak.values, key=lambda v: v.role != "input"))
     at = peak.at
     at_text = tg.describe_use(at)
@@ -172,6 +175,25 @@ def warp_suggestion(
         ),
         [],
     )
+
+
+def _block_name(mod: tg.TtgirModule, t: tg.TensorType) -> str | None:
+    """The constexpr a 1-D tile's length comes from (``BLOCK`` in ``tl.arange(0, BLOCK)``), read from the user's
+    source line of the matching ``tt.make_range``."""
+    if len(t.shape) != 1:
+        return None
+    for o in mod.ops:
+        if o.name != "tt.make_range" or f"end = {t.shape[0]} " not in o.text:
+            continue
+        f = o.user_frame
+        if f is None:
+            continue
+        lines = source_lines(SourceLoc(f.file, f.line, f.column, f.directory).path)
+        if lines and 0 < f.line <= len(lines):
+            m = re.search(r"\barange\(\s*0\s*,\s*([A-Za-z_]\w*)\s*\)", lines[f.line - 1])
+            if m:
+                return m.group(1)
+    return None
 
 
 def _held_text(mod: tg.TtgirModule, v: tg.HeldValue) -> str:

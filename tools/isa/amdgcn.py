@@ -675,7 +675,7 @@ class SourceAttribution:
 _source_lines_cache: dict[tuple[str, int], list[str] | None] = {}
 
 
-def _source_lines(path: str) -> list[str] | None:
+def source_lines(path: str) -> list[str] | None:
     """The lines of a source file, cached by path and modification time (a long-lived server sees edits)."""
     try:
         key = (path, os.stat(path).st_mtime_ns)
@@ -696,7 +696,7 @@ _DEF_RE = re.compile(r"^(\s*)def\s+(\w+)\s*\(")
 
 def callee_at(call: SourceLoc) -> str | None:
     """The dotted name called at a call site (``tl.sum``), read from the source at the site's column."""
-    lines = _source_lines(call.path)
+    lines = source_lines(call.path)
     if not lines or not 0 < call.line <= len(lines):
         return None
     text = lines[call.line - 1]
@@ -706,7 +706,7 @@ def callee_at(call: SourceLoc) -> str | None:
 
 def _enclosing_def(loc: SourceLoc) -> str | None:
     """The ``def`` whose body holds a library position (``sum`` for triton/language/standard.py:314)."""
-    lines = _source_lines(loc.path)
+    lines = source_lines(loc.path)
     if not lines or not 0 < loc.line <= len(lines):
         return None
     indent = len(lines[loc.line - 1]) - len(lines[loc.line - 1].lstrip())
