@@ -139,6 +139,7 @@ class FlyDSLFrontend(Frontend):
         result = python_runner("flydsl", path, arch, out_dir, env, options.get("timeout", 600))
         log = write_log(out_dir, result)
         raise_for_runner(result, path, self.name, log)
+        (out_dir / "runner.json").unlink(missing_ok=True)
         kernels = self.collect(dump_dir, arch, out_dir, linker)
         shutil.rmtree(dump_dir, ignore_errors=True)
         if not kernels:
