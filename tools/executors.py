@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from tools.errors import ToolchainError
+from tools.errors import Interrupted, ToolchainError
 
 MAX_CAPTURE_BYTES = 8 * 1024 * 1024  # per stream: a compiler's output, bounded (head + tail kept)
 CAPTURE_HEAD_FRACTION = 0.25
@@ -52,18 +52,6 @@ class RunResult(BaseModel):
             return signal.Signals(-self.returncode).name
         except ValueError:
             return f"signal {-self.returncode}"
-
-
-class Interrupted(BaseException):
-    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C so every ``finally`` and process-group kill runs."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-    @property
-    def exit_code(self) -> int:
-        return 128 + self.signum
 
 
 def _raise_interrupted(signum, frame):
