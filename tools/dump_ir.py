@@ -140,6 +140,7 @@ def dump_ir(
     name = frontend or detect_frontend(path)
     fe = get_frontend(name)
     arch = fe.check_arch(arch)
+    fe.check_flags(path, list(flags or []))  # before anything runs: a refused flag never reaches a compiler
     options = {"debug_info": debug_info, "flags": list(flags or [])}
     versions = fe.versions()
     key = cache.cache_key(path, path.read_bytes(), name, arch, options, versions.versions)

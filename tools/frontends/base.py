@@ -59,6 +59,14 @@ class Frontend(ABC):
             )
         return arch
 
+    def check_flags(self, path: Path, flags: list[str]) -> None:
+        """Refuse compiler flags this frontend does not pass on safely (the Python frontends take none)."""
+        if flags:
+            raise InputError(
+                f"the {self.name} frontend takes no compiler flags (got {' '.join(flags)[:200]})",
+                hint="flags apply to .cu, .hip and .mojo files; set Triton/FlyDSL options in kernelpilot_entry()",
+            )
+
     @abstractmethod
     def versions(self) -> CompilerVersions:
         """Compiler versions, cheaply (no heavy imports): part of the cache key and of every result."""
