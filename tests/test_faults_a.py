@@ -550,6 +550,14 @@ async def test_case11_fifo_and_devices_are_refused(project, monkeypatch):
     assert "is a device or socket, not a regular file" in text
 
 
+@pytest.mark.parametrize("tool", ["vgpr-pressure", "prefetch-data-load", "dump-ir"])
+def test_case11_dev_zero_as_cli_input_is_refused_not_read(tool, capsys):
+    argv = [tool, "/dev/zero"] + (["--arch", "gfx942"] if tool == "dump-ir" else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "/dev/zero is a device or socket, not a regular file" in err and "hint:" in err
+
+
 @pytest.mark.anyio
 async def test_case11_backtracking_pattern_is_stopped_within_its_budget(project, monkeypatch):
     proj, _ = project

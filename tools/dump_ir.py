@@ -22,6 +22,7 @@ from tools.errors import InputError, KernelpilotError
 from tools.frontends import detect_frontend, get_frontend
 from tools.isa.arch import normalize_arch
 from tools.models.dump import DumpResult, KernelDump
+from tools.paths import regular_file
 
 
 def _check_source(path: Path) -> Path:
@@ -29,7 +30,9 @@ def _check_source(path: Path) -> Path:
         raise InputError(f"kernel file not found: {path}", hint="check the path (relative paths start at the cwd)")
     if path.is_dir():
         raise InputError(f"{path} is a directory, not a kernel file", hint="give a .py, .cu or .hip file")
-    head = path.read_bytes()[:4096]
+    regular_file(path, "kernel file")  # a FIFO or /dev/zero would block or never end
+    with open(path, "rb") as f:
+        head = f.read(4096)
     if b"\x00" in head:
         raise InputError(f"{path} is a binary file, not kernel source", hint="give a .py, .cu or .hip source file")
     return path.resolve()

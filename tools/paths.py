@@ -73,11 +73,19 @@ def resolve(
 
 
 def guard(path: str | Path, what: str = "file") -> Path:
-    """The engine's check before it opens a file it found itself (directory scans, siblings): a no-op outside a
-    confined call, else ``resolve`` against the context's roots. Returns the path unchanged."""
+    """The engine's check before it opens a file (its argument, or one it found by scanning): FIFOs and devices are
+    refused everywhere (a reader would block or never end); in a confined call the resolved path must also lie
+    inside the context's roots. Returns the path unchanged."""
     if current_roots() is not None:
         resolve(path, what=what)
-    return Path(path)
+    p = Path(path)
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return p  # missing: the caller says so in its own words
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        regular_file(p, what)
+    return p
 
 
 def guard_tree(directory: str | Path, what: str = "directory") -> Path:
