@@ -229,6 +229,26 @@ async def test_case01_symlinked_kernel_file_refused_by_dump_ir(project):
     assert "outside" in text
 
 
+@pytest.mark.anyio
+async def test_case01_and_case03_hold_over_stdio(project, tmp_path):
+    # the server as hosts run it: a stdio subprocess with its own environment
+    from mcp import StdioServerParameters
+
+    proj, outside = project
+    (outside / "kernel_trace.csv").write_text(SECRET + "\n")
+    (proj / "d2").mkdir()
+    (proj / "d2" / "kernel_trace.csv").symlink_to(outside / "kernel_trace.csv")
+    env = cli_env(KERNELPILOT_PROJECT_DIR=str(proj), KERNELPILOT_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("KERNELPILOT_ALLOWED_ROOTS", None)
+    env.pop(ALLOW_COMMANDS_ENV, None)
+    params = StdioServerParameters(command=PY, args=["-m", "mcp_server.server"], env=env, cwd=REPO)
+    async with Client(params) as c:
+        text = error_text(await c.call_tool("kernel-trace", {"trace": "d2"}))
+        assert "outside" in text and SECRET not in text
+        text = error_text(await c.call_tool("dump-ir", {"command": ["sh", "-c", "head -2 /etc/passwd >&2; exit 1"]}))
+        assert "command mode is off on this server" in text and "root:" not in text
+
+
 def test_case01_engine_guard_is_off_for_the_cli_and_on_when_confined(tmp_path):
     # The CLI reads what its user names; a confined call (the MCP server) checks every file it opens.
     (tmp_path / "in").mkdir()

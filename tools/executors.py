@@ -2,8 +2,8 @@
 
 Every subprocess in kernelpilot goes through here: argument lists (never shell strings), a deadline on the whole call
 (pipe draining included), output capped (head + tail kept, the size left out stated), and when the call ends, for any
-reason, the whole process group is killed (each command starts its own session). SIGTERM/SIGHUP unwind like Ctrl-C
-(``install_signal_handlers``) so that clean-up runs.
+reason, the whole process group is killed (each command starts its own session). The CLI turns SIGTERM/SIGHUP into
+``tools.errors.Interrupted``, which unwinds through ``run_process`` like Ctrl-C, so that clean-up runs.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from tools.errors import Interrupted, ToolchainError
+from tools.errors import ToolchainError
 
 MAX_CAPTURE_BYTES = 8 * 1024 * 1024  # per stream: a compiler's output, bounded (head + tail kept)
 CAPTURE_HEAD_FRACTION = 0.25
@@ -52,16 +52,6 @@ class RunResult(BaseModel):
             return signal.Signals(-self.returncode).name
         except ValueError:
             return f"signal {-self.returncode}"
-
-
-def _raise_interrupted(signum, frame):
-    raise Interrupted(signum)
-
-
-def install_signal_handlers() -> None:
-    """SIGTERM and SIGHUP behave like Ctrl-C (children killed, staging cleaned); the caller exits 128+signum."""
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _raise_interrupted)
 
 
 class _Capture:
