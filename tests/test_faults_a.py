@@ -363,8 +363,13 @@ def test_case03_http_on_loopback_always_requires_a_token(token_env):
     proc, port = _http_server(env)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
-        line = proc.stderr.readline()  # printed before the port opens, so it is already there
-        token = re.search(r"this run's token is (\S+)", line).group(1)
+        found = None
+        for _ in range(50):  # printed before the port opens, so it is already there (maybe after warnings)
+            found = re.search(r"this run's token is (\S+)", proc.stderr.readline())
+            if found:
+                break
+        assert found, "the server printed no token"
+        token = found.group(1)
         with httpx2.Client(timeout=10) as http:
             assert http.post(url, json=INIT, headers=dict(HEADERS)).status_code == 401
             wrong_then_right = [*HEADERS, ("authorization", "Bearer nope"), ("authorization", f"Bearer {token}")]
