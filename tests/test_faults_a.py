@@ -501,6 +501,23 @@ def test_case06_parallel_compiles_of_one_kernel_all_succeed(tmp_path, private_ca
     assert [p.name for p in dumps.iterdir() if p.name.startswith(".")] == []  # no staging, no .failed
 
 
+@pytest.mark.anyio
+async def test_case06_parallel_mcp_compiles_of_one_kernel_all_succeed(project, private_cache):
+    proj, _ = project
+    triton_kernel(proj / "k.py")
+    results = []
+
+    async def one(c):
+        results.append(await c.call_tool("dump-ir", {"source": "k.py", "use_cache": False, "wait_seconds": 240}))
+
+    async with Client(mcp) as c, anyio.create_task_group() as tg:
+        for _ in range(3):
+            tg.start_soon(one, c)
+    assert [r.is_error for r in results] == [False, False, False], [r.content[0].text for r in results]
+    assert {r.structured_content["out_dir"] for r in results} == {str(next(private_cache.glob("dumps/[!.]*")))}
+    assert [p.name for p in (private_cache / "dumps").iterdir() if p.name.startswith(".")] == []
+
+
 def test_case06_losing_the_publish_race_returns_the_winners_entry(tmp_path, private_cache):
     kernel = EXAMPLES / "triton" / "vector_add.py"
     first = dump_ir(kernel, "gfx942", use_cache=False)

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from tools.errors import ToolchainError
 
-MAX_CAPTURE_BYTES = 8 * 1024 * 1024  # per stream: a compiler's output, bounded (head + tail kept)
+MAX_CAPTURE_BYTES = 32 * 1024 * 1024  # per stream: room for a large kernel's SASS listing, still bounded
 CAPTURE_HEAD_FRACTION = 0.25
 
 
