@@ -51,10 +51,10 @@ def _raise_interrupted(signum, frame):
     raise Interrupted(signum)
 
 
-def _install_signal_handlers() -> None:
-    """SIGTERM/SIGHUP clean up like Ctrl-C: compilers' process groups killed, staging renamed, exit 128+signum."""
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _raise_interrupted)
+def _install_signal_handlers() -> dict:
+    """SIGTERM/SIGHUP clean up like Ctrl-C: compilers' process groups killed, staging renamed, exit 128+signum.
+    Returns the previous handlers (main() restores them: a caller embedding the CLI keeps its own)."""
+    return {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGTERM, signal.SIGHUP)}
 
 
 def _stdout_closed() -> int:
@@ -70,8 +70,7 @@ def _stdout_closed() -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
-    if threading.current_thread() is threading.main_thread():
-        _install_signal_handlers()
+    previous = _install_signal_handlers() if threading.current_thread() is threading.main_thread() else {}
     try:
         parser = build_parser(command if command in COMMANDS else None)
         args = parser.parse_args(argv)
@@ -92,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except BrokenPipeError:
         return _stdout_closed()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

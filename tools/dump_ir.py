@@ -69,7 +69,9 @@ def _listing(root: Path) -> list[str]:
 
 def _check_out(out: Path) -> None:
     """Refuse an --out that holds anything kernelpilot did not write there (it replaces only its own output)."""
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
+    if out.is_symlink():
+        raise InputError(f"--out {out} is a symlink", hint="give the real directory, or a new one")
+    if out.exists() and not out.is_dir():
         raise InputError(
             f"--out {out} exists and is not a directory", hint="give a new or empty directory for the artifacts"
         )
