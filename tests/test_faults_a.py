@@ -28,6 +28,7 @@ from mcp import Client
 from mcp_server import artifacts, jobs
 from mcp_server.server import ALLOW_COMMANDS_ENV, TOKEN_ENV, mcp
 from tests.conftest import EXAMPLES, FIXTURES, REPO
+from tests.mcp_server.test_server import pid_alive, wait_gone
 from tests.trace_fixtures import extract_att
 from tools import cache, paths
 from tools.cli import main
@@ -70,24 +71,20 @@ def triton_kernel(path: Path, *, prelude: str = "", entry: str = "pass") -> Path
     return path
 
 
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie (exited, not yet reaped by its parent) counts as gone
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except (FileNotFoundError, IndexError):
-        return False
-
-
-def wait_gone(pid: int, seconds: float = 10) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if not pid_alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
+def forked_sleeper(pid_file: Path, *, close_pipes: bool = False) -> str:
+    """Kernel-file prelude: fork a child that writes its pid and sleeps ~forever, holding (or closing) the output
+    pipes; the parent goes on only once the pid is on disk, so the test always knows whom to look for."""
+    close = "os.close(1); os.close(2)" if close_pipes else "pass"
+    return f"""
+    if os.fork() == 0:
+        {close}
+        open({str(pid_file)!r} + ".tmp", "w").write(str(os.getpid()))
+        os.rename({str(pid_file)!r} + ".tmp", {str(pid_file)!r})
+        time.sleep(100000)
+    _end = time.time() + 30
+    while not os.path.exists({str(pid_file)!r}) and time.time() < _end:
+        time.sleep(0.01)
+    """
 
 
 def wait_for(predicate, seconds: float = 60) -> None:
@@ -418,18 +415,14 @@ def test_case05_forked_child_cannot_outlive_timeout(tmp_path):
     pids = tmp_path / "pids"
     kernel = triton_kernel(
         tmp_path / "k.py",
-        prelude=f"""
-        if os.fork() == 0:
-            open({str(pids)!r}, "a").write(f"{{os.getpid()}}\\n")
-            time.sleep(100000)
-        """,
+        prelude=forked_sleeper(pids),
         entry="time.sleep(100000)",
     )
     t0 = time.monotonic()
     with pytest.raises(CompileError, match="was stopped"):
         dump_ir(kernel, "gfx942", use_cache=False, timeout=5)
     assert time.monotonic() - t0 < 20  # 5 s, plus the kill's grace, never forever
-    child = int(pids.read_text().split()[0])
+    child = int(pids.read_text())
     assert wait_gone(child), f"forked child {child} survived"
 
 
@@ -437,15 +430,11 @@ def test_case05_successful_compile_with_a_lingering_child_is_a_success(tmp_path)
     pids = tmp_path / "pids"
     kernel = triton_kernel(
         tmp_path / "k.py",
-        prelude=f"""
-        if os.fork() == 0:
-            open({str(pids)!r}, "a").write(f"{{os.getpid()}}\\n")
-            time.sleep(100000)
-        """,
+        prelude=forked_sleeper(pids),
     )
     result = dump_ir(kernel, "gfx942", use_cache=False, timeout=120)
     assert [k.name for k in result.kernels] == ["add_one"]
-    child = int(pids.read_text().split()[0])
+    child = int(pids.read_text())
     assert wait_gone(child), f"forked child {child} survived the compile"
 
 
@@ -455,18 +444,14 @@ async def test_case05_mcp_timeout_is_the_callers_and_kills_the_child(project, tm
     pids = tmp_path / "pids"
     triton_kernel(
         proj / "k.py",
-        prelude=f"""
-        if os.fork() == 0:
-            open({str(pids)!r}, "a").write(f"{{os.getpid()}}\\n")
-            time.sleep(100000)
-        """,
+        prelude=forked_sleeper(pids),
         entry="time.sleep(100000)",
     )
     t0 = time.monotonic()
     text = error_text(await call("dump-ir", {"source": "k.py", "timeout": 5, "use_cache": False, "wait_seconds": 60}))
     assert "was stopped" in text
     assert time.monotonic() - t0 < 25
-    assert wait_gone(int(pids.read_text().split()[0]))
+    assert wait_gone(int(pids.read_text()))
 
 
 def test_case05_runner_deadline_bounds_pipe_draining():
@@ -667,16 +652,10 @@ def test_case12_child_that_closes_its_pipes_does_not_survive_success(tmp_path):
     pids = tmp_path / "pids"
     kernel = triton_kernel(
         tmp_path / "k.py",
-        prelude=f"""
-        if os.fork() == 0:
-            os.close(1); os.close(2)
-            open({str(pids)!r}, "a").write(f"{{os.getpid()}}\\n")
-            time.sleep(100000)
-        """,
+        prelude=forked_sleeper(pids, close_pipes=True),
     )
     dump_ir(kernel, "gfx942", use_cache=False, timeout=120)
-    wait_for(lambda: pids.exists() and pids.read_text(), 10)
-    child = int(pids.read_text().split()[0])
+    child = int(pids.read_text())
     try:
         assert wait_gone(child), f"child {child} outlived a successful compile"
     finally:

@@ -101,6 +101,18 @@ def python_runner(
     )
 
 
+def run_user_command(argv: list[str], env: dict[str, str], options: dict) -> RunResult:
+    """Command mode: the user's program with the compiler's dump environment, its output bounded like a kernel
+    file's (it may print without end)."""
+    return LOCAL.run(
+        argv,
+        timeout=options.get("timeout", 600),
+        env=env,
+        cwd=options.get("cwd"),
+        max_capture=RUNNER_CAPTURE_BYTES,
+    )
+
+
 _NOISE = re.compile(
     r"^\[flydsl\.compile\] dump |^\s*warn_once\(|UserWarning: (TRITON_DEFAULT_FP_FUSION|Failed to initialize NumPy)"
 )

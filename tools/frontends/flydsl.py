@@ -11,13 +11,12 @@ import shutil
 from pathlib import Path
 
 from tools.errors import CompileError
-from tools.executors import LOCAL
 from tools.frontends.base import (
-    RUNNER_CAPTURE_BYTES,
     Frontend,
     amd_resources,
     python_runner,
     raise_for_runner,
+    run_user_command,
     stages_of,
     write_log,
 )
@@ -154,13 +153,7 @@ class FlyDSLFrontend(Frontend):
         arch = self.check_arch(arch)
         dump_dir = out_dir / ".flydsl_dump"
         env, linker = self.environment(arch, dump_dir, options)
-        result = LOCAL.run(
-            argv,
-            timeout=options.get("timeout", 600),
-            env=env,
-            cwd=options.get("cwd"),
-            max_capture=RUNNER_CAPTURE_BYTES,  # the user's program: its output is bounded like a kernel file's
-        )
+        result = run_user_command(argv, env, options)
         write_log(out_dir, result)
         kernels = self.collect(dump_dir, arch, out_dir, linker)
         shutil.rmtree(dump_dir, ignore_errors=True)

@@ -11,13 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tools.errors import CompileError
-from tools.executors import LOCAL
 from tools.frontends.base import (
-    RUNNER_CAPTURE_BYTES,
     Frontend,
     amd_resources,
     python_runner,
     raise_for_runner,
+    run_user_command,
     stages_of,
     write_log,
 )
@@ -87,13 +86,7 @@ class TritonFrontend(Frontend):
     def compile_command(self, argv: list[str], arch: str, out_dir: Path, options: dict) -> list[KernelDump]:
         cache_dir = out_dir / ".triton_cache"
         env = {"TRITON_CACHE_DIR": str(cache_dir), "TRITON_ALWAYS_COMPILE": "1"}
-        result = LOCAL.run(
-            argv,
-            timeout=options.get("timeout", 600),
-            env=env,
-            cwd=options.get("cwd"),
-            max_capture=RUNNER_CAPTURE_BYTES,  # the user's program: its output is bounded like a kernel file's
-        )
+        result = run_user_command(argv, env, options)
         write_log(out_dir, result)
         kernels = []
         for meta_file in sorted(cache_dir.glob("*/*.json")) if cache_dir.exists() else []:
