@@ -420,8 +420,8 @@ def test_case05_forked_child_cannot_outlive_timeout(tmp_path):
     )
     t0 = time.monotonic()
     with pytest.raises(CompileError, match="was stopped"):
-        dump_ir(kernel, "gfx942", use_cache=False, timeout=5)
-    assert time.monotonic() - t0 < 20  # 5 s, plus the kill's grace, never forever
+        dump_ir(kernel, "gfx942", use_cache=False, timeout=8)
+    assert time.monotonic() - t0 < 30  # 8 s, plus the kill's grace, never forever
     child = int(pids.read_text())
     assert wait_gone(child), f"forked child {child} survived"
 
@@ -448,9 +448,9 @@ async def test_case05_mcp_timeout_is_the_callers_and_kills_the_child(project, tm
         entry="time.sleep(100000)",
     )
     t0 = time.monotonic()
-    text = error_text(await call("dump-ir", {"source": "k.py", "timeout": 5, "use_cache": False, "wait_seconds": 60}))
+    text = error_text(await call("dump-ir", {"source": "k.py", "timeout": 8, "use_cache": False, "wait_seconds": 90}))
     assert "was stopped" in text
-    assert time.monotonic() - t0 < 25
+    assert time.monotonic() - t0 < 35  # the caller's 8 s (+ worker start and the kill's grace), not 8 + 30
     assert wait_gone(int(pids.read_text()))
 
 
@@ -593,7 +593,8 @@ async def test_case11_backtracking_pattern_is_stopped_within_its_budget(project,
     t0 = time.monotonic()
     text = error_text(await call("read-artifact", {"path": "a.txt", "pattern": "(a+)+$"}))
     assert "ran longer than 1 s" in text and time.monotonic() - t0 < 10
-    # a plain pattern still works, with line numbers
+    # a plain pattern still works, with line numbers (a budget a loaded machine can start Python within)
+    monkeypatch.setenv(artifacts.PATTERN_TIMEOUT_ENV, "60")
     (proj / "b.txt").write_text("one\ntwo\nthree\n")
     r = await call("read-artifact", {"path": "b.txt", "pattern": "^t"})
     assert r.structured_content["text"] == "1: two\n2: three"
