@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from tools import vgpr_triton
+from tools import paths, vgpr_triton
 from tools.errors import InputError, KernelpilotError
 from tools.gitref import resolve_file
 from tools.isa import arch as archmod
@@ -65,7 +65,7 @@ PEAK_REGRESSION_THRESHOLD = 8  # live VGPRs: below one allocation granule is noi
 
 def find_isa_files(path: str | Path) -> list[Path]:
     """The ISA files of a dump directory (``*final_isa.s`` first, then ``*.amdgcn``, then ``*.s``), or the file."""
-    p = Path(path)
+    p = paths.guard(path, "ISA")
     if not p.exists():
         raise InputError(f"{p} does not exist", hint="pass an ISA file (.s/.amdgcn), a cubin, or a dump directory")
     if p.is_file():
@@ -76,7 +76,7 @@ def find_isa_files(path: str | Path) -> list[Path]:
             f for f in p.rglob(pattern) if f.is_file() and not any(x.startswith(".") for x in f.relative_to(p).parts)
         )
         if found:
-            return found
+            return [paths.guard(f, f"ISA file in {p}") for f in found]
     raise InputError(
         f"{p} contains no ISA files (*final_isa.s, *.amdgcn, *.s)",
         hint="dump with FLYDSL_DUMP_IR=1 / hipcc --save-temps, or run `kernelpilot dump-ir` first",

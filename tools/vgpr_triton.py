@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools import paths
+from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.isa import ttgir as tg
 from tools.isa.amdgcn import Kernel, SourceLoc, attribute_loc, source_lines
@@ -57,23 +59,31 @@ def stages_beside(isa_path: str | Path | None) -> Stages:
     ttgirs = sorted(d.glob("*ttgir*.mlir"))
     llirs = sorted(d.glob("*llir*.ll")) or sorted(d.glob("*.ll"))
     out = Stages()
-    if len(ttgirs) == 1:
+    if len(ttgirs) == 1 and (text := _read_sibling(ttgirs[0])) is not None:
         out.ttgir_path = ttgirs[0]
         try:
-            out.ttgir = tg.parse_ttgir(ttgirs[0].read_text(errors="replace"))
-        except (OSError, ValueError, AttributeError):
+            out.ttgir = tg.parse_ttgir(text)
+        except (ValueError, AttributeError):
             out.ttgir = None
-    if len(llirs) == 1:
-        out.llir_path = llirs[0]
-        out.llir = llirs[0].read_text(errors="replace")
+    if len(llirs) == 1 and (text := _read_sibling(llirs[0])) is not None:
+        out.llir_path, out.llir = llirs[0], text
     meta = d / "metadata.json"
-    if meta.is_file():
+    if meta.is_file() and (text := _read_sibling(meta)) is not None:
         try:
-            shared = json.loads(meta.read_text()).get("shared")
+            shared = json.loads(text).get("shared")
             out.shared_bytes = int(shared) if isinstance(shared, int) else None
-        except (OSError, ValueError):
+        except ValueError:
             pass
     return out
+
+
+def _read_sibling(path: Path) -> str | None:
+    """A stage beside the ISA, read only where the caller may read (``tools.paths.guard``); None when it may not
+    or cannot be read — the report then goes without it."""
+    try:
+        return paths.guard(path, "stage beside the ISA").read_text(errors="replace")
+    except (InputError, OSError):
+        return None
 
 
 def vgpr_budget(arch: str | None, stages: Stages, vgpr_count: int | None, spills: int) -> tuple[int, str] | None:

@@ -15,6 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from tools import paths
 from tools.errors import InputError
 from tools.isa import metadata as metamod
 
@@ -678,8 +679,9 @@ _source_lines_cache: dict[tuple[str, int], list[str] | None] = {}
 def source_lines(path: str) -> list[str] | None:
     """The lines of a source file, cached by path and modification time (a long-lived server sees edits)."""
     try:
+        paths.guard(path, "source file named by .loc")  # a confined (MCP) call reads only inside its roots
         key = (path, os.stat(path).st_mtime_ns)
-    except OSError:
+    except (OSError, InputError):
         return None
     if key not in _source_lines_cache:
         try:
