@@ -201,6 +201,20 @@ async def dump_ir(
 # ---------------------------------------------------------------------------------------------------- vgpr-pressure
 
 
+def _compiled_only(*paths: str | None) -> None:
+    """This tool is read-only: a kernel source would be compiled (its code run), which is dump-ir's job here."""
+    from tools.errors import InputError
+    from tools.vgpr_pressure import SOURCE_SUFFIXES
+
+    for p in paths:
+        if p and Path(p).suffix in SOURCE_SUFFIXES:
+            raise InputError(
+                f"{Path(p).name} is a kernel source; the vgpr-pressure tool reads compiled output (it runs no code)",
+                hint="call dump-ir on the kernel file, then vgpr-pressure with its out_dir (the CLI compiles "
+                "kernel files itself: kernelpilot vgpr-pressure kernel.py)",
+            )
+
+
 @mcp.tool(name="vgpr-pressure", title="VGPR pressure and liveness", annotations=ANALYSIS)
 def vgpr_pressure(
     isa: Annotated[
@@ -217,10 +231,11 @@ def vgpr_pressure(
     """Register use, exact per-instruction liveness, where live VGPRs peak (and what values are live there),
     spills and their cause, and ranked changes with estimated VGPR savings. With ``before``: the before/after diff
     (a regression is more spills or scratch, lower occupancy, or a higher live-VGPR peak)."""
-    from tools.vgpr_pressure import analyze_path, diff_reports
+    from tools.vgpr_pressure import analyze_path, attach_baseline
 
     with agent_errors():
         path = read_input(isa, "ISA")
+        _compiled_only(path, before)
         reports = confined(analyze_path, path=path, kernel=kernel, arch=arch, per_instruction=True, top_k=top_k)
         rows = ["kernel\tindex\tline\tlive_vgprs\tlive_agprs\tlive_sgprs\tinstruction\tsource"]
         for rep in reports.reports:
@@ -232,9 +247,9 @@ def vgpr_pressure(
         run_id = artifacts.run_id_for("vgpr", path, str(Path(path).stat().st_mtime_ns), kernel or "", arch or "")
         uri = artifacts.save(run_id, "liveness.tsv", "\n".join(rows) + "\n") if len(rows) > 1 else None
         diff = None
-        if before:
+        if before:  # each report carries its KernelDiff in `baseline` too
             old = confined(analyze_path, path=read_input(before, "BEFORE ISA"), kernel=kernel, arch=arch, top_k=top_k)
-            diff = diff_reports(old, reports)
+            diff = attach_baseline(reports, old)
         shown = [r.model_copy(update={"per_instruction": None}) for r in reports.reports[:MAX_KERNELS]]
         steps = []
         if diff is not None:
