@@ -174,11 +174,13 @@ def read_results_json(path: Path) -> Trace:
         symbols = {}
         for i, sym in enumerate(as_list(run.get("kernel_symbols"), f"{at}.kernel_symbols")):
             sym = as_dict(sym, f"{at}.kernel_symbols[{i}]")
-            symbols[sym.get("kernel_id")] = sym
+            symbols[as_int(sym.get("kernel_id"), f"{at}.kernel_symbols[{i}]", "kernel_id")] = sym
         agents = {}
         for i, agent in enumerate(as_list(run.get("agents"), f"{at}.agents")):
             agent = as_dict(agent, f"{at}.agents[{i}]")
-            handle = as_dict(agent.get("id"), f"{at}.agents[{i}].id").get("handle")
+            handle = as_int(
+                as_dict(agent.get("id"), f"{at}.agents[{i}].id").get("handle"), f"{at}.agents[{i}].id", "handle"
+            )
             agents[handle] = agent
             if agent.get("type") == 2 or str(agent.get("name", "")).startswith("gfx"):
                 arch = arch or _text(agent.get("name"))
@@ -197,7 +199,7 @@ def read_results_json(path: Path) -> Trace:
             kernel_id = num(info, "kernel_id")
             sym = symbols.get(kernel_id, {})
             start, end = num(rec, "start_timestamp", where), num(rec, "end_timestamp", where)
-            agent = agents.get(as_dict(info.get("agent_id"), f"{where}.dispatch_info.agent_id").get("handle"), {})
+            agent = agents.get(num(as_dict(info.get("agent_id"), f"{where}.dispatch_info.agent_id"), "handle"), {})
             name = sym.get("formatted_kernel_name") or sym.get("demangled_kernel_name") or sym.get("kernel_name")
             dispatches.append(
                 Dispatch(
