@@ -38,3 +38,14 @@ class ToolchainError(KernelpilotError):
 
 class CompileError(KernelpilotError):
     """The kernel did not compile; ``details`` holds the compiler's own message."""
+
+
+ERROR_TEXT_LIMIT = 20_000
+
+
+def bounded(text: str, limit: int = ERROR_TEXT_LIMIT) -> str:
+    """``text`` cut to about ``limit`` characters (head and tail kept), saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit // 2 - 40, 10)
+    return f"{text[:keep]} [... {len(text) - 2 * keep} characters left out ...] {text[-keep:]}"
