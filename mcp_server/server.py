@@ -41,7 +41,7 @@ from mcp_server.models import (
 )
 from mcp_server.paths import allowed_roots, confine, project_dir
 from tools import __version__
-from tools.errors import InputError, KernelpilotError, bounded
+from tools.errors import InputError, KernelpilotError, bounded, from_os_error
 from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS
 from tools.models.dump import DumpResult
 from tools.models.prefetch import PrefetchReport, VerifyReport
@@ -81,6 +81,8 @@ def agent_errors() -> Iterator[None]:
         raise ToolError(bounded(exc.render())) from exc
     except ToolError:
         raise
+    except OSError as exc:
+        raise ToolError(bounded(from_os_error(exc).render() if exc.filename else internal_error(exc))) from exc
     except Exception as exc:  # never a bare "Error executing tool": the agent gets the reason, bounded
         raise ToolError(bounded(internal_error(exc))) from exc
 

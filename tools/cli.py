@@ -15,7 +15,7 @@ import os
 import sys
 
 from tools import __version__
-from tools.errors import KernelpilotError, bounded
+from tools.errors import KernelpilotError, bounded, from_os_error
 
 # command -> (module, one-line help). Modules are imported lazily.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -145,10 +145,27 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _stdout_gone()
     except OSError as exc:
-        if exc.errno in (errno.ENOSPC, errno.EBADF, errno.EIO) and exc.filename is None:
+        if exc.filename is not None:  # a file we could not open or write: name it, no traceback
+            print(bounded(from_os_error(exc).render()), file=sys.stderr)
+            return 2
+        if exc.errno in (errno.ENOSPC, errno.EBADF, errno.EIO):
             print(f"error: cannot write the output: {exc.strerror}", file=sys.stderr)
             return _stdout_gone()
-        raise
+        return _internal_error(exc)
+    except Exception as exc:
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    """An exception we did not expect is our bug: say so in one bounded message; the traceback only on request."""
+    if os.environ.get("KERNELPILOT_TRACEBACK"):
+        raise exc
+    text = f"error: kernelpilot internal error: {type(exc).__name__}: {exc}"
+    print(bounded(text), file=sys.stderr)
+    print(
+        "hint: this is a kernelpilot bug, not your input's fault; KERNELPILOT_TRACEBACK=1 shows where", file=sys.stderr
+    )
+    return 70  # EX_SOFTWARE
 
 
 if __name__ == "__main__":

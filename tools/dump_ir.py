@@ -53,6 +53,14 @@ def _summary(kernels: list[KernelDump], arch: str, source: str, hit: bool) -> st
     )
 
 
+def _check_out(out: str | Path | None) -> None:
+    """Before any work: ``--out`` must name a directory (or nothing yet), never an existing file."""
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise InputError(
+            f"--out {out} is a file, not a directory", hint="name a new or existing directory for the artifacts"
+        )
+
+
 def _copy_out(result: DumpResult, out: Path | None) -> DumpResult:
     if out is None:
         return result
@@ -85,6 +93,7 @@ def dump_ir(
     timeout: float = 600,
 ) -> DumpResult:
     """File mode: compile ``source`` for ``arch`` and return every kernel's stages and resources."""
+    _check_out(out)
     path = _check_source(Path(source))
     arch = normalize_arch(arch)
     name = frontend or detect_frontend(path)
@@ -138,6 +147,7 @@ def dump_ir_command(
         raise InputError(
             "no command given after --cmd", hint="e.g. kernelpilot dump-ir --arch gfx942 --cmd python run.py"
         )
+    _check_out(out)
     arch = normalize_arch(arch)
     names = ["flydsl", "triton"] if frontend == "auto" else [frontend]
     out_dir = Path(out).resolve() if out else cache.new_staging_dir(f"cmd-{int(time.time() * 1000)}")

@@ -208,6 +208,21 @@ def fetch_tree(executor: Executor, remote_dir: str, local_dir: str | Path, *, ti
             hint="check that the directory exists there and that tar is installed",
             details=err.decode(errors="replace")[-2000:],
         )
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(local, filter="data")
+    where = f"{executor.kind}:{executor.target}"
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(local, filter="data")  # the data filter refuses absolute paths, '..' and device files
+    except (tarfile.TarError, EOFError) as exc:
+        head = data[:80].decode(errors="replace").strip() or "nothing"
+        raise ToolchainError(
+            f"copying {remote_dir} back from {where} gave {len(data)} bytes that are not a usable tar stream "
+            f"({type(exc).__name__}: {exc}); it began with: {head!r}",
+            hint="the remote shell printed something around tar's output (a login banner or profile script?) or tar "
+            "failed there; run the executor's tar command by hand to see",
+        ) from None
+    except OSError as exc:
+        raise ToolchainError(
+            f"cannot unpack the copy of {remote_dir} into {local}: {exc.strerror or exc}",
+            hint="check that the output directory is writable and the disk is not full",
+        ) from None
     return local

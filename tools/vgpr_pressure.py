@@ -493,7 +493,9 @@ def analyze_kernel(
     arch = _resolve_arch(isa, arch, notes)
     meta = kernel.metadata or metamod.KernelMetadata(name=kernel.name)
     if kernel.metadata is None:
-        notes.append("no metadata for this function (a device function, or a stripped or truncated file): resources unknown")
+        notes.append(
+            "no metadata for this function (a device function, or a stripped or truncated file): resources unknown"
+        )
     res = metamod.resources_from_metadata(meta, arch)
     notes.extend(res.notes)
     cfg = build_cfg(kernel)
