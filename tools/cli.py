@@ -128,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     _safe_streams()
     try:
         parser = build_parser(command if command in COMMANDS else None)
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, a usage error (already printed): its status, not an exit
+            return exc.code if isinstance(exc.code, int) else 0
         if not args.command:
             parser.print_help()
             return 0

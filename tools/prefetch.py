@@ -40,7 +40,7 @@ def _is_sass(text: str) -> bool:
 
 
 def _load_input(
-    source: str | Path, arch: str | None, frontend: str | None = None
+    source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600
 ) -> tuple[list[tuple[str, str, Resources | None]], str | None, str]:
     """[(isa_text, isa_path, resources)], arch, origin — compiling kernel sources through dump-ir."""
     if isinstance(source, str) and "\n" in source:
@@ -66,7 +66,7 @@ def _load_input(
         from tools.dump_ir import dump_ir
 
         arch = archmod.normalize_arch(arch) if arch else _default_arch(path)
-        result = dump_ir(path, arch, frontend=frontend)
+        result = dump_ir(path, arch, frontend=frontend, timeout=timeout)
         out = []
         for k in result.kernels:
             if k.final_isa:
@@ -169,7 +169,11 @@ def _analyze_text(text: str, path: str, arch: str | None, kernel: str | None, re
 
 
 def analyze_prefetch(
-    source_or_isa: str | Path, arch: str | None = None, kernel: str | None = None, frontend: str | None = None
+    source_or_isa: str | Path,
+    arch: str | None = None,
+    kernel: str | None = None,
+    frontend: str | None = None,
+    timeout: float = 600,
 ) -> PrefetchReport:
     """Analyse one kernel's loops for exposed load latency; the hot loop comes first.
 
@@ -177,7 +181,7 @@ def analyze_prefetch(
     gfx942, sm_90 for .cu), an AMDGCN .s or SASS .sass file, a dump directory, or ISA text. ``kernel`` picks one
     kernel by (sub)name; otherwise the kernel whose hot loop does the most work is reported.
     """
-    texts, arch, origin = _load_input(source_or_isa, arch, frontend)
+    texts, arch, origin = _load_input(source_or_isa, arch, frontend, timeout)
     candidates = []
     for text, path, res in texts:
         for name, loops, prologue, has_loc, kres, karch in _analyze_text(text, path, arch, kernel, res):
@@ -248,6 +252,7 @@ def verify_prefetch(
     allow_occupancy_drop: int = 0,
     gpu: bool = True,
     frontend: str | None = None,
+    timeout: float = 600,
 ) -> VerifyReport:
     """Compile/analyse BEFORE and AFTER and check that AFTER really prefetches: prologue loads before the loop,
     in-loop loads feeding the next iteration, longer load-to-wait distance, no loop-invariant hoisting, no new
@@ -255,8 +260,8 @@ def verify_prefetch(
 
     With ``gpu`` (default), ``measure_gpu`` also runs both files where they define ``kernelpilot_run`` and a GPU is
     present: wrong output or a slower AFTER fail the verification; otherwise ``gpu.note`` says why nothing ran."""
-    b = analyze_prefetch(before, arch, kernel, frontend)
-    a = analyze_prefetch(after, arch or b.arch, kernel, frontend)
+    b = analyze_prefetch(before, arch, kernel, frontend, timeout)
+    a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout)
     if b.arch and a.arch and b.arch != a.arch:
         raise InputError(f"BEFORE is {b.arch} and AFTER is {a.arch}", hint="compare two builds for one --arch")
     hb, ha = _hot(b), _hot(a)
@@ -477,6 +482,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=["flydsl", "triton", "cuda", "hip", "mojo"],
         help="kernel files: override language detection",
     )
+    p.add_argument("--timeout", type=float, default=600, help="kernel files: seconds before a compile is stopped")
     p.add_argument("--verify", nargs=2, metavar=("BEFORE", "AFTER"), help="check that AFTER prefetches BEFORE's loop")
     p.add_argument("--allow-occupancy-drop", type=int, default=0, help="--verify: waves/warps AFTER may lose")
     p.add_argument("--no-gpu", action="store_true", help="--verify: skip the GPU correctness and timing run")
@@ -493,6 +499,7 @@ def run(args: argparse.Namespace) -> int:
             args.allow_occupancy_drop,
             gpu=not args.no_gpu,
             frontend=args.frontend,
+            timeout=args.timeout,
         )
         if args.json:
             print(rep.model_dump_json(indent=2))
@@ -507,6 +514,6 @@ def run(args: argparse.Namespace) -> int:
             "give a kernel file, ISA or dump directory, or --verify BEFORE AFTER",
             hint="kernelpilot prefetch-data-load k.py --arch gfx942",
         )
-    rep = analyze_prefetch(args.source, args.arch, args.kernel, args.frontend)
+    rep = analyze_prefetch(args.source, args.arch, args.kernel, args.frontend, args.timeout)
     print(rep.model_dump_json(indent=2) if args.json else format_report(rep))
     return 0

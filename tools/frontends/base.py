@@ -101,7 +101,8 @@ def raise_for_runner(result: RunResult, path: Path, frontend: str, log_path: Pat
     if result.returncode == 4:
         raise InputError(
             f"{path.name} does not follow the file-mode convention: {tail}",
-            hint="define kernelpilot_entry() as described in the README (File mode), or use --cmd",
+            hint="define kernelpilot_entry() as described in the README (File mode), or use command mode "
+            "(kernelpilot dump-ir --cmd python your_script.py)",
         )
     if "lld invocation failed" in err:
         raise CompileError(

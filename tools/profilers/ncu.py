@@ -276,7 +276,7 @@ def read_source(path: Path) -> Trace:
         )
     if not instructions:
         raise InputError(
-            f"{path}: ncu source page without instruction rows", hint="profile with --section SourceCounters"
+            f"{path}: ncu source page without instruction rows", hint="profile with ncu --section SourceCounters"
         )
     view = "cuda,sass" if line_at >= 0 else "sass"
     return Trace(

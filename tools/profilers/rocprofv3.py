@@ -65,7 +65,7 @@ def read_csv_rows(path: Path, required: Sequence[str], what: str) -> tuple[list[
         out.append(r)
     if not out:
         raise InputError(
-            f"{path} has a header but no rows", hint="no kernel ran, or a --kernel-include-regex matched none"
+            f"{path} has a header but no rows", hint="no kernel ran, or rocprofv3's --kernel-include-regex matched none"
         )
     return header, out
 
