@@ -378,6 +378,27 @@ def test_case13_error_text_is_bounded(capsys, tmp_path, monkeypatch):
     assert len(err) < 25_000 and "characters left out" in err, len(err)
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_case13_every_numeric_mcp_parameter_has_a_lower_bound(anyio_backend):
+    from mcp import Client
+
+    from mcp_server.server import mcp
+
+    async with Client(mcp) as c:
+        tools = (await c.list_tools()).tools
+        bad = await c.call_tool("kernel-trace", {"command": ["true"], "timeout": -1})
+    unbounded = []
+    for t in tools:
+        for name, prop in t.input_schema.get("properties", {}).items():
+            variants = [prop, *prop.get("anyOf", [])]
+            numeric = [v for v in variants if v.get("type") in ("number", "integer")]
+            if numeric and not any("minimum" in v or "exclusiveMinimum" in v for v in numeric):
+                unbounded.append(f"{t.name}.{name}")
+    assert unbounded == []
+    assert bad.is_error and "timeout" in bad.content[0].text and "greater than 0" in bad.content[0].text
+
+
 def test_case13_mcp_timeout_message_names_the_timeout_the_user_gave(tmp_path):
     import time
 

@@ -289,3 +289,33 @@ def test_rocpd_cell_mutations_give_a_report_or_a_clear_error(col, cell):
         db.commit()
         db.close()
         report_or_error(path)
+
+
+# --- ISA readers (vgpr-pressure, prefetch-data-load) ----------------------------------------------------------------
+
+ISA_FIXTURES = sorted((ROCPD_DB.parents[1] / "amdgcn_isa").glob("*.s"))
+
+
+def isa_report_or_error(path: Path) -> None:
+    """vgpr-pressure's and prefetch-data-load's readers on one ISA file: reports, or KernelpilotErrors with a hint."""
+    from tools.prefetch import analyze_prefetch
+    from tools.vgpr_pressure import analyze_isa_all
+
+    for analyse in (analyze_isa_all, analyze_prefetch):
+        try:
+            analyse(path)
+        except KernelpilotError as exc:
+            assert exc.message.strip() and exc.hint.strip(), exc
+
+
+@settings(FUZZ, max_examples=15)
+@given(fixture=st.sampled_from(ISA_FIXTURES), fraction=st.floats(0, 1), mid_line=st.booleans())
+def test_truncated_isa_gives_a_report_or_a_clear_error(fixture, fraction, mid_line):
+    text = fixture.read_text()
+    cut = int(len(text) * fraction)
+    if not mid_line:  # cut at a line boundary, as a copy interrupted between writes leaves it
+        cut = text.rfind("\n", 0, cut) + 1
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / fixture.name
+        path.write_text(text[:cut])
+        isa_report_or_error(path)
