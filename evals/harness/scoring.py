@@ -532,6 +532,17 @@ def score(
     return s
 
 
+def _die_with_parent() -> None:
+    """In the scoring process: be killed when the process that started it dies (Linux), never left orphaned."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown still reaps it
+        pass
+
+
 def score_isolated(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, **kwargs) -> TaskScore:
     """``score`` in a fresh interpreter, retried once; a harness failure is an ``infra_error``, never the agent's.
 
@@ -542,7 +553,8 @@ def score_isolated(task: Task, code_dir: Path, base_dir: Path, work: Path, runti
     problem = ""
     for _attempt in range(2):
         try:
-            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(1, mp_context=ctx, initializer=_die_with_parent) as pool:
                 return pool.submit(score, task, code_dir, base_dir, work, runtime, **kwargs).result()
         except KeyboardInterrupt:
             raise
