@@ -3,8 +3,8 @@ file — never another exception. Each test mutates a real fixture (../shared/fi
 a CSV cell, a JSON node (type swapped, key dropped, list<->object), an ATT code.json row, a rocpd cell, or a
 truncation. Derandomized and bounded, so CI runs the same examples every time.
 
-The results.json reader has no real fixture (none was published): it is fuzzed from the schema-shaped document of
-tests/test_trace_rocprofv3.py::test_results_json.
+The results.json reader has no real fixture (none was published): it is fuzzed from the schema-shaped document
+of tests/trace_fixtures.py (results_json_doc).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from tests.trace_fixtures import (
     NCU_DETAILS_CC120,
     ROCPD_DB,
     extract_att,
+    results_json_doc,
 )
 from tools.errors import KernelpilotError
 from tools.kernel_trace import summarize_trace
@@ -153,48 +154,6 @@ def mutate_json(doc, pick: int, how: str, value):
     return doc
 
 
-def results_json_doc() -> dict:
-    """rocprofv3 -f json, shaped per rocprofv3-schema.json: one agent, one kernel, three dispatches."""
-    return {
-        "rocprofiler-sdk-tool": [
-            {
-                "agents": [{"id": {"handle": 7}, "type": 2, "name": "gfx942", "node_id": 2}],
-                "kernel_symbols": [
-                    {
-                        "kernel_id": 3,
-                        "kernel_name": "_Z4axpyPf.kd",
-                        "formatted_kernel_name": "axpy(float*)",
-                        "arch_vgpr_count": 8,
-                        "accum_vgpr_count": 0,
-                        "sgpr_count": 16,
-                    }
-                ],
-                "buffer_records": {
-                    "kernel_dispatch": [
-                        {
-                            "thread_id": 1,
-                            "correlation_id": {"internal": i, "external": 0},
-                            "start_timestamp": 1000 * i,
-                            "end_timestamp": 1000 * i + 100 + i,
-                            "dispatch_info": {
-                                "agent_id": {"handle": 7},
-                                "queue_id": {"handle": 1},
-                                "kernel_id": 3,
-                                "dispatch_id": i,
-                                "private_segment_size": 0,
-                                "group_segment_size": 0,
-                                "workgroup_size": {"x": 64, "y": 1, "z": 1},
-                                "grid_size": {"x": 4096, "y": 1, "z": 1},
-                            },
-                        }
-                        for i in (1, 2)
-                    ]
-                },
-            }
-        ]
-    }
-
-
 JSON_MUTATION = {"pick": st.integers(0, 10**6), "how": st.sampled_from(["set", "drop", "swap"]), "value": BAD_VALUES}
 
 
@@ -203,7 +162,7 @@ JSON_MUTATION = {"pick": st.integers(0, 10**6), "how": st.sampled_from(["set", "
 def test_results_json_shape_mutations_give_a_report_or_a_clear_error(pick, how, value):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "123_results.json"
-        path.write_text(json.dumps(mutate_json(results_json_doc(), pick, how, value)))
+        path.write_text(json.dumps(mutate_json(results_json_doc((1, 2)), pick, how, value)))
         report_or_error(path, timeline=Path(tmp) / "timeline.json")
 
 
