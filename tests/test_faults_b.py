@@ -81,7 +81,7 @@ def _att_with(tmp_path: Path, source: Path, edit) -> Path:
         # row 1 is the first instruction (row 0 names the kernel); a full row has 10 fields
         (lambda code: code.__setitem__(1, code[1][:4]), r"code\[1\] has 4 fields, expected 10"),
         (lambda code: code[1].__setitem__(6, "many"), r"code\[1\]: Hit is 'many', not a number"),
-        (lambda code: code.__setitem__(1, {"isa": "s_nop 0"}), r"code\[1\] is a JSON dict, expected a list of 10"),
+        (lambda code: code.__setitem__(1, {"isa": "s_nop 0"}), r"code\[1\] is a JSON object, expected a list of 10"),
     ],
     ids=["short-row", "non-integer-field", "non-list-row"],
 )

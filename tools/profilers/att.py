@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tools.errors import InputError
 from tools.models.trace import Instruction, Trace
-from tools.profilers.reading import as_dict, as_int, as_list, guarded, read_text
+from tools.profilers.reading import as_dict, as_int, as_list, guarded, json_type, read_text
 from tools.profilers.rocprofv3 import read_csv_rows
 
 WAVE_FILE_RE = re.compile(r"^se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)\.json$")
@@ -71,7 +71,7 @@ def read_att_dir(path: Path) -> Trace:
         where = f"{code_path}: code[{n}]"
         if not isinstance(row, list):
             raise InputError(
-                f"{where} is a JSON {type(row).__name__}, expected a list of {width} fields",
+                f"{where} is a JSON {json_type(row)}, expected a list of {width} fields",
                 hint="the ATT decoder output is damaged; decode the .att files again",
             )
         isa = str(row[idx.get("ISA", 0)]) if row else ""

@@ -96,7 +96,7 @@ def as_dict(value: object, where: str) -> dict:
         return {}
     if not isinstance(value, dict):
         raise InputError(
-            f"{where} is a JSON {_json_type(value)}, expected an object", hint="the file may be damaged or edited"
+            f"{where} is a JSON {json_type(value)}, expected an object", hint="the file may be damaged or edited"
         )
     return value
 
@@ -106,12 +106,13 @@ def as_list(value: object, where: str) -> list:
         return []
     if not isinstance(value, list):
         raise InputError(
-            f"{where} is a JSON {_json_type(value)}, expected a list", hint="the file may be damaged or edited"
+            f"{where} is a JSON {json_type(value)}, expected a list", hint="the file may be damaged or edited"
         )
     return value
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
+    """The JSON name of a decoded value's type: object, list, string, number, boolean, null."""
     names = {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number"}
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
