@@ -125,6 +125,13 @@ def test_case08_isa_and_timeline_naming_a_directory(tmp_path):
     assert_clear_error(proc, f"--timeline {tmp_path} is a directory")
 
 
+def test_case08_fifo_as_a_profiler_output_is_refused_not_read(tmp_path):
+    fifo = tmp_path / "kernel_trace.csv"
+    os.mkfifo(fifo)
+    proc = kp("kernel-trace", "--from", str(fifo))  # reading it would block forever: refused from its stat
+    assert_clear_error(proc, f"{fifo} is not a regular file (a FIFO, socket or device)")
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_case08_mcp_error_carries_the_reason(tmp_path, monkeypatch, anyio_backend):
