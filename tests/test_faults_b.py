@@ -345,6 +345,12 @@ def test_case13_every_numeric_option_refuses_bad_values(value, capsys):
         assert err.startswith(f"error: argument {option}: must be ") and "\nhint: " in err, err
 
 
+@pytest.mark.parametrize("value", ["0:5", "5:0"])
+def test_case13_iterations_are_numbered_from_one(value):
+    proc = kp("kernel-trace", "--iterations", value, "--", "true")
+    assert_clear_error(proc, f"--iterations {value}: FIRST and COUNT must be >= 1")
+
+
 def test_case13_truncated_isa_says_unknown_not_none(tmp_path):
     # cut before the .amdhsa_kernel block and the .set symbols that carry the register counts
     path = tmp_path / "cut.s"

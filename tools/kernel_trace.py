@@ -497,7 +497,13 @@ def _iterations(text: str | None) -> tuple[int, int] | None:
     m = re.fullmatch(r"(\d+):(\d+)", text)
     if not m:
         raise InputError(f"--iterations '{text}' is not FIRST:COUNT", hint="e.g. --iterations 5:10")
-    return int(m.group(1)), int(m.group(2))
+    first, count = int(m.group(1)), int(m.group(2))
+    if first < 1 or count < 1:
+        raise InputError(
+            f"--iterations {text}: FIRST and COUNT must be >= 1 (iterations are numbered from 1)",
+            hint="e.g. --iterations 5:10 profiles iterations 5 to 14",
+        )
+    return first, count
 
 
 def run(args: argparse.Namespace) -> int:
