@@ -41,7 +41,7 @@ from mcp_server.models import (
 )
 from mcp_server.paths import allowed_roots, confine, project_dir
 from tools import __version__
-from tools.errors import InputError, KernelpilotError
+from tools.errors import InputError, KernelpilotError, bounded, from_os_error
 from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS
 from tools.models.dump import DumpResult
 from tools.models.prefetch import PrefetchReport, VerifyReport
@@ -80,7 +80,21 @@ def agent_errors() -> Iterator[None]:
     try:
         yield
     except KernelpilotError as exc:
-        raise ToolError(exc.render()) from exc
+        raise ToolError(bounded(exc.render())) from exc
+    except ToolError:
+        raise
+    except OSError as exc:
+        raise ToolError(bounded(from_os_error(exc).render() if exc.filename else internal_error(exc))) from exc
+    except Exception as exc:  # never a bare "Error executing tool": the agent gets the reason, bounded
+        raise ToolError(bounded(internal_error(exc))) from exc
+
+
+def internal_error(exc: BaseException) -> str:
+    """The text for an exception kernelpilot did not expect: what it was, and that it is ours to fix."""
+    return (
+        f"error: kernelpilot internal error: {type(exc).__name__}: {exc}\n"
+        "hint: this is a kernelpilot bug, not your input's fault; the CLI (kernelpilot <tool> …) shows the traceback"
+    )
 
 
 WaitSeconds = Annotated[
@@ -291,6 +305,10 @@ async def prefetch_data_load(
         str | None, Field(description="verify mode: the version before your prefetch rewrite (source is AFTER)")
     ] = None,
     allow_occupancy_drop: Annotated[int, Field(description="verify: waves/warps AFTER may lose", ge=0)] = 0,
+    frontend: Annotated[
+        Literal["flydsl", "triton", "cuda", "hip", "mojo"] | None,
+        Field(description="kernel files: override language detection"),
+    ] = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -305,9 +323,9 @@ async def prefetch_data_load(
         after = read_input(source, "input")
         if before:
             kwargs = {"before": read_input(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
-            kwargs["allow_occupancy_drop"] = allow_occupancy_drop
+            kwargs |= {"allow_occupancy_drop": allow_occupancy_drop, "frontend": frontend}
             return "prefetch-verify", kwargs, timeout, f"verifying prefetch in {Path(after).name}"
-        kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel}
+        kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel, "frontend": frontend}
         return "prefetch-data-load", kwargs, timeout, f"prefetch analysis of {Path(after).name}"
 
     def output(got: dict) -> PrefetchOutput:
@@ -447,7 +465,11 @@ def resource_errors() -> Iterator[None]:
     try:
         yield
     except KernelpilotError as exc:
-        raise ResourceError(exc.render()) from exc
+        raise ResourceError(bounded(exc.render())) from exc
+    except ResourceError:
+        raise
+    except Exception as exc:
+        raise ResourceError(bounded(internal_error(exc))) from exc
 
 
 def _resource_text(target: Path, uri: str, offset: int, limit: int) -> str:

@@ -89,7 +89,7 @@ def read_git_file(spec: str, dest_dir: Path, cwd: Path | None = None) -> GitFile
     if code != 0:
         raise InputError(
             f"'{rev}' in '{spec}' names no commit in this repository",
-            hint="use HEAD, a branch, a tag or a commit hash (git log --oneline lists them)",
+            hint="use HEAD, a branch, a tag or a commit hash (git log lists them)",
         )
     commit = commit.strip()
     # git's rule first (relative to the repository root), then relative to the working directory.

@@ -581,7 +581,8 @@ def _scale_values_at_once(kernel, lv, att, loop_idx) -> tuple[int, list[int], li
 
 
 def _summary(kernel: Kernel, arch, res, lv, points, hot, spills, suggestions) -> str:
-    parts = [f"{kernel.name} ({arch or 'unknown arch'}): {res.vgpr_count} VGPRs"]
+    count = f"{res.vgpr_count} VGPRs" if res.vgpr_count is not None else "VGPR count unknown (no resource metadata)"
+    parts = [f"{kernel.name} ({arch or 'unknown arch'}): {count}"]
     if res.agpr_count:
         parts[0] += f" incl. {res.agpr_count} AGPRs"
     if res.vgpr_spill_count:
@@ -618,7 +619,9 @@ def analyze_kernel(
     arch = _resolve_arch(isa, arch, notes)
     meta = kernel.metadata or metamod.KernelMetadata(name=kernel.name)
     if kernel.metadata is None:
-        notes.append("no metadata for this function (device function or stripped file): resources unknown")
+        notes.append(
+            "no metadata for this function (a device function, or a stripped or truncated file): resources unknown"
+        )
     res = metamod.resources_from_metadata(meta, arch)
     notes.extend(res.notes)
     cfg = build_cfg(kernel)
@@ -1307,7 +1310,10 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
         out.append(r.summary)
         out.append(
             "  metrics: "
-            + ", ".join(f"{m.name}={m.value}" + (f" [{m.status}]" if m.status != "ok" else "") for m in r.metrics)
+            + ", ".join(
+                f"{m.name}={'unknown' if m.value is None else m.value}{'' if m.status == 'ok' else ' [' + m.status + ']'}"
+                for m in r.metrics
+            )
         )
         for m in r.metrics:  # every warn/bad says why, with its threshold
             if m.status != "ok" or (m.name == "waves_per_simd" and m.note):
