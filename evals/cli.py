@@ -22,6 +22,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--jobs", type=int, help="parallel tasks on a CPU-only host (GPU hosts: one per GPU)")
     r.add_argument("--time-limit", type=float, help="seconds per task for the agent (default: the task's)")
     r.add_argument("--json", action="store_true", help="print the run metrics as JSON")
+    _common_run_options(r)
+
+    ab = sub.add_parser("ab", help="the plugin A/B: every task with kernelpilot and without it, and a paired test")
+    ab.add_argument("--agent-cmd", required=True, help="agent CLI template (see `eval run --agent-cmd`)")
+    ab.add_argument("--name", help="name in results (default: first word of the command)")
+    ab.add_argument("--tasks", action="append", help="ids, globs, tracks (amd-static, gpu-runtime) or task folders")
+    ab.add_argument("--out", required=True, help="results folder; re-running resumes and skips finished tasks")
+    ab.add_argument("--no-resume", action="store_true", help="score every task again")
+    ab.add_argument("--jobs", type=int, help="parallel tasks on a CPU-only host (GPU hosts: one per GPU)")
+    ab.add_argument("--time-limit", type=float, help="seconds per task for the agent (default: the task's)")
+    ab.add_argument("--json", action="store_true", help="print the paired report as JSON")
+    _common_run_options(ab)
 
     lb = sub.add_parser("leaderboard", help="rank the agents of one or more run folders")
     lb.add_argument("dirs", nargs="+", help="run folders (--out of `eval run`)")
@@ -37,6 +49,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t = sub.add_parser("tasks", help="list the tasks (and built-in agents)")
     t.add_argument("--agents", action="store_true", help="list the built-in agents instead")
     t.add_argument("--json", action="store_true")
+    t.add_argument("--tasks-dir", action="append", help="also list the tasks in this folder (repeatable)")
+
+
+def _common_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prompt-level",
+        choices=["plain", "guided"],
+        default="plain",
+        help="plain: the user's words (default); guided: names the transformation. A task without a plain prompt "
+        "gets its guided one and the result says so",
+    )
+    p.add_argument(
+        "--tasks-dir",
+        action="append",
+        help="a folder of task folders kept outside the repository (a private split); repeatable",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
         return _controls(args)
     if cmd == "tasks":
         return _tasks(args)
-    raise InputError("give an eval command", hint="kernelpilot eval run|leaderboard|controls|tasks --help")
+    if cmd == "ab":
+        return _ab(args)
+    raise InputError("give an eval command", hint="kernelpilot eval run|ab|leaderboard|controls|tasks --help")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -63,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
             f"unknown agent '{args.agent}'", hint=f"built-ins: {', '.join(BUILTIN_AGENTS)}; or --agent-cmd"
         )
     name = args.agent or args.name or Path(args.agent_cmd.split()[0]).name
-    tasks = load_tasks(args.tasks)
+    tasks = load_tasks(args.tasks, tasks_dirs=args.tasks_dir)
     out = Path(args.out)
     scores = run_suite(
         tasks,
@@ -73,6 +103,7 @@ def _run(args: argparse.Namespace) -> int:
         resume=not args.no_resume,
         jobs=args.jobs,
         time_limit=args.time_limit,
+        prompt_level=args.prompt_level,
     )
     metrics = run_metrics(name, scores)
     write_atomic(agent_dir(out, name) / "summary.json", metrics.model_dump_json(indent=1))
@@ -83,8 +114,42 @@ def _run(args: argparse.Namespace) -> int:
         print(
             f"{name}: {metrics.passed}/{metrics.tasks} passed; compile {metrics.compile_rate:.0%}, correct "
             f"{metrics.correct_rate:.0%}, ISA {metrics.isa_pass_rate:.0%}; {fp}; geomean {metrics.geomean_speedup:.3f}× "
-            f"(failed = 1.0×){f'; {metrics.incomplete} incomplete here' if metrics.incomplete else ''}"
+            f"(failed = 1.0×){f'; {metrics.incomplete} incomplete here' if metrics.incomplete else ''}; "
+            f"prompts: {_levels(metrics.prompt_levels)}"
         )
+    return 0
+
+
+def _levels(levels: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in levels.items()) or "–"
+
+
+def _ab(args: argparse.Namespace) -> int:
+    from evals.ab import run_ab, to_markdown
+    from evals.catalog import load_tasks
+    from evals.harness.runner import run_suite, write_atomic
+
+    name = args.name or Path(args.agent_cmd.split()[0]).name
+    if "@" in name:
+        raise InputError(
+            f"agent name '{name}' contains '@'", hint="the arms are stored as NAME@with-kernelpilot; --name"
+        )
+    tasks = load_tasks(args.tasks, tasks_dirs=args.tasks_dir)
+    out = Path(args.out)
+    report = run_ab(
+        tasks,
+        name,
+        out,
+        run_suite,
+        template=args.agent_cmd,
+        resume=not args.no_resume,
+        jobs=args.jobs,
+        time_limit=args.time_limit,
+        prompt_level=args.prompt_level,
+    )
+    md = to_markdown(report)
+    write_atomic(out / f"ab-{name}.md", md)
+    print(report.model_dump_json(indent=2) if args.json else md)
     return 0
 
 
@@ -134,11 +199,21 @@ def _tasks(args: argparse.Namespace) -> int:
         for name, what in BUILTIN_AGENTS.items():
             print(f"{name:<24} {what}")
         return 0
-    tasks = load_tasks()
+    tasks = load_tasks(tasks_dirs=args.tasks_dir)
     if args.json:
-        print(json.dumps([t.spec.model_dump() for t in tasks], indent=2))
+        rows = [
+            {**t.spec.model_dump(), "reference_changed_lines": t.reference_changed_lines, "folder": str(t.dir)}
+            for t in tasks
+        ]
+        print(json.dumps(rows, indent=2))
         return 0
     width = max((len(t.id) for t in tasks), default=0) + 1  # ids vary in length; keep the columns aligned
+    print(f"{'id':<{width}} {'track':<12} {'lang':<7} {'difficulty':<10} {'ref±':>5} {'prompt':<6} {'archs':<14} title")
     for t in tasks:
-        print(f"{t.id:<{width}} {t.spec.track:<12} {t.spec.language:<7} {','.join(t.spec.archs):<14} {t.spec.title}")
+        plain = "plain" if t.spec.prompt_plain else "guided"
+        print(
+            f"{t.id:<{width}} {t.spec.track:<12} {t.spec.language:<7} {t.spec.difficulty:<10} "
+            f"{t.reference_changed_lines:>5} {plain:<6} {','.join(t.spec.archs):<14} {t.spec.title}"
+        )
+    print(f"{len(tasks)} tasks; ref± = lines the reference solution changes; prompt = the richest level it has")
     return 0
