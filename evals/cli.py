@@ -51,6 +51,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t.add_argument("--json", action="store_true")
     t.add_argument("--tasks-dir", action="append", help="also list the tasks in this folder (repeatable)")
 
+    w = sub.add_parser("worker", help="start one Dask worker per GPU of this host for `eval run --cluster`")
+    w.add_argument("--scheduler", required=True, help="the Dask scheduler address, e.g. tcp://head:8786")
+    w.add_argument("--gpus", help="GPU indices to serve, e.g. 0,1 (default: every visible GPU)")
+
 
 def _common_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -65,6 +69,19 @@ def _common_run_options(p: argparse.ArgumentParser) -> None:
         action="append",
         help="a folder of task folders kept outside the repository (a private split); repeatable",
     )
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run every job on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (N local workers); "
+        "needs pip install 'kernelpilot[cluster]'",
+    )
+    p.add_argument("--slurm-partition", help="start Dask workers as Slurm jobs on this GPU partition (dask-jobqueue)")
+    p.add_argument("--slurm-gpus-per-node", type=int, default=1, help="GPUs per Slurm job; one worker per GPU")
+    p.add_argument("--slurm-arch", default="sm_90", help="the partition's GPU architecture (sm_90, gfx942, …)")
+    p.add_argument("--slurm-jobs", type=int, default=1, help="Slurm jobs (nodes) to request")
+    p.add_argument("--slurm-account", help="Slurm account (-A)")
+    p.add_argument("--slurm-walltime", default="04:00:00", help="per Slurm job")
+    p.add_argument("--slurm-print-script", action="store_true", help="print the Slurm job script and stop")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,13 +96,17 @@ def run(args: argparse.Namespace) -> int:
         return _tasks(args)
     if cmd == "ab":
         return _ab(args)
+    if cmd == "worker":
+        from evals.cluster import start_workers
+
+        return start_workers(args.scheduler, args.gpus.split(",") if args.gpus else None)
     raise InputError("give an eval command", hint="kernelpilot eval run|ab|leaderboard|controls|tasks --help")
 
 
 def _run(args: argparse.Namespace) -> int:
     from evals.catalog import load_tasks
     from evals.harness.agents import BUILTIN_AGENTS
-    from evals.harness.runner import agent_dir, run_suite, write_atomic
+    from evals.harness.runner import agent_dir, write_atomic
     from evals.metrics import run_metrics
 
     if args.agent and args.agent not in BUILTIN_AGENTS:
@@ -95,7 +116,10 @@ def _run(args: argparse.Namespace) -> int:
     name = args.agent or args.name or Path(args.agent_cmd.split()[0]).name
     tasks = load_tasks(args.tasks, tasks_dirs=args.tasks_dir)
     out = Path(args.out)
-    scores = run_suite(
+    runner = _runner(args)
+    if runner is None:
+        return 0
+    scores = runner(
         tasks,
         name,
         out,
@@ -120,6 +144,48 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _runner(args: argparse.Namespace):
+    """The suite runner the options ask for: this host's GPUs, a Dask cluster, or Dask workers on Slurm (None when
+    only the Slurm job script was printed)."""
+    import functools
+    import shutil
+
+    from evals.harness.runner import run_suite
+
+    if args.cluster and args.slurm_partition:
+        raise InputError("give --cluster or --slurm-partition, not both", hint="--slurm-* starts its own cluster")
+    if args.cluster:
+        from evals.cluster import require_dask, run_suite_on_cluster
+
+        require_dask()
+        return functools.partial(run_suite_on_cluster, cluster=args.cluster)
+    if args.slurm_partition:
+        from evals.cluster import require_dask, run_suite_on_cluster, slurm_cluster
+
+        distributed = require_dask("--slurm-partition")
+        cluster = slurm_cluster(
+            args.slurm_partition,
+            args.slurm_gpus_per_node,
+            args.slurm_arch,
+            walltime=args.slurm_walltime,
+            account=args.slurm_account,
+        )
+        if args.slurm_print_script:
+            print(cluster.job_script())
+            cluster.close()
+            return None
+        if shutil.which("sbatch") is None:
+            cluster.close()
+            raise InputError(
+                "--slurm-partition: sbatch is not on PATH here, so no Slurm job can be submitted",
+                hint="run on the cluster's login node, or add --slurm-print-script to see the job script",
+            )
+        cluster.scale(jobs=args.slurm_jobs)
+        client = distributed.Client(cluster)
+        return functools.partial(run_suite_on_cluster, cluster="slurm", client=client)
+    return run_suite
+
+
 def _levels(levels: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in levels.items()) or "–"
 
@@ -127,7 +193,7 @@ def _levels(levels: dict[str, int]) -> str:
 def _ab(args: argparse.Namespace) -> int:
     from evals.ab import run_ab, to_markdown
     from evals.catalog import load_tasks
-    from evals.harness.runner import run_suite, write_atomic
+    from evals.harness.runner import write_atomic
 
     name = args.name or Path(args.agent_cmd.split()[0]).name
     if "@" in name:
@@ -136,11 +202,14 @@ def _ab(args: argparse.Namespace) -> int:
         )
     tasks = load_tasks(args.tasks, tasks_dirs=args.tasks_dir)
     out = Path(args.out)
+    runner = _runner(args)
+    if runner is None:
+        return 0
     report = run_ab(
         tasks,
         name,
         out,
-        run_suite,
+        runner,
         template=args.agent_cmd,
         resume=not args.no_resume,
         jobs=args.jobs,

@@ -96,6 +96,25 @@ def run_one(
     return result
 
 
+def already_scored(
+    tasks: list[Task], adir: Path, resume: bool, prompt_level: str, progress: Callable[[str], None]
+) -> tuple[dict[str, TaskScore], list[Task]]:
+    """Split ``tasks`` into those with a stored result at this prompt level (loaded) and those still to run."""
+    results: dict[str, TaskScore] = {}
+    todo = []
+    for t in tasks:
+        f = adir / f"{t.id}.json"
+        stored = TaskScore.model_validate_json(f.read_text()) if resume and f.exists() else None
+        if stored is not None and stored.prompt_level != prompt_for(t, prompt_level)[1]:
+            stored = None  # scored at another prompt level: not this run's result
+        if stored is not None and not stored.infra_error:  # an infra_error is the harness's: score it again
+            results[t.id] = stored
+            progress(f"{t.id}: already scored, skipped")
+        else:
+            todo.append(t)
+    return results, todo
+
+
 def run_suite(
     tasks: list[Task],
     agent: str,
@@ -112,18 +131,7 @@ def run_suite(
     """Every task once; finished tasks (a result file at the same prompt level exists) are loaded, not re-run,
     when ``resume``."""
     adir = agent_dir(out, agent)
-    results: dict[str, TaskScore] = {}
-    todo = []
-    for t in tasks:
-        f = adir / f"{t.id}.json"
-        stored = TaskScore.model_validate_json(f.read_text()) if resume and f.exists() else None
-        if stored is not None and stored.prompt_level != prompt_for(t, prompt_level)[1]:
-            stored = None  # scored at another prompt level: not this run's result
-        if stored is not None and not stored.infra_error:  # an infra_error is the harness's: score it again
-            results[t.id] = stored
-            progress(f"{t.id}: already scored, skipped")
-        else:
-            todo.append(t)
+    results, todo = already_scored(tasks, adir, resume, prompt_level, progress)
     slots = gpu_slots()
     if slots == [None] and jobs and jobs > 1:
         slots = [None] * jobs

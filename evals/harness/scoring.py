@@ -39,6 +39,8 @@ def _env(runtime: Runtime, interpret: bool = False) -> dict[str, str]:
     env = {"PYTHONPATH": _REPO_ROOT + (os.pathsep + extra if extra else ""), "PYTHONDONTWRITEBYTECODE": "1"}
     if interpret:
         env["TRITON_INTERPRET"] = "1"
+    if runtime.visible is not None:  # the worker's GPU: every kernel process runs on it, not on device 0 of the host
+        env["CUDA_VISIBLE_DEVICES"] = env["HIP_VISIBLE_DEVICES"] = runtime.visible
     return env
 
 
