@@ -136,8 +136,8 @@ def judge(control: Control, score: TaskScore) -> ControlResult:
 def run_controls(
     out: Path | None = None, names: list[str] | None = None, progress=print, jobs: int = 2
 ) -> list[ControlResult]:
-    """Run the selected controls (all by default, ``jobs`` at a time on CPU, one at a time on a GPU); GPU-only
-    controls are skipped on a CPU host."""
+    """Run the selected controls (all by default, ``jobs`` at a time; on a GPU their GPU phases take turns);
+    GPU-only controls are skipped on a CPU host."""
     gpu = probe_runtime().has_gpu
     chosen = [c for c in CONTROLS if not names or c.name in names]
     with tempfile.TemporaryDirectory(prefix="kp-controls-") as tmp:
@@ -159,5 +159,6 @@ def run_controls(
             progress(f"{c.name}: {'caught' if r.caught else 'MISSED'} — {(score.reasons or ['no reason'])[0][:140]}")
             return r
 
-        with ThreadPoolExecutor(max_workers=1 if gpu else max(1, jobs)) as pool:
+        # on a GPU two at a time too: scoring.gpu_lock keeps their GPU phases apart, their compiles overlap
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             return list(pool.map(one, chosen))

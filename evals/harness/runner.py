@@ -135,6 +135,10 @@ def run_suite(
     slots = gpu_slots()
     if slots == [None] and jobs and jobs > 1:
         slots = [None] * jobs
+    elif slots != [None]:
+        # two tasks per GPU by default: one's CPU work (workspace, agent, compile) overlaps the other's GPU phase,
+        # which scoring.gpu_lock keeps exclusive, so kernels never share the GPU while one is timed
+        slots = [s for s in slots for _ in range(max(1, jobs or 2))]
     free: queue.Queue = queue.Queue()
     for s in slots:
         free.put(s)
