@@ -19,7 +19,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--tasks", action="append", help="ids, globs, tracks (amd-static, gpu-runtime) or task folders")
     r.add_argument("--out", required=True, help="results folder; re-running resumes and skips finished tasks")
     r.add_argument("--no-resume", action="store_true", help="score every task again")
-    r.add_argument("--jobs", type=int, help="parallel tasks on a CPU-only host (GPU hosts: one per GPU)")
+    r.add_argument(
+        "--jobs", type=int, help="parallel tasks on a CPU-only host; tasks per GPU on a GPU host (default 2)"
+    )
     r.add_argument("--time-limit", type=float, help="seconds per task for the agent (default: the task's)")
     r.add_argument("--json", action="store_true", help="print the run metrics as JSON")
     _common_run_options(r)
@@ -30,7 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     ab.add_argument("--tasks", action="append", help="ids, globs, tracks (amd-static, gpu-runtime) or task folders")
     ab.add_argument("--out", required=True, help="results folder; re-running resumes and skips finished tasks")
     ab.add_argument("--no-resume", action="store_true", help="score every task again")
-    ab.add_argument("--jobs", type=int, help="parallel tasks on a CPU-only host (GPU hosts: one per GPU)")
+    ab.add_argument(
+        "--jobs", type=int, help="parallel tasks on a CPU-only host; tasks per GPU on a GPU host (default 2)"
+    )
     ab.add_argument("--time-limit", type=float, help="seconds per task for the agent (default: the task's)")
     ab.add_argument("--json", action="store_true", help="print the paired report as JSON")
     _common_run_options(ab)

@@ -40,6 +40,7 @@ def test_eval_worker_starts_one_pinned_worker_per_gpu_advertising_its_arch():
 
 
 def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu():
+    pytest.importorskip("dask_jobqueue", reason="pip install 'kernelpilot[cluster]'")
     cluster = slurm_cluster("gpu-h100", gpus_per_node=4, arch="sm_90", account="kp")
     try:
         script = cluster.job_script()
