@@ -24,7 +24,7 @@ def _raw(v):
 
 
 @flyc.kernel
-def sigmoid_attn(Q: fx.Tensor, K: fx.Tensor, Vt: fx.Tensor, O: fx.Tensor, kv_blocks: fx.Int32, scale: fx.Float32,
+def sigmoid_attn(Q: fx.Tensor, K: fx.Tensor, Vt: fx.Tensor, Out: fx.Tensor, kv_blocks: fx.Int32, scale: fx.Float32,
                  bias: fx.Float32):  # fmt: skip
     f16x4 = ir.VectorType.get([4], ir.F16Type.get())
     f16x8 = ir.VectorType.get([8], ir.F16Type.get())
@@ -38,7 +38,7 @@ def sigmoid_attn(Q: fx.Tensor, K: fx.Tensor, Vt: fx.Tensor, O: fx.Tensor, kv_blo
     rsrc_q = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(Q)))
     rsrc_k = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(K)))
     rsrc_v = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(Vt)))
-    rsrc_o = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(O)))
+    rsrc_o = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(Out)))
     smem = fx.SharedAllocator()
     lds_k = smem.allocate(fx.Array[fx.Float16, TILE_HALVES, 16]).peek().ptr
     lds_v = smem.allocate(fx.Array[fx.Float16, TILE_HALVES, 16]).peek().ptr
@@ -80,9 +80,9 @@ def sigmoid_attn(Q: fx.Tensor, K: fx.Tensor, Vt: fx.Tensor, O: fx.Tensor, kv_blo
 
 
 @flyc.jit
-def attn(Q, K, Vt, O, heads: fx.Constexpr[int], kv_blocks: fx.Int32, scale: fx.Float32, bias: fx.Float32,
+def attn(Q, K, Vt, Out, heads: fx.Constexpr[int], kv_blocks: fx.Int32, scale: fx.Float32, bias: fx.Float32,
          stream: fx.Stream = fx.Stream(None)):  # fmt: skip
-    sigmoid_attn(Q, K, Vt, O, kv_blocks, scale, bias).launch(grid=(heads, 1, 1), block=(256, 1, 1), stream=stream)
+    sigmoid_attn(Q, K, Vt, Out, kv_blocks, scale, bias).launch(grid=(heads, 1, 1), block=(256, 1, 1), stream=stream)
 
 
 NO_UNROLL = {"llvm_options": {"unroll-runtime": False}}  # one ISA iteration = one key block

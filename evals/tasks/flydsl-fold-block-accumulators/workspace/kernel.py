@@ -20,9 +20,7 @@ def _raw(v):
 
 @flyc.kernel
 def gemm_32x32(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_blocks: fx.Int32):
-    f16x4 = ir.VectorType.get([4], ir.F16Type.get())
     f16x8 = ir.VectorType.get([8], ir.F16Type.get())
-    f32x4 = ir.VectorType.get([4], ir.F32Type.get())
     f32x16 = ir.VectorType.get([16], ir.F32Type.get())
     tid = fx.Int32(fx.thread_idx.x)
     wave = fx.Int32(fx.block_idx.x) * 4 + tid // 64
@@ -35,7 +33,12 @@ def gemm_32x32(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_blocks: fx.Int32):
     def k_steps(rsrc, off):  # four f16x4 k-step fragments from two dwordx4 loads
         lo = fx.Vector(fx.rocdl.raw_ptr_buffer_load(f16x8, rsrc, off, 0))
         hi = fx.Vector(fx.rocdl.raw_ptr_buffer_load(f16x8, rsrc, off + 16, 0))
-        return [lo.shuffle(lo, [0, 1, 2, 3]), lo.shuffle(lo, [4, 5, 6, 7]), hi.shuffle(hi, [0, 1, 2, 3]), hi.shuffle(hi, [4, 5, 6, 7])]
+        return [
+            lo.shuffle(lo, [0, 1, 2, 3]),
+            lo.shuffle(lo, [4, 5, 6, 7]),
+            hi.shuffle(hi, [0, 1, 2, 3]),
+            hi.shuffle(hi, [4, 5, 6, 7]),
+        ]
 
     for kb, acc in range(fx.Int32(0), k_blocks, fx.Int32(1), init=[zero] * SUBTILES):
         blk = wave * k_blocks + fx.Int32(kb)

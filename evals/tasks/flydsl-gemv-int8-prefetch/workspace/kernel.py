@@ -45,7 +45,9 @@ def gemv_int8(W: fx.Tensor, X: fx.Tensor, Scale: fx.Tensor, Y: fx.Tensor, groups
     out = fx.Vector(results)
     for q in fx.range_constexpr(4):  # four dwordx4 stores of the lane's 16 partial sums
         part = out.shuffle(out, [4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3])
-        fx.rocdl.raw_ptr_buffer_store(_raw(part), _raw(rsrc_y), _raw((row * 64 + lane) * 64 + 16 * q), _raw(fx.Int32(0)))
+        fx.rocdl.raw_ptr_buffer_store(
+            _raw(part), _raw(rsrc_y), _raw((row * 64 + lane) * 64 + 16 * q), _raw(fx.Int32(0))
+        )
 
 
 @flyc.jit

@@ -37,8 +37,12 @@ def gemv_wide(W: fx.Tensor, X: fx.Tensor, Scale: fx.Tensor, Y: fx.Tensor, groups
     for g, state in range(fx.Int32(0), groups, fx.Int32(1), init=[acc0]):
         k0 = fx.Int32(g) * GROUP + lane * 32
         w_lo = fx.Vector(fx.rocdl.raw_ptr_buffer_load(i32x4, rsrc_w, w_row + k0, 0)).bitcast(fx.Int8).to(fx.Float32)
-        w_hi = fx.Vector(fx.rocdl.raw_ptr_buffer_load(i32x4, rsrc_w, w_row + k0 + 16, 0)).bitcast(fx.Int8).to(fx.Float32)
-        xs = [fx.Vector(fx.rocdl.raw_ptr_buffer_load(f16x8, rsrc_x, k0 * 2 + 16 * i, 0)).to(fx.Float32) for i in range(4)]
+        w_hi = (
+            fx.Vector(fx.rocdl.raw_ptr_buffer_load(i32x4, rsrc_w, w_row + k0 + 16, 0)).bitcast(fx.Int8).to(fx.Float32)
+        )
+        xs = [
+            fx.Vector(fx.rocdl.raw_ptr_buffer_load(f16x8, rsrc_x, k0 * 2 + 16 * i, 0)).to(fx.Float32) for i in range(4)
+        ]
         scale = fx.Float32(fx.rocdl.raw_ptr_buffer_load(f32, rsrc_s, (row * groups + fx.Int32(g)) * 4, 0))
         w = w_lo.shuffle(w_hi, list(range(32)))
         x = xs[0].shuffle(xs[1], list(range(16))).shuffle(xs[2].shuffle(xs[3], list(range(16))), list(range(32)))

@@ -21,7 +21,6 @@ def _raw(v):
 
 @flyc.kernel
 def skinny_gemm(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_blocks: fx.Int32):
-    f16x4 = ir.VectorType.get([4], ir.F16Type.get())
     f16x8 = ir.VectorType.get([8], ir.F16Type.get())
     f32x4 = ir.VectorType.get([4], ir.F32Type.get())
     f32x16 = ir.VectorType.get([16], ir.F32Type.get())
@@ -42,7 +41,12 @@ def skinny_gemm(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_blocks: fx.Int32):
         off = ((wave * k_blocks + fx.Int32(kb)) * 64 + lane) * 32
         lo = fx.Vector(fx.rocdl.raw_ptr_buffer_load(f16x8, rsrc_a, off, 0))
         hi = fx.Vector(fx.rocdl.raw_ptr_buffer_load(f16x8, rsrc_a, off + 16, 0))
-        a = [lo.shuffle(lo, [0, 1, 2, 3]), lo.shuffle(lo, [4, 5, 6, 7]), hi.shuffle(hi, [0, 1, 2, 3]), hi.shuffle(hi, [4, 5, 6, 7])]
+        a = [
+            lo.shuffle(lo, [0, 1, 2, 3]),
+            lo.shuffle(lo, [4, 5, 6, 7]),
+            hi.shuffle(hi, [0, 1, 2, 3]),
+            hi.shuffle(hi, [4, 5, 6, 7]),
+        ]
         new = []
         for j in fx.range_constexpr(SUBTILES):
             p = acc[j]

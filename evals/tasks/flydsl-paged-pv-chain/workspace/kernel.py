@@ -45,7 +45,9 @@ def paged_pv(V: fx.Tensor, Table: fx.Tensor, VScale: fx.Tensor, P: fx.Tensor, Ou
     out = fx.Vector(results)
     for q in fx.range_constexpr(4):
         part = out.shuffle(out, [4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3])
-        fx.rocdl.raw_ptr_buffer_store(_raw(part), _raw(rsrc_o), _raw((seq * 256 + tid) * 64 + 16 * q), _raw(fx.Int32(0)))
+        fx.rocdl.raw_ptr_buffer_store(
+            _raw(part), _raw(rsrc_o), _raw((seq * 256 + tid) * 64 + 16 * q), _raw(fx.Int32(0))
+        )
 
 
 @flyc.jit

@@ -34,7 +34,9 @@ def w8a8_gemm(A: fx.Tensor, B: fx.Tensor, SA: fx.Tensor, SB: fx.Tensor, C: fx.Te
     rsrc_c = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(C)))
     # per-channel scale products: this lane's 4 rows times its column of each subtile
     sa = fx.Vector(fx.rocdl.raw_ptr_buffer_load(f32x4, rsrc_sa, (wave * 64 + lane) * 16, 0))
-    sb = [fx.Vector(fx.rocdl.raw_ptr_buffer_load(f32x4, rsrc_sb, (wave * 64 + lane) * 32 + 16 * h, 0)) for h in range(2)]
+    sb = [
+        fx.Vector(fx.rocdl.raw_ptr_buffer_load(f32x4, rsrc_sb, (wave * 64 + lane) * 32 + 16 * h, 0)) for h in range(2)
+    ]
     scale = [sa * sb[j // 4][j % 4] for j in range(SUBTILES)]
     zero_i = fx.arith.constant_vector(0, i32x4)
     zero = fx.arith.constant_vector(0.0, f32x4)

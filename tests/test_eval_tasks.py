@@ -1,0 +1,64 @@
+"""The task set as data (issue 15): every task has both prompt levels and a difficulty; plain prompts are the user's
+words, not the answer; "hard" means what it says; the FlyDSL tasks are our own kernels, not the bundled examples.
+(Whether each task's reference passes and its baseline fails is tests/test_eval_suite.py.)"""
+
+import re
+from pathlib import Path
+
+import yaml
+
+from evals.catalog import load_tasks
+
+ROOT = Path(__file__).resolve().parents[1]
+# Words that name a transformation (or the FlyDSL construct that makes it): a plain prompt states the goal only.
+ANSWER_WORDS = re.compile(
+    r"init=|\byield\b|iter_args|prologue|epilogue|srcC|double[- ]buffer|one (iteration|group|block|k-\w+) ahead"
+    r"|\bcarr(y|ied)\b|asyncmark|buffer_load|ds_write|waves_per_eu|hoist",
+    re.IGNORECASE,
+)
+
+
+def _changed_lines(patch: Path) -> int:
+    return sum(1 for line in patch.read_text().splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---")))
+
+
+def test_every_task_sets_both_prompt_levels_and_a_difficulty():
+    for task in load_tasks():
+        raw = yaml.safe_load((ROOT / "evals" / "tasks" / task.id / "task.yaml").read_text())
+        assert raw.get("prompt_plain"), f"{task.id}: no plain prompt"
+        assert raw.get("difficulty") in ("easy", "medium", "hard"), f"{task.id}: difficulty not set"
+
+
+def test_plain_prompts_state_the_goal_without_naming_the_transformation():
+    leaks = {
+        t.id: m.group(0)
+        for t in load_tasks()
+        if t.spec.prompt_plain
+        for m in [ANSWER_WORDS.search(t.spec.prompt_plain)]
+        if m
+    }
+    assert leaks == {}
+
+
+def test_hard_means_a_60_line_reference_or_two_coupled_transformations():
+    for task in load_tasks():
+        if task.spec.difficulty == "hard":
+            lines = _changed_lines(ROOT / "evals" / "tasks" / task.id / "solution.patch")
+            assert lines >= 60 or "coupled" in task.spec.tags, f"{task.id}: {lines} changed lines, not tagged coupled"
+
+
+def test_flydsl_tasks_cover_the_seed_families_with_at_least_four_hard_ones():
+    flydsl = [t for t in load_tasks(["flydsl-*"]) if t.spec.track == "amd-static"]
+    assert len(flydsl) >= 12
+    assert sum(t.spec.difficulty == "hard" for t in flydsl) >= 4
+    tags = set().union(*(t.spec.tags for t in flydsl))
+    assert {"prefetch", "vgpr-pressure", "occupancy", "barrier", "lds-dma", "dependent-chain", "spills"} <= tags
+    assert any(t.spec.archs == ["gfx950"] for t in flydsl)  # buffer_load ... lds (dwordx4) is gfx950-only
+
+
+def test_no_task_kernel_or_reference_is_a_copy_of_a_bundled_example():
+    examples = {p.read_text() for p in (ROOT / "examples").rglob("*.py")}
+    for task in load_tasks(["flydsl-*"]):
+        kernel = (ROOT / "evals" / "tasks" / task.id / "workspace" / "kernel.py").read_text()
+        assert kernel not in examples, f"{task.id}: workspace/kernel.py is a bundled example"
+        assert "examples/prefetch" not in kernel
