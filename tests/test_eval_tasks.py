@@ -5,6 +5,7 @@ words, not the answer; "hard" means what it says; the FlyDSL tasks are our own k
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from evals.catalog import load_tasks
@@ -62,3 +63,43 @@ def test_no_task_kernel_or_reference_is_a_copy_of_a_bundled_example():
         kernel = (ROOT / "evals" / "tasks" / task.id / "workspace" / "kernel.py").read_text()
         assert kernel not in examples, f"{task.id}: workspace/kernel.py is a bundled example"
         assert "examples/prefetch" not in kernel
+
+
+def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
+    """Every ISA check of a task run on ``kernel``, by check name: (passed, observed)."""
+    from evals.harness.isa_checks import run_isa_checks
+    from tools.dump_ir import dump_ir
+
+    task = load_tasks([task_id])[0]
+    checks = [c for c in task.spec.isa_checks if c.archs is None or arch in c.archs]
+    base = dump_ir(task.workspace / "kernel.py", arch).kernels
+    outcomes = run_isa_checks(checks, dump_ir(kernel, arch).kernels, base)
+    return {
+        c.check + (f"/{c.pattern}" if c.pattern else ""): (o.passed, o.observed)
+        for c, o in zip(checks, outcomes, strict=True)
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("task_id", "trap", "failing", "observed"),
+    [
+        # a whole-block register double buffer: 82 VGPRs -> 5 waves, the task asks for 7 (and verify_prefetch
+        # allows a drop of one wave from the baseline's 8)
+        (
+            "flydsl-block-scaled-gemm-prefetch",
+            "whole_block_double_buffer.py",
+            ["prefetch_verified", "waves_per_simd"],
+            5,
+        ),
+        # prefetched, but the 32-wide accumulator stays: 4 waves, the task asks for 8
+        ("flydsl-gemv-prefetch-vgpr-budget", "double_buffer_wide_accumulator.py", ["waves_per_simd"], 4),
+        # prefetched, but issued after the first barrier: 1 of the 2 barriers waits with a load in flight
+        ("flydsl-lds-staged-gemm-prefetch", "loads_after_first_barrier.py", ["loads_in_flight_at_barrier"], 1),
+    ],
+)
+def test_hard_tasks_are_coupled_a_prefetch_alone_fails_them(task_id, trap, failing, observed):
+    results = _checks_on(task_id, ROOT / "evals" / "tasks" / task_id / "traps" / trap)
+    assert results["hot_loop_prefetched"] == (True, "prefetched")
+    assert [name for name, (ok, _) in results.items() if not ok] == failing
+    assert results[failing[-1]][1] == observed
