@@ -82,24 +82,52 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("task_id", "trap", "failing", "observed"),
+    ("task_id", "trap", "arch", "failing", "observed"),
     [
         # a whole-block register double buffer: 82 VGPRs -> 5 waves, the task asks for 7 (and verify_prefetch
         # allows a drop of one wave from the baseline's 8)
         (
             "flydsl-block-scaled-gemm-prefetch",
             "whole_block_double_buffer.py",
+            "gfx942",
             ["prefetch_verified", "waves_per_simd"],
             5,
         ),
         # prefetched, but the 32-wide accumulator stays: 4 waves, the task asks for 8
-        ("flydsl-gemv-prefetch-vgpr-budget", "double_buffer_wide_accumulator.py", ["waves_per_simd"], 4),
+        ("flydsl-gemv-prefetch-vgpr-budget", "double_buffer_wide_accumulator.py", "gfx942", ["waves_per_simd"], 4),
         # prefetched, but issued after the first barrier: 1 of the 2 barriers waits with a load in flight
-        ("flydsl-lds-staged-gemm-prefetch", "loads_after_first_barrier.py", ["loads_in_flight_at_barrier"], 1),
+        (
+            "flydsl-lds-staged-gemm-prefetch",
+            "loads_after_first_barrier.py",
+            "gfx942",
+            ["loads_in_flight_at_barrier"],
+            1,
+        ),
+        (
+            "flydsl-attention-barrier-prefetch",
+            "loads_after_first_barrier.py",
+            "gfx942",
+            ["loads_in_flight_at_barrier"],
+            1,
+        ),
+        # LDS DMA, but synchronous into one LDS tile: one s_waitcnt vmcnt(0) drains it in every iteration
+        (
+            "flydsl-lds-dma-double-buffer",
+            "synchronous_single_buffer.py",
+            "gfx950",
+            [r"isa_contains/s_waitcnt\s+vmcnt\([1-9]", r"isa_absent/s_waitcnt\s+vmcnt\(0\)"],
+            1,
+        ),
     ],
 )
-def test_hard_tasks_are_coupled_a_prefetch_alone_fails_them(task_id, trap, failing, observed):
-    results = _checks_on(task_id, ROOT / "evals" / "tasks" / task_id / "traps" / trap)
-    assert results["hot_loop_prefetched"] == (True, "prefetched")
+def test_hard_tasks_are_coupled_one_transformation_alone_fails_them(task_id, trap, arch, failing, observed):
+    results = _checks_on(task_id, ROOT / "evals" / "tasks" / task_id / "traps" / trap, arch)
+    # every other check passes: the trap did one of the two transformations (prefetch, or the DMA)
     assert [name for name, (ok, _) in results.items() if not ok] == failing
     assert results[failing[-1]][1] == observed
+
+
+def test_every_hard_flydsl_task_keeps_a_trap():
+    for task in load_tasks(["flydsl-*"]):
+        if task.spec.difficulty == "hard":
+            assert list((ROOT / "evals" / "tasks" / task.id / "traps").glob("*.py")), task.id
