@@ -53,7 +53,16 @@ def test_flydsl_tasks_cover_the_seed_families_with_at_least_four_hard_ones():
     assert len(flydsl) >= 12
     assert sum(t.spec.difficulty == "hard" for t in flydsl) >= 4
     tags = set().union(*(t.spec.tags for t in flydsl))
-    assert {"prefetch", "vgpr-pressure", "occupancy", "barrier", "lds-dma", "dependent-chain", "spills"} <= tags
+    assert {
+        "prefetch",
+        "vgpr-pressure",
+        "occupancy",
+        "barrier",
+        "lds-dma",
+        "dependent-chain",
+        "spills",
+        "first-fragment-prefetch",
+    } <= tags
     assert any(t.spec.archs == ["gfx950"] for t in flydsl)  # buffer_load ... lds (dwordx4) is gfx950-only
 
 
