@@ -35,6 +35,7 @@ def test_selectors_accept_ids_globs_and_tracks_and_name_unknown_ones():
     assert {t.id for t in load_tasks(["flydsl-*-prefetch"])} == {
         "flydsl-attention-barrier-prefetch",
         "flydsl-block-scaled-gemm-prefetch",
+        "flydsl-drop-fragment-prefetch",
         "flydsl-gemv-int8-prefetch",
         "flydsl-lds-staged-gemm-prefetch",
     }
