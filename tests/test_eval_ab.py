@@ -65,9 +65,9 @@ def test_ab_run_shows_the_plugins_difference_and_the_leaderboard_shows_both_arms
         # the skills and AGENTS.md we placed are not the agent's change: only the kernel is in the diff
         assert w.changed_files == ["kernel.py"] and wo.changed_files == []
         assert w.agent_outcome.reported == {"cost_usd": 0.5} and wo.agent_outcome.reported == {"cost_usd": 0.25}
-        # these tasks have no plain prompt yet: the run says it fell back to the guided one
-        assert w.prompt_level == "guided"
-        assert "prompt: this task has no plain prompt; the agent got the guided one" in w.flags
+        # the default level is plain, and both tasks have a plain prompt
+        assert (w.prompt_level, wo.prompt_level) == ("plain", "plain")
+        assert not any(f.startswith("prompt:") for f in w.flags)
     log = (with_dir / "vgpr-spill-row-norm" / "agent.log").read_text()
     assert "mcp=True skills=True cli=" in log and "cli=None" not in log
     assert "mcp=False skills=False cli=None" in (without_dir / "vgpr-spill-row-norm" / "agent.log").read_text()

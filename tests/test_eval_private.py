@@ -25,6 +25,8 @@ def _private_copy(root: Path, new_id: str, plain: str | None = PLAIN) -> Path:
     spec["id"] = new_id
     if plain:
         spec["prompt_plain"] = plain
+    else:
+        spec.pop("prompt_plain", None)
     (dest / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
     return dest
 
@@ -55,16 +57,16 @@ def test_tasks_dir_that_is_not_a_folder_says_what_to_give(tmp_path):
 
 
 def test_plain_level_gives_the_plain_prompt_and_falls_back_to_guided_without_one(tmp_path):
-    (task,) = load_tasks(
-        ["row-norm-private"], tasks_dirs=[_private_copy(tmp_path / "tasks", "row-norm-private").parent]
-    )
-    (public,) = load_tasks([SOURCE])
-    for t, level, expect in ((task, "plain", PLAIN), (task, "guided", task.spec.prompt), (public, "plain", None)):
+    _private_copy(tmp_path / "tasks", "row-norm-private")
+    _private_copy(tmp_path / "tasks", "row-norm-guided-only", plain=None)
+    guided_only, task = load_tasks(["row-norm-private", "row-norm-guided-only"], tasks_dirs=[tmp_path / "tasks"])
+    cases = ((task, "plain", PLAIN), (task, "guided", task.spec.prompt), (guided_only, "plain", None))
+    for t, level, expect in cases:
         ws, run = tmp_path / f"ws-{t.id}-{level}", tmp_path / f"run-{t.id}-{level}"
         ws.mkdir()
         run_agent("noop", None, t, ws, run, {}, 60, prompt_level=level)
         prompt = (run / "prompt.md").read_text()
-        assert prompt.startswith(expect or public.spec.prompt)
+        assert prompt.startswith(expect or guided_only.spec.prompt)
 
 
 @pytest.mark.slow
