@@ -4,6 +4,7 @@ Slurm job script is generated without submitting anything."""
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,31 @@ def test_a_job_whose_worker_is_lost_twice_is_an_infrastructure_failure(client, t
         tasks, "killer", tmp_path / "out", cluster="x", client=client, template=template, **QUIET
     )
     assert counter.read_text() == "3" and again.passed
+
+
+@pytest.mark.slow
+def test_eval_worker_joins_the_scheduler_and_its_workers_stop_with_it():
+    distributed = pytest.importorskip("distributed", reason="pip install 'kernelpilot[cluster]'")
+    import os
+    import signal
+    import socket
+
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as c:
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "KERNELPILOT_EVAL_FORCE_CPU": "1"}  # this host: no GPU
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "tools.cli", "eval", "worker", "--scheduler", cluster.scheduler_address],
+                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            try:
+                c.wait_for_workers(1, timeout=90)
+                (info,) = c.scheduler_info()["workers"].values()
+                assert info["name"] == f"kp-{socket.gethostname()}-cpu"  # a CPU host serves amd-static jobs
+                assert info["nthreads"] == 1
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=60)
+            deadline = time.monotonic() + 30
+            while c.scheduler_info()["workers"] and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert c.scheduler_info()["workers"] == {}  # the worker did not outlive `eval worker`
