@@ -341,6 +341,18 @@ def compare_to_baseline(base: PrefetchReport, rep: PrefetchReport, label: str) -
     return cmp
 
 
+def hot_loop_of(isa: str | Path, arch: str | None, kernel: str) -> LoopReport | None:
+    """The hot loop's report for the kernel named exactly ``kernel`` in an AMDGCN ISA file or text (None: no loop);
+    the eval ISA checks read their load facts from here, so they and prefetch-data-load cannot disagree."""
+    from tools.isa.amdgcn import find_kernel, load_isa_text, parse_isa
+    from tools.prefetch_amd import analyze_kernel
+
+    text = isa if isinstance(isa, str) and "\n" in isa else load_isa_text(isa)
+    parsed = parse_isa(text, str(isa) if "\n" not in str(isa) else "<text>")
+    loops, _ = analyze_kernel(find_kernel(parsed, kernel), arch or parsed.arch)
+    return next((lp for lp in loops if lp.is_hot), None)
+
+
 def _hot(rep: PrefetchReport) -> LoopReport | None:
     return next((lp for lp in rep.loops if lp.is_hot), None)
 

@@ -381,7 +381,7 @@ def _wait_reason(g: LoopGraph, site: LoadSite, load: Instruction, sites: dict[in
 # --- one load's record -------------------------------------------------------------------------------------------
 
 
-def _trace_load(g: LoopGraph, load: Instruction) -> LoadSite:
+def _trace_load(g: LoopGraph, load: Instruction, est: LatencyEstimate | None) -> LoadSite:
     insts = g.kernel.instructions
     scalar = is_scalar_load(load)
     walk = _Walk()
@@ -429,7 +429,8 @@ def _trace_load(g: LoopGraph, load: Instruction) -> LoadSite:
     elif not wait_iters:
         hidden = True  # retired after the loop: nothing in the loop waits for it
     elif wait_iters == {0}:
-        hidden = False
+        # retired in its own iteration: hidden only if the wait comes late enough (other stalls on the way count)
+        hidden = est is not None and load.index in g.pos and est.stall_by_load.get(load.index, 0) == 0
     else:
         hidden = None
         undetermined.append("it is retired in the issuing iteration on some paths and in a later one on others")
@@ -464,6 +465,7 @@ def _trace_load(g: LoopGraph, load: Instruction) -> LoadSite:
         consumed=consumed,
         undetermined_reason="; ".join(undetermined) or None,
         latency_hidden=hidden,
+        exposed_cycles=est.stall_by_load.get(load.index, 0) if est else None,
         load_to_wait_instructions=wait[2] if wait else None,
         load_to_wait_cycles=cycles,
         load_to_use_distance=dist(first),
@@ -473,56 +475,60 @@ def _trace_load(g: LoopGraph, load: Instruction) -> LoadSite:
 # --- latencies per iteration -------------------------------------------------------------------------------------
 
 
-def estimate_latencies(g: LoopGraph) -> tuple[int, float, str]:
-    """(cycles of one steady-state iteration, memory latencies exposed per iteration, what it assumes).
+@dataclass
+class LatencyEstimate:
+    iteration_cycles: int
+    work_cycles: int  # issue cycles of one iteration, stalls not counted
+    latencies: float  # memory stall cycles per steady-state iteration / LOAD_LATENCY_CYCLES
+    stall_by_load: dict[int, int]  # load instruction index -> stall cycles its retiring wait spends on it
+    note: str
 
-    Memory latencies = cycles the fourth iteration stalls on global/scalar memory (not LDS) / the assumed latency.
+
+def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
+    """How many memory latencies one steady-state iteration exposes, and which load each stall cycle waits for.
 
     The iteration (every block of the loop once, in reverse post-order) is issued in order for four iterations;
     each memory operation is ready ``LOAD_LATENCY_CYCLES`` after issue (LDS: ``LDS_LATENCY_CYCLES``), and a wait
-    stalls until what it retires is ready (vmcnt in issue order; lgkmcnt(0) for everything). A chain of dependent
-    loads stalls once per link, because the next address is computed only after the wait."""
+    stalls until what it retires is ready (vmcnt in issue order; lgkmcnt retires the oldest first). A chain of
+    dependent loads stalls once per link, because the next address is computed only after the wait. The fourth
+    iteration's stall cycles on global/scalar memory (not LDS), divided by the latency, are the figure."""
     gfx12 = (g.arch or "").startswith("gfx12")
     t = 0
-    memory_stall = 0  # stall cycles spent waiting on global/scalar memory (not LDS), in the last iteration
-    vm: deque[int] = deque()
-    lgkm: deque[tuple[int, bool]] = deque()  # (ready, is global/scalar memory)
+    stall_by_load: dict[int, int] = {}
+    vm: deque[tuple[int, int]] = deque()  # (ready, load index or -1)
+    lgkm: deque[tuple[int, int]] = deque()  # (ready, scalar load index; -1 for LDS)
     ends = []
     for it in range(4):
         for inst in g.seq:
-            before, mem_ready = t, 0
-            want = vmcnt_of(inst)
-            if want is not None:
-                while len(vm) > want:
-                    ready = vm.popleft()
-                    mem_ready = max(mem_ready, ready)
+            for queue, want in ((vm, vmcnt_of(inst)), (lgkm, _lgkm_want(inst, gfx12))):
+                if want is None:
+                    continue
+                while len(queue) > want:
+                    ready, index = queue.popleft()
+                    if it == 3 and index >= 0 and ready > t:
+                        stall_by_load[index] = stall_by_load.get(index, 0) + ready - t
                     t = max(t, ready)
-            want = lgkmcnt_of(inst)
-            if inst.mnemonic == "s_wait_dscnt" and gfx12:
-                want = _explicit_count(inst)
-            if want is not None:
-                while len(lgkm) > want:
-                    ready, mem = lgkm.popleft()
-                    if mem:
-                        mem_ready = max(mem_ready, ready)
-                    t = max(t, ready)
-            if it == 3 and t > before:
-                memory_stall += max(0, min(t, mem_ready) - before)
             t += issue_cycles(inst)
             if counts_in_vmcnt(inst, g.arch):
-                vm.append(t + LOAD_LATENCY_CYCLES)
+                vm.append((t + LOAD_LATENCY_CYCLES, inst.index if is_loop_load(inst) else -1))
             elif is_scalar_load(inst):
-                lgkm.append((t + LOAD_LATENCY_CYCLES, True))
+                lgkm.append((t + LOAD_LATENCY_CYCLES, inst.index))
             elif inst.category.startswith("lds_"):
-                lgkm.append((t + LDS_LATENCY_CYCLES, False))
+                lgkm.append((t + LDS_LATENCY_CYCLES, -1))
         ends.append(t)
-    iteration = ends[3] - ends[2]
-    latencies = round(memory_stall / LOAD_LATENCY_CYCLES, 1)
     note = (
-        f"every load assumed to take ~{LOAD_LATENCY_CYCLES} cycles (a miss to HBM; scalar loads too), every block "
-        "of the loop issued once per iteration"
+        f"every load assumed to take ~{LOAD_LATENCY_CYCLES} cycles (a miss to HBM; scalar loads too), LDS "
+        f"~{LDS_LATENCY_CYCLES}, every block of the loop issued once per iteration"
     )
-    return iteration, latencies, note
+    latencies = round(sum(stall_by_load.values()) / LOAD_LATENCY_CYCLES, 1)
+    work = sum(issue_cycles(i) for i in g.seq)
+    return LatencyEstimate(ends[3] - ends[2], work, latencies, stall_by_load, note)
+
+
+def _lgkm_want(inst: Instruction, gfx12: bool) -> int | None:
+    if gfx12 and inst.mnemonic == "s_wait_dscnt":
+        return _explicit_count(inst)
+    return lgkmcnt_of(inst)
 
 
 # --- copies ------------------------------------------------------------------------------------------------------
@@ -623,7 +629,8 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
     body = loop.instruction_indices(cfg)
     n = len(g.seq)
     load_insts = [i for i in g.seq if is_loop_load(i)]
-    loads = [_trace_load(g, i) for i in load_insts]
+    est = estimate_latencies(g) if n else None
+    loads = [_trace_load(g, i, est) for i in load_insts]
     sites = {ld.index: (ld, inst) for ld, inst in zip(loads, load_insts, strict=True)}
     for ld, inst in zip(loads, load_insts, strict=True):
         reason, detail, waits_for = _wait_reason(g, ld, inst, sites)
@@ -635,6 +642,11 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
     compute = sum(issue_cycles(i) for i in body_insts if i.category in ("mfma", "valu", "cndmask", "accvgpr_move"))
     copies = diagnose_copies(g, loads)
 
+    # each load is in flight from its issue to its retiring wait (positions in the walk, later iterations + n)
+    spans = [
+        (g.pos[ld.index], g.pos[ld.wait_index] + n * ld.wait_iteration if ld.wait_index in g.pos else 10 * n)
+        for ld in loads
+    ]
     barriers = []
     for p, i in enumerate(body_insts):
         if i.category != "barrier":
@@ -646,10 +658,25 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
             if after
             else "no load issues after this barrier; loads already overlap the barrier wait"
         )
-        barriers.append(BarrierRegion(index=i.index, text=i.text, source=source_of(i), loads_after=after, note=note))
+        in_flight = sum(1 for span in spans if span[0] < p < span[1] or span[0] < p + n < span[1])
+        barriers.append(
+            BarrierRegion(
+                index=i.index,
+                text=i.text,
+                source=source_of(i),
+                loads_after=after,
+                loads_in_flight=in_flight,
+                note=note,
+            )
+        )
 
-    iteration, latencies, lat_note = estimate_latencies(g) if n else (None, None, None)
     verdict, reason = classify_loop(loads, mfma, valu, compute)
+    if verdict == "prefetched" and est is not None and est.latencies >= 0.5:
+        reason += (
+            f"; still ~{est.latencies} memory latencies per iteration: one iteration's work (~{est.work_cycles} "
+            f"cycles) covers only part of a ~{LOAD_LATENCY_CYCLES}-cycle latency (prefetch further ahead, or rely on "
+            "more waves)"
+        )
     header = cfg.blocks[loop.header]
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     kinds = [c.kind for c in copies]
@@ -674,15 +701,17 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         mfma_count=mfma,
         valu_count=valu,
         barriers=barriers[:8],
+        barriers_total=len(barriers),
+        barriers_with_loads_in_flight=sum(1 for br in barriers if br.loads_in_flight),
         head_copies=kinds.count("loaded-data"),
         copies=copies[:MAX_COPIES],
         loaded_data_copies=kinds.count("loaded-data"),
         accumulator_copies=kinds.count("accumulator"),
         other_copies=kinds.count("other"),
         rotated=is_rotated(g),
-        iteration_cycles=iteration,
-        memory_latencies_per_iteration=latencies,
-        latency_note=lat_note,
+        iteration_cycles=est.iteration_cycles if est else None,
+        memory_latencies_per_iteration=est.latencies if est else None,
+        latency_note=est.note if est else None,
     )
 
 
@@ -720,7 +749,10 @@ def classify_loop(loads: list[LoadSite], mfma: int, compute_ops: int, compute_cy
             f"`{first.text}` [{first.index}]); {counts}; no load is decided as exposed"
         )
     if carried:
-        return "prefetched", f"{counts} (loop-carried) and none is waited for in the iteration that issues it"
+        return "prefetched", (
+            f"{counts} (loop-carried); none is exposed: every wait is in a later iteration, or late enough in its own "
+            "that the latency model sees no stall on it"
+        )
     return "prefetched", (
         f"{counts}; every load has at least ~{LOAD_LATENCY_CYCLES} estimated cycles of work before its wait"
     )

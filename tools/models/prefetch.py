@@ -61,8 +61,11 @@ class LoadSite(BaseModel):
     undetermined_reason: str | None = None
     latency_hidden: bool | None = Field(
         None,
-        description="True: the wait is in a later iteration, has ~500+ cycles of work before it, or the data is "
-        "staged to LDS for the next iteration; False: the latency is exposed; None: undetermined",
+        description="True: the wait is in a later iteration, the data is staged to LDS for the next iteration, or "
+        "the wait comes late enough that the latency model sees no stall on it; False: exposed; None: undetermined",
+    )
+    exposed_cycles: int | None = Field(
+        None, description="estimated cycles a steady-state iteration stalls waiting for this load (latency model)"
     )
     load_to_wait_instructions: int | None = None
     load_to_wait_cycles: int | None = Field(None, description="estimated issue cycles between issue and the wait")
@@ -89,6 +92,7 @@ class BarrierRegion(BaseModel):
     text: str
     source: str | None = None
     loads_after: int = Field(description="loads issued after the barrier in the same iteration that could move up")
+    loads_in_flight: int = Field(0, description="loads issued before it and retired after it (steady state)")
     note: str
 
 
@@ -114,7 +118,9 @@ class LoopReport(BaseModel):
     compute_cycles: int = Field(0, description="estimated MFMA/VALU (AMD) or FP/tensor (NVIDIA) issue cycles")
     mfma_count: int = 0
     valu_count: int = 0
-    barriers: list[BarrierRegion] = Field(default_factory=list)
+    barriers: list[BarrierRegion] = Field(default_factory=list, description="at most 8")
+    barriers_total: int = 0
+    barriers_with_loads_in_flight: int = Field(0, description="barriers whose wait overlaps at least one load")
     head_copies: int = Field(0, description="register copies of loaded data in the loop (= loaded_data_copies)")
     copies: list[CopySite] = Field(default_factory=list, description="register copies in the loop, at most 64")
     loaded_data_copies: int = 0
