@@ -333,7 +333,17 @@ def _wait_reason(g: LoopGraph, site: LoadSite, load: Instruction, sites: dict[in
         if own and inst.uses & own:
             where = f"`{inst.text}` [{inst.index}]"
             if inst.index in copies_of_own or is_copy(inst):
-                return "loop-carried-copy", f"{where} copies the loaded data, so the wait sits before the copy", None
+                detail = f"{where} copies the loaded data, so the wait sits before the copy"
+                held = own
+                for c in site.copy_indices:
+                    held |= g.kernel.instructions[c].defs
+                if site.consumer_index is not None:
+                    consumer = g.kernel.instructions[site.consumer_index]
+                    when = "the next iteration" if site.consumed == "next-iteration" else "this iteration"
+                    detail += f"; its consumer `{consumer.text}` [{consumer.index}] is in {when}"
+                    if _reads_partly(consumer, held):
+                        detail += " and reads the copy as part of a register pair/range"
+                return "loop-carried-copy", detail, None
             if _reads_partly(inst, own):
                 return (
                     "register-pair",
