@@ -13,8 +13,9 @@ OPTIONS = {"num_warps": 4, "num_stages": 1}
 
 
 @triton.jit
-def masked_paged_decode(q_ptr, k_ptr, v_ptr, table_ptr, out_ptr, seq_len, max_blocks, BLOCK: tl.constexpr,
-                        D: tl.constexpr):
+def masked_paged_decode(
+    q_ptr, k_ptr, v_ptr, table_ptr, out_ptr, seq_len, max_blocks, BLOCK: tl.constexpr, D: tl.constexpr
+):
     seq = tl.program_id(0)
     d = tl.arange(0, D)
     t = tl.arange(0, BLOCK)
