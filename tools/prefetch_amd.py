@@ -376,8 +376,8 @@ def _wait_reason(g: LoopGraph, site: LoadSite, load: Instruction, sites: dict[in
             return (
                 "drained",
                 f"the wait is for the earlier load [{oinst.index}] read by `{inst.text}` [{inst.index}]; its count "
-                f"(`{site.wait_text}`) retires this later load too (where branches leave the number of loads in "
-                "flight unknown, the compiler waits for all of them)",
+                f"(`{site.wait_text}`) is lower than that load alone needs and retires this later load too (the "
+                "compiler counts conservatively where paths into the wait leave different numbers of loads in flight)",
                 oinst.index,
             )
         if inst.category == "barrier":
