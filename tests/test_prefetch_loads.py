@@ -314,3 +314,33 @@ def test_cuda_rolling_sm90_records_name_the_cp_async_group_wait():
         1.0,
         0.9,
     )
+
+
+# gfx12: vector loads count in loadcnt, stores in storecnt. Load A, load B, a store, then s_wait_loadcnt 0x1: one
+# load may stay out, so A (one load after it) is retired and B is not; B waits for the s_wait_loadcnt 0x0 below.
+# (Counting the store as gfx9's vmcnt does would retire B at the first wait as well.)
+ISA_GFX12 = """
+\t.text
+\t.amdgcn_target "amdgcn-amd-amdhsa--gfx1200"
+\t.globl k
+\t.type k,@function
+k:
+.LBB0_1:
+\tglobal_load_b32 v1, v[4:5], off
+\tglobal_load_b32 v2, v[6:7], off
+\tglobal_store_b32 v[8:9], v3, off
+\ts_wait_loadcnt 0x1
+\tv_add_f32_e32 v3, v1, v3
+\ts_wait_loadcnt 0x0
+\tv_add_f32_e32 v3, v2, v3
+\ts_cmp_lg_u32 s2, s3
+\ts_cbranch_scc1 .LBB0_1
+\ts_endpgm
+"""
+
+
+def test_gfx12_loadcnt_does_not_count_stores():
+    a, b = analyze_prefetch(ISA_GFX12).loops[0].loads
+    assert (a.wait_text, a.load_to_wait_instructions) == ("s_wait_loadcnt 0x1", 2)
+    assert (b.wait_text, b.load_to_wait_instructions) == ("s_wait_loadcnt 0x0", 3)
+    assert a.wait_reason == b.wait_reason == "first-use"

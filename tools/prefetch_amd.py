@@ -662,13 +662,14 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         if i.category != "barrier":
             continue
         after = sum(1 for j in body_insts[p + 1 :] if is_loop_load(j))
-        note = (
-            f"{after} load(s) issue after this barrier in the same iteration; if their addresses do not depend on "
-            "what the barrier protects, issue them before it so their latency overlaps the barrier wait"
-            if after
-            else "no load issues after this barrier; loads already overlap the barrier wait"
-        )
         in_flight = sum(1 for span in spans if span[0] < p < span[1] or span[0] < p + n < span[1])
+        flight = f"{in_flight} load(s) in flight overlap its wait" if in_flight else "no load is in flight during it"
+        note = (
+            f"{flight}; {after} load(s) issue after this barrier in the same iteration: if their addresses do not "
+            "depend on what the barrier protects, issue them before it so their latency overlaps the barrier wait"
+            if after
+            else f"{flight}; no load issues after it"
+        )
         barriers.append(
             BarrierRegion(
                 index=i.index,
