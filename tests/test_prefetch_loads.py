@@ -344,3 +344,14 @@ def test_gfx12_loadcnt_does_not_count_stores():
     assert (a.wait_text, a.load_to_wait_instructions) == ("s_wait_loadcnt 0x1", 2)
     assert (b.wait_text, b.load_to_wait_instructions) == ("s_wait_loadcnt 0x0", 3)
     assert a.wait_reason == b.wait_reason == "first-use"
+
+
+def test_baseline_flags_an_occupancy_loss_the_file_alone_would_call_fine(tmp_path):
+    # the carried-K/V kernel with num_warps=1: a 16x64 tile over 64 lanes holds 4x the values per lane
+    after = tmp_path / "masked_paged_decode_prefetched.py"
+    after.write_text(MASKED_AHEAD.read_text().replace('"num_warps": 4', '"num_warps": 1'))
+    rep = analyze_prefetch(after, "gfx942", baseline=MASKED)
+    # 30 -> 84 VGPRs: 512 / 84 rounded to the 8-register granule leaves 5 waves per SIMD instead of 8
+    assert (rep.baseline.registers_before, rep.baseline.registers_after) == (30, 84)
+    assert rep.baseline.regressions[0] == "occupancy 8 → 5 waves/SIMD (registers 30 → 84)"
+    assert f"vs {MASKED}: occupancy 8 → 5 waves/SIMD" in rep.summary
