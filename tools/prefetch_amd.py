@@ -13,6 +13,9 @@ more iterations (a three-stage pipeline retires a load two iterations on):
 
 Paths that disagree (a branch around a masked load that uses the data in this iteration on one side and the next on
 the other) make the load ``undetermined``, with the reason; the loop is then never called ``prefetched``.
+
+Also here, because they read the same loop walk: the memory latencies exposed per iteration (``estimate_latencies``)
+and the copies in the loop by kind and cause (``diagnose_copies``). That is why the module is longer than ~600 lines.
 """
 
 from __future__ import annotations
