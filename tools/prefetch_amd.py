@@ -685,12 +685,8 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         )
 
     verdict, reason = classify_loop(loads, mfma, valu, compute)
-    if verdict == "prefetched" and est is not None and est.latencies >= 0.5:
-        reason += (
-            f"; still ~{est.latencies} memory latencies per iteration: one iteration's work (~{est.work_cycles} "
-            f"cycles) covers only part of a ~{LOAD_LATENCY_CYCLES}-cycle latency (prefetch further ahead, or rely on "
-            "more waves)"
-        )
+    if verdict == "prefetched" and est is not None:
+        reason += short_iteration_note(est.latencies, est.work_cycles)
     header = cfg.blocks[loop.header]
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     kinds = [c.kind for c in copies]
@@ -726,6 +722,16 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         iteration_cycles=est.iteration_cycles if est else None,
         memory_latencies_per_iteration=est.latencies if est else None,
         latency_note=est.note if est else None,
+    )
+
+
+def short_iteration_note(latencies: float, work_cycles: int) -> str:
+    """For a prefetched loop that still stalls: one iteration's work is shorter than a memory latency."""
+    if latencies < 0.5:
+        return ""
+    return (
+        f"; still ~{latencies} memory latencies per iteration: one iteration's work (~{work_cycles} cycles) covers "
+        f"only part of a ~{LOAD_LATENCY_CYCLES}-cycle latency (prefetch further ahead, or rely on more waves)"
     )
 
 

@@ -13,7 +13,13 @@ from collections import deque
 from tools.isa.sass import SassFunction, SassInst, find_loops, parse_sass
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
-from tools.prefetch_amd import LOAD_LATENCY_CYCLES, MAX_LOADS, WALK_ITERATIONS, classify_loop
+from tools.prefetch_amd import (
+    LOAD_LATENCY_CYCLES,
+    MAX_LOADS,
+    WALK_ITERATIONS,
+    classify_loop,
+    short_iteration_note,
+)
 
 LOADS = ("LDG", "LDGSTS", "LD", "LDS128")
 COMPUTE_PREFIXES = ("FFMA", "FMUL", "FADD", "HFMA", "HMMA", "IMMA", "DFMA", "HADD", "HMUL", "FMNMX", "MUFU")
@@ -206,6 +212,8 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
     copies = _copies(body, loads)
     kinds = [c.kind for c in copies]
     iteration, latencies = _estimate_latencies(body)
+    if verdict == "prefetched":
+        reason += short_iteration_note(latencies, sum(_cycles(i) for i in body))
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     return LoopReport(
         header=f.insts[start].labels[0] if f.insts[start].labels else f"/*{f.insts[start].addr:04x}*/",
