@@ -58,8 +58,8 @@ _COPY_RE = re.compile(
     r"^(v_mov_b32|v_mov_b64|v_pk_mov_b32|s_mov_b32|s_mov_b64|v_readfirstlane_b32|"
     r"v_accvgpr_write|v_accvgpr_read|v_accvgpr_mov)(_e32|_e64|_b32)?$"
 )
-MAX_LOADS = 64
-MAX_COPIES = 64
+MAX_LOADS = 32  # records listed per loop (the counts cover all); keeps an MCP result within an agent's budget
+MAX_COPIES = 16
 WALK_ITERATIONS = 3  # the loop body is walked as this many consecutive iterations
 MAX_PATH_STATES = 20000  # per load: beyond this the paths are too many to follow; the load is undetermined
 
@@ -714,7 +714,7 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         barriers_total=len(barriers),
         barriers_with_loads_in_flight=sum(1 for br in barriers if br.loads_in_flight),
         head_copies=kinds.count("loaded-data"),
-        copies=copies[:MAX_COPIES],
+        copies=sorted(copies, key=lambda c: c.kind == "other")[:MAX_COPIES],  # loaded data and accumulators first
         loaded_data_copies=kinds.count("loaded-data"),
         accumulator_copies=kinds.count("accumulator"),
         other_copies=kinds.count("other"),

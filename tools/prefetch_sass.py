@@ -15,6 +15,7 @@ from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch_amd import (
     LOAD_LATENCY_CYCLES,
+    MAX_COPIES,
     MAX_LOADS,
     WALK_ITERATIONS,
     classify_loop,
@@ -235,7 +236,7 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
         valu_count=len(compute),
         barriers=barriers[:8],
         head_copies=kinds.count("loaded-data"),
-        copies=copies[:MAX_LOADS],
+        copies=sorted(copies, key=lambda c: c.kind == "other")[:MAX_COPIES],
         loaded_data_copies=kinds.count("loaded-data"),
         accumulator_copies=kinds.count("accumulator"),
         other_copies=kinds.count("other"),

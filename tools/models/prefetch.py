@@ -105,7 +105,7 @@ class LoopReport(BaseModel):
     is_hot: bool
     verdict: LoopVerdict
     reason: str
-    loads: list[LoadSite] = Field(default_factory=list, description="at most 64, in issue order")
+    loads: list[LoadSite] = Field(default_factory=list, description="at most 32, in issue order (counts cover all)")
     loads_total: int = 0
     loads_next_iteration: int = Field(
         0, description="loads consumed in the next iteration (all loads, not only those listed)"
@@ -122,7 +122,9 @@ class LoopReport(BaseModel):
     barriers_total: int = 0
     barriers_with_loads_in_flight: int = Field(0, description="barriers whose wait overlaps at least one load")
     head_copies: int = Field(0, description="register copies of loaded data in the loop (= loaded_data_copies)")
-    copies: list[CopySite] = Field(default_factory=list, description="register copies in the loop, at most 64")
+    copies: list[CopySite] = Field(
+        default_factory=list, description="register copies in the loop, at most 16, loaded data and accumulators first"
+    )
     loaded_data_copies: int = 0
     accumulator_copies: int = 0
     other_copies: int = 0
