@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import hmac
-import ipaddress
 import os
+import secrets
 import signal
 import sys
 import uuid
@@ -41,16 +41,18 @@ from mcp_server.models import (
 )
 from mcp_server.paths import allowed_roots, confine, project_dir
 from tools import __version__
-from tools.errors import InputError, KernelpilotError
+from tools.errors import InputError, KernelpilotError, bounded, from_os_error
 from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS
 from tools.models.dump import DumpResult
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.models.trace import TraceReport
+from tools.paths import confined_to
 from tools.toolchain import cache_root
 
 Arch = Literal[tuple([*AMD_ARCHS, *NVIDIA_ARCHS])]  # type: ignore[valid-type]
 SKILLS_DIR = Path(__file__).resolve().parents[1] / "skills"
 TOKEN_ENV = "KERNELPILOT_MCP_TOKEN"
+ALLOW_COMMANDS_ENV = "KERNELPILOT_ALLOW_COMMANDS"
 
 # Analyses read files and write only their cache: safe to run without asking, and again with the same result.
 ANALYSIS = ToolAnnotations(read_only_hint=True, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
@@ -78,7 +80,21 @@ def agent_errors() -> Iterator[None]:
     try:
         yield
     except KernelpilotError as exc:
-        raise ToolError(exc.render()) from exc
+        raise ToolError(bounded(exc.render())) from exc
+    except ToolError:
+        raise
+    except OSError as exc:
+        raise ToolError(bounded(from_os_error(exc).render() if exc.filename else internal_error(exc))) from exc
+    except Exception as exc:  # never a bare "Error executing tool": the agent gets the reason, bounded
+        raise ToolError(bounded(internal_error(exc))) from exc
+
+
+def internal_error(exc: BaseException) -> str:
+    """The text for an exception kernelpilot did not expect: what it was, and that it is ours to fix."""
+    return (
+        f"error: kernelpilot internal error: {type(exc).__name__}: {exc}\n"
+        "hint: this is a kernelpilot bug, not your input's fault; the CLI (kernelpilot <tool> …) shows the traceback"
+    )
 
 
 WaitSeconds = Annotated[
@@ -118,6 +134,22 @@ def still_running(job: jobs.Job, tool: str) -> dict:
 def read_input(path: str, what: str) -> str:
     """An analysis input: under the allowed roots or the kernelpilot cache (where dump-ir writes ISA)."""
     return str(confine(path, what=what, artifacts=True))
+
+
+def confined(fn, /, **kwargs):
+    """``fn(**kwargs)`` with every file the engine opens (directory scans, siblings) checked against the roots."""
+    with confined_to(allowed_roots(artifacts=True)):
+        return fn(**kwargs)
+
+
+def require_command_mode(tool: str) -> None:
+    """Running an arbitrary program is opt-in for the server's operator, not the caller's choice."""
+    if os.environ.get(ALLOW_COMMANDS_ENV) != "1":
+        raise InputError(
+            f"{tool} command mode is off on this server: it would run any program as the server's user",
+            hint=f"the person running the server can set {ALLOW_COMMANDS_ENV}=1 in its environment and restart it; "
+            + ("or use file mode: source='kernel.py'" if tool == "dump-ir" else "or read an existing trace: trace=..."),
+        )
 
 
 # ---------------------------------------------------------------------------------------------------- dump-ir
@@ -161,6 +193,7 @@ async def dump_ir(
 
     def start():
         if command:
+            require_command_mode("dump-ir")
             run_dir = confine(cwd or str(project_dir()), what="cwd")
             kwargs = {"argv": command, "arch": arch, "frontend": frontend or "auto", "debug_info": debug_info}
             kwargs |= {"timeout": timeout, "cwd": str(run_dir)}
@@ -182,6 +215,20 @@ async def dump_ir(
 # ---------------------------------------------------------------------------------------------------- vgpr-pressure
 
 
+def _compiled_only(*paths: str | None) -> None:
+    """This tool is read-only: a kernel source would be compiled (its code run), which is dump-ir's job here."""
+    from tools.errors import InputError
+    from tools.vgpr_pressure import SOURCE_SUFFIXES
+
+    for p in paths:
+        if p and Path(p).suffix in SOURCE_SUFFIXES:
+            raise InputError(
+                f"{Path(p).name} is a kernel source; the vgpr-pressure tool reads compiled output (it runs no code)",
+                hint="call dump-ir on the kernel file, then vgpr-pressure with its out_dir (the CLI compiles "
+                "kernel files itself: kernelpilot vgpr-pressure kernel.py)",
+            )
+
+
 @mcp.tool(name="vgpr-pressure", title="VGPR pressure and liveness", annotations=ANALYSIS)
 def vgpr_pressure(
     isa: Annotated[
@@ -198,11 +245,12 @@ def vgpr_pressure(
     """Register use, exact per-instruction liveness, where live VGPRs peak (and what values are live there),
     spills and their cause, and ranked changes with estimated VGPR savings. With ``before``: the before/after diff
     (a regression is more spills or scratch, lower occupancy, or a higher live-VGPR peak)."""
-    from tools.vgpr_pressure import analyze_path, diff_reports
+    from tools.vgpr_pressure import analyze_path, attach_baseline
 
     with agent_errors():
         path = read_input(isa, "ISA")
-        reports = analyze_path(path, kernel, arch, per_instruction=True, top_k=top_k)
+        _compiled_only(path, before)
+        reports = confined(analyze_path, path=path, kernel=kernel, arch=arch, per_instruction=True, top_k=top_k)
         rows = ["kernel\tindex\tline\tlive_vgprs\tlive_agprs\tlive_sgprs\tinstruction\tsource"]
         for rep in reports.reports:
             for i in rep.per_instruction or []:
@@ -213,8 +261,9 @@ def vgpr_pressure(
         run_id = artifacts.run_id_for("vgpr", path, str(Path(path).stat().st_mtime_ns), kernel or "", arch or "")
         uri = artifacts.save(run_id, "liveness.tsv", "\n".join(rows) + "\n") if len(rows) > 1 else None
         diff = None
-        if before:
-            diff = diff_reports(analyze_path(read_input(before, "BEFORE ISA"), kernel, arch, top_k=top_k), reports)
+        if before:  # each report carries its KernelDiff in `baseline` too
+            old = confined(analyze_path, path=read_input(before, "BEFORE ISA"), kernel=kernel, arch=arch, top_k=top_k)
+            diff = attach_baseline(reports, old)
         shown = [r.model_copy(update={"per_instruction": None}) for r in reports.reports[:MAX_KERNELS]]
         steps = []
         if diff is not None:
@@ -263,6 +312,10 @@ async def prefetch_data_load(
             "version (a file, or a git ref such as HEAD:kernel.py; before= accepts git refs too)"
         ),
     ] = None,
+    frontend: Annotated[
+        Literal["flydsl", "triton", "cuda", "hip", "mojo"] | None,
+        Field(description="kernel files: override language detection"),
+    ] = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -276,16 +329,17 @@ async def prefetch_data_load(
             raise InputError("give source (kernel file or ISA), or job_id", hint="e.g. source='kernel.s'")
         from tools.prefetch import resolve_source
 
-        def version(path: str, what: str) -> str:  # a git ref is read with `git show` into a temporary file
-            ref = resolve_source(path)
+        def version(path: str, what: str) -> str:  # a git ref is read with `git show` into the kernelpilot cache
+            dest = cache_root() / "gitref" / uuid.uuid4().hex
+            ref = resolve_source(path, dest, cwd=project_dir())
             return str(ref) if str(ref) != path else read_input(path, what)
 
         after = read_input(source, "input")
         if before:
             kwargs = {"before": version(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
-            kwargs["allow_occupancy_drop"] = allow_occupancy_drop
+            kwargs |= {"allow_occupancy_drop": allow_occupancy_drop, "frontend": frontend}
             return "prefetch-verify", kwargs, timeout, f"verifying prefetch in {Path(after).name}"
-        kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel}
+        kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel, "frontend": frontend}
         if baseline:
             kwargs["baseline"] = version(baseline, "baseline input")
         return "prefetch-data-load", kwargs, timeout, f"prefetch analysis of {Path(after).name}"
@@ -327,7 +381,7 @@ async def prefetch_data_load(
             return output(got)
         call, kwargs, _, _ = start()
         fn = verify_prefetch if call == "prefetch-verify" else analyze_prefetch
-        result = await anyio.to_thread.run_sync(lambda: fn(**kwargs))
+        result = await anyio.to_thread.run_sync(lambda: confined(fn, **kwargs))
         return output(result.model_dump(mode="json"))
 
 
@@ -370,6 +424,7 @@ async def kernel_trace(
             raise InputError(
                 "give trace (a profiler output), command, or job_id", hint="e.g. trace='out/kernel_trace.csv'"
             )
+        require_command_mode("kernel-trace")
         out_dir = project_dir() / "kernelpilot-out" / f"trace-{uuid.uuid4().hex[:8]}"
         kwargs = {"command": command, "executor": executor, "profiler": profiler, "att_trace": att}
         kwargs |= {"kernel_regex": kernel_regex, "launch_count": launch_count, "top_k": top_k, "timeout": timeout}
@@ -397,7 +452,7 @@ async def kernel_trace(
         kwargs = {"path": read_input(trace, "trace"), "top_k": top_k, "kernel_regex": kernel_regex}
         kwargs["isa"] = read_input(isa, "ISA") if isa else None
         kwargs["compare"] = read_input(compare, "BEFORE trace") if compare else None
-        return output(await anyio.to_thread.run_sync(lambda: summarize_trace(**kwargs)))
+        return output(await anyio.to_thread.run_sync(lambda: confined(summarize_trace, **kwargs)))
 
 
 # ---------------------------------------------------------------------------------------------------- artifacts
@@ -430,7 +485,11 @@ def resource_errors() -> Iterator[None]:
     try:
         yield
     except KernelpilotError as exc:
-        raise ResourceError(exc.render()) from exc
+        raise ResourceError(bounded(exc.render())) from exc
+    except ResourceError:
+        raise
+    except Exception as exc:
+        raise ResourceError(bounded(internal_error(exc))) from exc
 
 
 def _resource_text(target: Path, uri: str, offset: int, limit: int) -> str:
@@ -514,26 +573,20 @@ _register_prompts()
 # ---------------------------------------------------------------------------------------------------- transports
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 class BearerTokenMiddleware:
-    """Rejects HTTP requests without ``Authorization: Bearer <token>`` (constant-time compare)."""
+    """Rejects HTTP requests without exactly one ``Authorization: Bearer <token>`` (constant-time compare)."""
 
     def __init__(self, app, token: str) -> None:
+        if not token:
+            raise ValueError("an empty token protects nothing")
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            given = [v for k, v in scope.get("headers") or [] if k.lower() == b"authorization"]
+            # two Authorization headers are ambiguous (proxies disagree on which wins): refuse, never pick one
+            if len(given) != 1 or not hmac.compare_digest(given[0], self.expected):
                 await send(
                     {
                         "type": "http.response.start",
@@ -549,20 +602,35 @@ class BearerTokenMiddleware:
 
 
 def http_app(host: str, token: str | None):
-    """The streamable-HTTP ASGI app (path /mcp); refuses a non-loopback bind without a token."""
-    if not token and not is_loopback(host):
+    """The streamable-HTTP ASGI app (path /mcp), always behind the bearer token: on a shared host any local user
+    can reach a loopback port, and the tools run code."""
+    if not token:
         raise SystemExit(
             f"kernelpilot-mcp: refusing to listen on {host} without a token; set {TOKEN_ENV} (clients send "
-            "'Authorization: Bearer <token>'), or bind 127.0.0.1 and use an ssh tunnel"
+            "'Authorization: Bearer <token>')"
         )
-    app = mcp.streamable_http_app(host=host)
-    return BearerTokenMiddleware(app, token) if token else app
+    return BearerTokenMiddleware(mcp.streamable_http_app(host=host), token)
+
+
+def http_token() -> str:
+    """``KERNELPILOT_MCP_TOKEN``, or (unset or empty) a fresh random one, printed once to stderr for the client."""
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if token:
+        return token
+    token = secrets.token_urlsafe(24)
+    print(
+        f"kernelpilot-mcp: {TOKEN_ENV} is not set; this run's token is {token}\n"
+        f"kernelpilot-mcp: clients send 'Authorization: Bearer {token}' (set {TOKEN_ENV} to choose your own)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return token
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kernelpilot-mcp", description="kernelpilot MCP server (stdio by default)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help=f"HTTP bind address; non-loopback needs {TOKEN_ENV}")
+    p.add_argument("--host", default="127.0.0.1", help=f"HTTP bind address (always behind {TOKEN_ENV})")
     p.add_argument("--port", type=int, default=8765, help="HTTP port")
     p.add_argument("--version", action="version", version=f"kernelpilot-mcp {__version__}")
     return p
@@ -570,14 +638,15 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
-    # SIGTERM from the host → normal exit, so atexit kills running compile and profile jobs.
+    # SIGTERM/SIGHUP from the host → normal exit, so atexit kills running compile and profile jobs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(0))
     if not args.http:
         mcp.run()
         return 0
     import uvicorn
 
-    app = http_app(args.host, os.environ.get(TOKEN_ENV) or None)
+    app = http_app(args.host, http_token())
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 

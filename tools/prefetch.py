@@ -12,6 +12,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from tools import paths
 from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.models.dump import Resources
@@ -35,39 +36,24 @@ MAX_LOOPS = 16
 _REF_DIRS: list = []  # temporary directories holding files read from git refs; removed at exit
 
 
-def resolve_source(source: str | Path) -> str | Path:
-    """A path, ISA text, or a git ref ``REV:path`` (``HEAD:kernel.py``, ``main~1:./k.py``) read with ``git show`` into
-    a temporary file of the same name, so a baseline needs no copy in the workspace."""
-    if not isinstance(source, str) or "\n" in source or Path(source).exists() or ":" not in source:
-        return source
-    rev, _, rel = source.partition(":")
-    if not rev or not rel:
-        return source
-    import atexit
-    import tempfile
+def resolve_source(source: str | Path, dest_dir: Path | None = None, cwd: Path | None = None) -> str | Path:
+    """A path or ISA text as is; a git ref ``REV:path`` (``HEAD:kernel.py``) read with ``tools.gitref`` into a file of
+    the same name under ``dest_dir`` (default: a temporary directory removed at exit), so a baseline needs no copy in
+    the workspace. InputError (from ``tools.gitref``) when the ref names no commit or the path is not in it."""
+    from tools.gitref import is_git_spec, read_git_file
 
-    from tools.executors import LOCAL
+    if not isinstance(source, str) or "\n" in source or not is_git_spec(source, cwd):
+        return source
+    if dest_dir is None:
+        import atexit
+        import tempfile
 
-    tried = [source] if rel.startswith("./") else [source, f"{rev}:./{rel}"]
-    errors = []
-    for spec in tried:
-        try:
-            res = LOCAL.run(["git", "show", spec], timeout=30)
-        except OSError as exc:
-            raise InputError(f"cannot read {source}: git is not available ({exc})", hint="pass a file path") from exc
-        if res.ok:
-            if not _REF_DIRS:
-                atexit.register(lambda: [d.cleanup() for d in _REF_DIRS])
-            tmp = tempfile.TemporaryDirectory(prefix="kernelpilot-ref-")
-            _REF_DIRS.append(tmp)
-            out = Path(tmp.name) / Path(rel).name
-            out.write_text(res.stdout)
-            return out
-        errors.append(res.stderr.strip().splitlines()[-1] if res.stderr.strip() else f"exit {res.returncode}")
-    raise InputError(
-        f"{source} is neither a file nor a git ref that `git show` can read ({errors[-1]})",
-        hint="give a path, or REV:PATH relative to the repository root or ./PATH relative to here, e.g. HEAD:kernel.py",
-    )
+        if not _REF_DIRS:
+            atexit.register(lambda: [d.cleanup() for d in _REF_DIRS])
+        tmp = tempfile.TemporaryDirectory(prefix="kernelpilot-ref-")
+        _REF_DIRS.append(tmp)
+        dest_dir = Path(tmp.name)
+    return read_git_file(source, dest_dir, cwd).local_path
 
 
 def _default_arch(path: Path) -> str:
@@ -79,12 +65,12 @@ def _is_sass(text: str) -> bool:
 
 
 def _load_input(
-    source: str | Path, arch: str | None
+    source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600
 ) -> tuple[list[tuple[str, str, Resources | None]], str | None, str]:
     """[(isa_text, isa_path, resources)], arch, origin — compiling kernel sources through dump-ir."""
     if isinstance(source, str) and "\n" in source:
         return [(source, "<text>", None)], arch, "<text>"
-    path = Path(source)
+    path = paths.guard(source, "input")
     if not path.exists():
         raise InputError(f"{path} does not exist", hint="give a kernel file, an ISA/SASS file or a dump directory")
     if path.is_dir():
@@ -100,12 +86,13 @@ def _load_input(
                 f"{path} holds no final ISA (*final_isa.s, *.amdgcn, *.s) or SASS (*.sass)",
                 hint="pass a directory written by `kernelpilot dump-ir --out DIR`, or the ISA file itself",
             )
+        files = [paths.guard(p, f"ISA file in {path}") for p in files]
         return [(p.read_text(errors="replace"), str(p), None) for p in files], arch, str(path)
     if path.suffix in SOURCE_SUFFIXES:
         from tools.dump_ir import dump_ir
 
         arch = archmod.normalize_arch(arch) if arch else _default_arch(path)
-        result = dump_ir(path, arch)
+        result = dump_ir(path, arch, frontend=frontend, timeout=timeout)
         out = []
         for k in result.kernels:
             if k.final_isa:
@@ -208,7 +195,12 @@ def _analyze_text(text: str, path: str, arch: str | None, kernel: str | None, re
 
 
 def analyze_prefetch(
-    source_or_isa: str | Path, arch: str | None = None, kernel: str | None = None, baseline: str | Path | None = None
+    source_or_isa: str | Path,
+    arch: str | None = None,
+    kernel: str | None = None,
+    frontend: str | None = None,
+    timeout: float = 600,
+    baseline: str | Path | None = None,
 ) -> PrefetchReport:
     """Analyse one kernel's loops for exposed load latency; the hot loop comes first.
 
@@ -217,17 +209,19 @@ def analyze_prefetch(
     (``HEAD:kernel.py``). ``kernel`` picks one kernel by (sub)name; otherwise the kernel whose hot loop does the most
     work is reported. ``baseline`` (a file or git ref) adds occupancy, register, copy and latency changes against it.
     """
-    rep = _analyze_one(resolve_source(source_or_isa), arch, kernel)
+    rep = _analyze_one(resolve_source(source_or_isa), arch, kernel, frontend, timeout)
     if baseline is not None:
-        base = _analyze_one(resolve_source(baseline), rep.arch or arch, kernel)
+        base = _analyze_one(resolve_source(baseline), rep.arch or arch, kernel, frontend, timeout)
         rep.baseline = compare_to_baseline(base, rep, str(baseline))
         change = "; ".join(rep.baseline.regressions) or "no regression"
         rep.summary += f"; vs {baseline}: {change}"
     return rep
 
 
-def _analyze_one(source_or_isa: str | Path, arch: str | None, kernel: str | None) -> PrefetchReport:
-    texts, arch, origin = _load_input(source_or_isa, arch)
+def _analyze_one(
+    source_or_isa: str | Path, arch: str | None, kernel: str | None, frontend: str | None, timeout: float
+) -> PrefetchReport:
+    texts, arch, origin = _load_input(source_or_isa, arch, frontend, timeout)
     candidates = []
     for text, path, res in texts:
         for name, loops, prologue, has_loc, kres, karch in _analyze_text(text, path, arch, kernel, res):
@@ -364,6 +358,8 @@ def verify_prefetch(
     kernel: str | None = None,
     allow_occupancy_drop: int = 0,
     gpu: bool = True,
+    frontend: str | None = None,
+    timeout: float = 600,
 ) -> VerifyReport:
     """Compile/analyse BEFORE and AFTER and check that AFTER really prefetches: prologue loads before the loop,
     in-loop loads feeding the next iteration, longer load-to-wait distance, no loop-invariant hoisting, no new
@@ -372,8 +368,8 @@ def verify_prefetch(
     With ``gpu`` (default), ``measure_gpu`` also runs both files where they define ``kernelpilot_run`` and a GPU is
     present: wrong output or a slower AFTER fail the verification; otherwise ``gpu.note`` says why nothing ran."""
     before, after = resolve_source(before), resolve_source(after)
-    b = analyze_prefetch(before, arch, kernel)
-    a = analyze_prefetch(after, arch or b.arch, kernel)
+    b = analyze_prefetch(before, arch, kernel, frontend, timeout)
+    a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout)
     if b.arch and a.arch and b.arch != a.arch:
         raise InputError(f"BEFORE is {b.arch} and AFTER is {a.arch}", hint="compare two builds for one --arch")
     hb, ha = _hot(b), _hot(a)
@@ -668,6 +664,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--arch", help="target when compiling a kernel file (default gfx942; sm_90 for .cu)")
     p.add_argument("--kernel", help="kernel name (or unique substring) when the input holds several")
     p.add_argument(
+        "--frontend",
+        choices=["flydsl", "triton", "cuda", "hip", "mojo"],
+        help="kernel files: override language detection",
+    )
+    p.add_argument("--timeout", type=float, default=600, help="kernel files: seconds before a compile is stopped")
+    p.add_argument(
         "--verify",
         nargs=2,
         metavar=("BEFORE", "AFTER"),
@@ -686,7 +688,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.verify:
         rep = verify_prefetch(
-            args.verify[0], args.verify[1], args.arch, args.kernel, args.allow_occupancy_drop, gpu=not args.no_gpu
+            args.verify[0],
+            args.verify[1],
+            args.arch,
+            args.kernel,
+            args.allow_occupancy_drop,
+            gpu=not args.no_gpu,
+            frontend=args.frontend,
+            timeout=args.timeout,
         )
         if args.json:
             print(rep.model_dump_json(indent=2))
@@ -701,6 +710,8 @@ def run(args: argparse.Namespace) -> int:
             "give a kernel file, ISA or dump directory, or --verify BEFORE AFTER",
             hint="kernelpilot prefetch-data-load k.py --arch gfx942",
         )
-    rep = analyze_prefetch(args.source, args.arch, args.kernel, baseline=getattr(args, "baseline", None))
+    rep = analyze_prefetch(
+        args.source, args.arch, args.kernel, args.frontend, args.timeout, baseline=getattr(args, "baseline", None)
+    )
     print(rep.model_dump_json(indent=2) if args.json else format_report(rep))
     return 0

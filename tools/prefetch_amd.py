@@ -25,7 +25,7 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
-from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, reg_mask
+from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, attribute_loc, reg_mask
 from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 
@@ -128,8 +128,10 @@ def lgkmcnt_of(inst: Instruction) -> int | None:
 
 
 def source_of(inst: Instruction) -> str | None:
-    """file:line[:col]; None for line 0, which LLVM uses for code it made up (merged or rematerialized)."""
-    return str(inst.loc) if inst.loc and inst.loc.line else None
+    """The user's file:line[:col], walked through inlined library frames, with the outermost user call site where it
+    differs (``k.py:22 via k.py:40``: a helper called twice is told apart); None for line 0, which LLVM uses for code
+    it made up (merged or rematerialized)."""
+    return str(attribute_loc(inst.loc)) if inst.loc and inst.loc.line else None
 
 
 def is_copy(inst: Instruction) -> bool:

@@ -26,4 +26,4 @@ async def test_prefetch_data_load_with_a_baseline_reports_the_comparison():
 async def test_prefetch_data_load_rejects_an_unreadable_git_ref():
     async with Client(mcp) as c:
         r = await c.call_tool("prefetch-data-load", {"source": str(SPILL_ISA), "baseline": "HEAD:no/such/file.s"})
-    assert r.is_error and "neither a file nor a git ref" in r.content[0].text
+    assert r.is_error and "'no/such/file.s' does not exist at HEAD" in r.content[0].text
