@@ -305,6 +305,13 @@ async def prefetch_data_load(
         str | None, Field(description="verify mode: the version before your prefetch rewrite (source is AFTER)")
     ] = None,
     allow_occupancy_drop: Annotated[int, Field(description="verify: waves/warps AFTER may lose", ge=0)] = 0,
+    baseline: Annotated[
+        str | None,
+        Field(
+            description="analysis mode: also report occupancy, register, copy and latency changes against this "
+            "version (a file, or a git ref such as HEAD:kernel.py; before= accepts git refs too)"
+        ),
+    ] = None,
     frontend: Annotated[
         Literal["flydsl", "triton", "cuda", "hip", "mojo"] | None,
         Field(description="kernel files: override language detection"),
@@ -320,12 +327,21 @@ async def prefetch_data_load(
     def start():
         if not source:
             raise InputError("give source (kernel file or ISA), or job_id", hint="e.g. source='kernel.s'")
+        from tools.prefetch import resolve_source
+
+        def version(path: str, what: str) -> str:  # a git ref is read with `git show` into the kernelpilot cache
+            dest = cache_root() / "gitref" / uuid.uuid4().hex
+            ref = resolve_source(path, dest, cwd=project_dir())
+            return str(ref) if str(ref) != path else read_input(path, what)
+
         after = read_input(source, "input")
         if before:
-            kwargs = {"before": read_input(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
+            kwargs = {"before": version(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
             kwargs |= {"allow_occupancy_drop": allow_occupancy_drop, "frontend": frontend}
             return "prefetch-verify", kwargs, timeout, f"verifying prefetch in {Path(after).name}"
         kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel, "frontend": frontend}
+        if baseline:
+            kwargs["baseline"] = version(baseline, "baseline input")
         return "prefetch-data-load", kwargs, timeout, f"prefetch analysis of {Path(after).name}"
 
     def output(got: dict) -> PrefetchOutput:
@@ -340,6 +356,10 @@ async def prefetch_data_load(
         r = PrefetchReport.model_validate(got)
         hot = next((lp for lp in r.loops if lp.is_hot), None)
         steps = []
+        if hot and hot.verdict == "undetermined":
+            steps.append(f"undetermined: {hot.reason}; check the loads marked undetermined in the ISA by hand")
+        if r.baseline and r.baseline.regressions:
+            steps.append(f"vs {r.baseline.baseline}: " + "; ".join(r.baseline.regressions))
         if hot and hot.verdict == "exposed-latency":
             steps.append(
                 "rewrite the hot loop to load iteration i+1 while computing i (see the prefetch-data-load skill)"

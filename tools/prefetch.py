@@ -17,6 +17,7 @@ from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.models.dump import Resources
 from tools.models.prefetch import (
+    BaselineComparison,
     GpuMeasurement,
     LoopReport,
     PrefetchReport,
@@ -30,6 +31,29 @@ SOURCE_SUFFIXES = {".py", ".cu", ".hip", ".cpp", ".cc", ".mojo"}
 ISA_SUFFIXES = {".s", ".amdgcn", ".asm", ".isa"}
 SASS_SUFFIXES = {".sass"}
 MAX_LOOPS = 16
+
+
+_REF_DIRS: list = []  # temporary directories holding files read from git refs; removed at exit
+
+
+def resolve_source(source: str | Path, dest_dir: Path | None = None, cwd: Path | None = None) -> str | Path:
+    """A path or ISA text as is; a git ref ``REV:path`` (``HEAD:kernel.py``) read with ``tools.gitref`` into a file of
+    the same name under ``dest_dir`` (default: a temporary directory removed at exit), so a baseline needs no copy in
+    the workspace. InputError (from ``tools.gitref``) when the ref names no commit or the path is not in it."""
+    from tools.gitref import is_git_spec, read_git_file
+
+    if not isinstance(source, str) or "\n" in source or not is_git_spec(source, cwd):
+        return source
+    if dest_dir is None:
+        import atexit
+        import tempfile
+
+        if not _REF_DIRS:
+            atexit.register(lambda: [d.cleanup() for d in _REF_DIRS])
+        tmp = tempfile.TemporaryDirectory(prefix="kernelpilot-ref-")
+        _REF_DIRS.append(tmp)
+        dest_dir = Path(tmp.name)
+    return read_git_file(source, dest_dir, cwd).local_path
 
 
 def _default_arch(path: Path) -> str:
@@ -176,13 +200,27 @@ def analyze_prefetch(
     kernel: str | None = None,
     frontend: str | None = None,
     timeout: float = 600,
+    baseline: str | Path | None = None,
 ) -> PrefetchReport:
     """Analyse one kernel's loops for exposed load latency; the hot loop comes first.
 
     ``source_or_isa``: a kernel file (.py FlyDSL/Triton, .cu, .hip; compiled through dump-ir for ``arch``, default
-    gfx942, sm_90 for .cu), an AMDGCN .s or SASS .sass file, a dump directory, or ISA text. ``kernel`` picks one
-    kernel by (sub)name; otherwise the kernel whose hot loop does the most work is reported.
+    gfx942, sm_90 for .cu), an AMDGCN .s or SASS .sass file, a dump directory, ISA text, or a git ref
+    (``HEAD:kernel.py``). ``kernel`` picks one kernel by (sub)name; otherwise the kernel whose hot loop does the most
+    work is reported. ``baseline`` (a file or git ref) adds occupancy, register, copy and latency changes against it.
     """
+    rep = _analyze_one(resolve_source(source_or_isa), arch, kernel, frontend, timeout)
+    if baseline is not None:
+        base = _analyze_one(resolve_source(baseline), rep.arch or arch, kernel, frontend, timeout)
+        rep.baseline = compare_to_baseline(base, rep, str(baseline))
+        change = "; ".join(rep.baseline.regressions) or "no regression"
+        rep.summary += f"; vs {baseline}: {change}"
+    return rep
+
+
+def _analyze_one(
+    source_or_isa: str | Path, arch: str | None, kernel: str | None, frontend: str | None, timeout: float
+) -> PrefetchReport:
     texts, arch, origin = _load_input(source_or_isa, arch, frontend, timeout)
     candidates = []
     for text, path, res in texts:
@@ -216,7 +254,18 @@ def analyze_prefetch(
         desc = ", ".join(f"{v} {k}" for k, v in counts.items())
         summary = f"{name}: hot loop {hot.header if hot else '?'} is {hot.verdict if hot else '?'}"
         if hot:
-            summary += f" ({hot.loads_total} loads, {hot.bytes_per_lane_per_iteration} B/lane/iteration)"
+            summary += (
+                f" ({hot.loads_next_iteration} of {hot.loads_total} loads consumed in the next iteration, "
+                f"{hot.loads_exposed} exposed"
+                + (f", {hot.loads_undetermined} undetermined" if hot.loads_undetermined else "")
+                + f"; {hot.bytes_per_lane_per_iteration} B/lane/iteration"
+                + (
+                    f"; ~{hot.memory_latencies_per_iteration} memory latencies per iteration"
+                    if hot.memory_latencies_per_iteration is not None
+                    else ""
+                )
+                + ")"
+            )
         summary += f"; {len(loops)} loop(s): {desc}"
     headroom = _headroom(karch, res, hot)
     if headroom:
@@ -239,7 +288,63 @@ def analyze_prefetch(
         occupancy=occ,
         notes=notes,
         isa_path=path,
+        registers=headroom.current_vgprs if headroom else None,
     )
+
+
+def compare_to_baseline(base: PrefetchReport, rep: PrefetchReport, label: str) -> BaselineComparison:
+    """What changed from ``base`` to ``rep``: occupancy, registers, spills, copies by kind, latencies per iteration;
+    ``regressions`` names each change for the worse with its figures."""
+    hb, ha = _hot(base), _hot(rep)
+    cmp = BaselineComparison(
+        baseline=label,
+        verdict_before=hb.verdict if hb else None,
+        occupancy_before=base.occupancy,
+        occupancy_after=rep.occupancy,
+        registers_before=base.registers,
+        registers_after=rep.registers,
+        spills_before=base.spill_count,
+        spills_after=rep.spill_count,
+        loaded_data_copies_before=hb.loaded_data_copies if hb else 0,
+        loaded_data_copies_after=ha.loaded_data_copies if ha else 0,
+        accumulator_copies_before=hb.accumulator_copies if hb else 0,
+        accumulator_copies_after=ha.accumulator_copies if ha else 0,
+        latencies_before=hb.memory_latencies_per_iteration if hb else None,
+        latencies_after=ha.memory_latencies_per_iteration if ha else None,
+    )
+    unit = "waves/SIMD" if rep.arch and archmod.is_amd(rep.arch) else "warps/SM"
+    if cmp.occupancy_before is not None and cmp.occupancy_after is not None:
+        if cmp.occupancy_after < cmp.occupancy_before:
+            cmp.regressions.append(
+                f"occupancy {cmp.occupancy_before} → {cmp.occupancy_after} {unit} "
+                f"(registers {cmp.registers_before} → {cmp.registers_after})"
+            )
+    if (cmp.spills_after or 0) > (cmp.spills_before or 0):
+        cmp.regressions.append(f"spills {cmp.spills_before or 0} → {cmp.spills_after}")
+    for kind in ("loaded_data", "accumulator"):
+        b, a = getattr(cmp, f"{kind}_copies_before"), getattr(cmp, f"{kind}_copies_after")
+        if a > b:
+            cmp.regressions.append(f"{kind.replace('_', '-')} copies in the hot loop {b} → {a}")
+    if cmp.latencies_before is not None and cmp.latencies_after is not None:
+        if cmp.latencies_after > cmp.latencies_before:
+            cmp.regressions.append(f"memory latencies per iteration ~{cmp.latencies_before} → ~{cmp.latencies_after}")
+        else:
+            cmp.notes.append(f"memory latencies per iteration ~{cmp.latencies_before} → ~{cmp.latencies_after}")
+    if hb and ha:
+        cmp.notes.append(f"hot loop {hb.verdict} → {ha.verdict}")
+    return cmp
+
+
+def hot_loop_of(isa: str | Path, arch: str | None, kernel: str) -> LoopReport | None:
+    """The hot loop's report for the kernel named exactly ``kernel`` in an AMDGCN ISA file or text (None: no loop);
+    the eval ISA checks read their load facts from here, so they and prefetch-data-load cannot disagree."""
+    from tools.isa.amdgcn import find_kernel, load_isa_text, parse_isa
+    from tools.prefetch_amd import analyze_kernel
+
+    text = isa if isinstance(isa, str) and "\n" in isa else load_isa_text(isa)
+    parsed = parse_isa(text, str(isa) if "\n" not in str(isa) else "<text>")
+    loops, _ = analyze_kernel(find_kernel(parsed, kernel), arch or parsed.arch)
+    return next((lp for lp in loops if lp.is_hot), None)
 
 
 def _hot(rep: PrefetchReport) -> LoopReport | None:
@@ -262,6 +367,7 @@ def verify_prefetch(
 
     With ``gpu`` (default), ``measure_gpu`` also runs both files where they define ``kernelpilot_run`` and a GPU is
     present: wrong output or a slower AFTER fail the verification; otherwise ``gpu.note`` says why nothing ran."""
+    before, after = resolve_source(before), resolve_source(after)
     b = analyze_prefetch(before, arch, kernel, frontend, timeout)
     a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout)
     if b.arch and a.arch and b.arch != a.arch:
@@ -310,20 +416,18 @@ def verify_prefetch(
             detail=f"{a.prologue_loads} load(s) before the hot loop (BEFORE had {b.prologue_loads})",
         )
     )
-    carried = sum(1 for ld in ha.loads if ld.consumed == "next-iteration")
     checks.append(
         VerifyCheck(
             name="loads-feed-next-iteration",
-            ok=ha.verdict == "prefetched" and (carried > 0 or in_loop > 0),
-            detail=f"{carried} of {in_loop} in-loop load(s) are consumed in the next iteration; hot loop is {ha.verdict}",
+            ok=ha.verdict == "prefetched",
+            detail=f"{ha.loads_next_iteration} of {in_loop} in-loop load(s) are consumed in the next iteration, "
+            f"{ha.loads_exposed} exposed"
+            + (f", {ha.loads_undetermined} undetermined" if ha.loads_undetermined else "")
+            + f"; hot loop is {ha.verdict}"
+            + ("" if ha.verdict == "prefetched" else f": {ha.reason}"),
         )
     )
-
-    def dist(lp: LoopReport) -> int:
-        vals = [ld.load_to_wait_cycles for ld in lp.loads if ld.load_to_wait_cycles is not None]
-        return min(vals) if vals else 0
-
-    db, da = dist(hb), dist(ha)
+    db, da = hb.closest_wait_cycles or 0, ha.closest_wait_cycles or 0
     checks.append(
         VerifyCheck(
             name="load-to-wait-distance-grew",
@@ -331,6 +435,16 @@ def verify_prefetch(
             detail=f"closest load-to-wait ~{db} → ~{da} estimated cycles",
         )
     )
+    lb, la = hb.memory_latencies_per_iteration, ha.memory_latencies_per_iteration
+    if lb is not None and la is not None:
+        checks.append(
+            VerifyCheck(
+                name="memory-latencies-per-iteration",
+                ok=la <= lb,
+                detail=f"~{lb} → ~{la} memory latencies exposed per iteration (iteration ~{hb.iteration_cycles} → "
+                f"~{ha.iteration_cycles} cycles; {ha.latency_note})",
+            )
+        )
     sb, sa = b.spill_count or 0, a.spill_count or 0
     checks.append(VerifyCheck(name="no-new-spills", ok=sa <= sb, detail=f"spills {sb} → {sa}"))
     if b.occupancy is not None and a.occupancy is not None:
@@ -342,20 +456,7 @@ def verify_prefetch(
                 detail=f"occupancy {b.occupancy} → {a.occupancy}" + (f" (drop {drop})" if drop > 0 else ""),
             )
         )
-    copies = ha.head_copies
-    checks.append(
-        VerifyCheck(
-            name="loop-carried-copies",
-            ok=True,
-            detail=f"{copies} register copy instruction(s) of loaded data in the loop"
-            + (
-                " (the loop-carried form costs these every iteration: raise LLVM's rotation-max-header-size, e.g. "
-                "llvm_options {'rotation-max-header-size': 64}, or use a two-buffer ping-pong)"
-                if copies
-                else ""
-            ),
-        )
-    )
+    checks.append(copies_check(hb, ha, after))
     measured = measure_gpu(before, after) if gpu else None
     if measured is not None and measured.before_correct is not None:
         checks += [measured.before_correct, measured.after_correct]
@@ -367,9 +468,46 @@ def verify_prefetch(
     summary = f"{'PASS' if ok else 'FAIL'}: {b.kernel} ({hb.verdict}) → {a.kernel} ({ha.verdict})" + (
         f"; failed: {', '.join(failed)}" if failed else f"; load-to-wait ~{db} → ~{da} cycles"
     )
+    if lb is not None and la is not None:
+        summary += f"; ~{lb} → ~{la} memory latencies per iteration"
     if measured is not None and measured.comparison is not None:
         summary += f"; GPU speedup {measured.comparison.speedup:.2f}x ({measured.comparison.verdict})"
     return VerifyReport(summary=summary, ok=ok, before=b, after=a, checks=checks, gpu=measured)
+
+
+ROTATION_OPTION = "rotation-max-header-size"
+
+
+def _option_set(source: str | Path, option: str) -> bool:
+    if not isinstance(source, Path) and (not isinstance(source, str) or "\n" in source):
+        return False
+    path = Path(source)
+    return path.suffix in SOURCE_SUFFIXES and path.is_file() and option in path.read_text(errors="replace")
+
+
+def copies_check(hb: LoopReport, ha: LoopReport, after: str | Path) -> VerifyCheck:
+    """Register copies in AFTER's hot loop by kind, with the cause of the first of each kind; a remedy is suggested
+    only where it applies (rotation-max-header-size only for an unrotated loop whose source does not set it)."""
+    parts = [
+        f"loaded-data copies {hb.loaded_data_copies} → {ha.loaded_data_copies}",
+        f"accumulator copies {hb.accumulator_copies} → {ha.accumulator_copies}",
+    ]
+    seen = set()
+    for c in ha.copies:
+        if c.kind == "other" or c.kind in seen:
+            continue
+        seen.add(c.kind)
+        parts.append(f"{c.kind} `{c.text}` [{c.index}, {c.place}]: {c.cause}")
+    grew = ha.loaded_data_copies + ha.accumulator_copies > hb.loaded_data_copies + hb.accumulator_copies
+    if grew and ha.rotated is False:
+        if _option_set(after, ROTATION_OPTION):
+            parts.append(f"the loop is still unrotated although the source sets {ROTATION_OPTION}: raise its value")
+        else:
+            parts.append(
+                f"the loop is unrotated (exit test at the top): raise LLVM's {ROTATION_OPTION}, e.g. "
+                f"llvm_options {{'{ROTATION_OPTION}': 64}}"
+            )
+    return VerifyCheck(name="loop-carried-copies", ok=True, detail="; ".join(parts))
 
 
 def runner_file(source: str | Path) -> Path | None:
@@ -449,6 +587,26 @@ def measure_gpu(before: str | Path, after: str | Path, rounds: int = 50, warmup:
     return GpuMeasurement(measured=True, note=f"{name}, {shape}: {cmp.summary}", comparison=cmp, **common)
 
 
+def format_load(ld) -> str:
+    """One load's line: where it waits and why, where its data is consumed, whether its latency is hidden."""
+    wait = (
+        f"wait [{ld.wait_index}] +{ld.load_to_wait_instructions} (~{ld.load_to_wait_cycles} cyc"
+        + (f", iteration +{ld.wait_iteration}" if ld.wait_iteration else "")
+        + f") {ld.wait_reason or ''}"
+        if ld.wait_index is not None
+        else "no wait in the loop"
+    )
+    use = f"use +{ld.load_to_use_distance}" if ld.load_to_use_distance is not None else "no use in the loop"
+    state = {True: "hidden", False: "EXPOSED", None: "undetermined"}[ld.latency_hidden]
+    kind = "s " if ld.memory == "scalar" else ""
+    line = f"  [{ld.index}] {kind}{ld.text[:56]:<56} {ld.source or '':<22} {wait}; {use}; {ld.consumed}; {state}"
+    if ld.wait_reason_detail and ld.latency_hidden is not True:
+        line += f"\n        why: {ld.wait_reason_detail}"
+    if ld.undetermined_reason:
+        line += f"\n        undetermined: {ld.undetermined_reason}"
+    return line
+
+
 def format_report(rep: PrefetchReport) -> str:
     lines = [rep.summary]
     for note in rep.notes:
@@ -460,18 +618,44 @@ def format_report(rep: PrefetchReport) -> str:
             f"{lp.verdict} — {lp.reason}"
         )
         lines.append(
-            f"  {lp.loads_total} load(s), {lp.bytes_per_lane_per_iteration} B/lane/iter, {lp.mfma_count} MFMA/MMA, "
-            f"{lp.valu_count} VALU, ~{lp.compute_cycles} compute cycles, {lp.head_copies} copies of loaded data"
+            f"  {lp.loads_total} load(s) ({lp.scalar_loads} scalar): {lp.loads_next_iteration} consumed in the next "
+            f"iteration, {lp.loads_exposed} exposed, {lp.loads_undetermined} undetermined; "
+            f"{lp.bytes_per_lane_per_iteration} B/lane/iter, {lp.mfma_count} MFMA/MMA, {lp.valu_count} VALU, "
+            f"~{lp.compute_cycles} compute cycles"
         )
-        for ld in lp.loads:
+        if lp.memory_latencies_per_iteration is not None:
             lines.append(
-                f"  [{ld.index}] {ld.text[:60]:<60} {ld.source or '':<22} wait +{ld.load_to_wait_instructions} "
-                f"(~{ld.load_to_wait_cycles} cyc) use +{ld.load_to_use_distance} {ld.consumed}"
+                f"  ~{lp.memory_latencies_per_iteration} memory latencies exposed per iteration (iteration "
+                f"~{lp.iteration_cycles} cycles; {lp.latency_note})"
             )
+        lines.append(
+            f"  copies: {lp.loaded_data_copies} of loaded data, {lp.accumulator_copies} of accumulators, "
+            f"{lp.other_copies} other" + ("" if lp.rotated is not False else "; the loop is unrotated")
+        )
+        shown = set()
+        for c in lp.copies:
+            if c.kind != "other" and (c.kind, c.cause) not in shown:
+                shown.add((c.kind, c.cause))
+                lines.append(f"    {c.kind} `{c.text}` [{c.index}, {c.place}]: {c.cause}")
+        for ld in lp.loads:
+            lines.append(format_load(ld))
+        if lp.loads_total > len(lp.loads):
+            lines.append(f"  … {lp.loads_total - len(lp.loads)} more load(s) (counted above)")
         for br in lp.barriers:
             lines.append(f"  barrier [{br.index}] {br.source or ''}: {br.note}")
     if rep.headroom:
         lines.append(f"\nregisters: {rep.headroom.verdict}: {rep.headroom.note}")
+    if rep.baseline:
+        cmp = rep.baseline
+        lines.append(f"\nvs {cmp.baseline}: " + ("; ".join(cmp.regressions) or "no regression"))
+        lines.append(
+            f"  occupancy {cmp.occupancy_before} → {cmp.occupancy_after}, registers {cmp.registers_before} → "
+            f"{cmp.registers_after}, spills {cmp.spills_before} → {cmp.spills_after}, loaded-data copies "
+            f"{cmp.loaded_data_copies_before} → {cmp.loaded_data_copies_after}, accumulator copies "
+            f"{cmp.accumulator_copies_before} → {cmp.accumulator_copies_after}"
+        )
+        for note in cmp.notes:
+            lines.append(f"  {note}")
     return "\n".join(lines)
 
 
@@ -485,7 +669,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="kernel files: override language detection",
     )
     p.add_argument("--timeout", type=float, default=600, help="kernel files: seconds before a compile is stopped")
-    p.add_argument("--verify", nargs=2, metavar=("BEFORE", "AFTER"), help="check that AFTER prefetches BEFORE's loop")
+    p.add_argument(
+        "--verify",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="check that AFTER prefetches BEFORE's loop (each a file or a git ref such as HEAD:kernel.py)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="BASE",
+        help="also report occupancy, register, copy and latency changes against BASE (a file or git ref HEAD:k.py)",
+    )
     p.add_argument("--allow-occupancy-drop", type=int, default=0, help="--verify: waves/warps AFTER may lose")
     p.add_argument("--no-gpu", action="store_true", help="--verify: skip the GPU correctness and timing run")
     p.add_argument("--json", action="store_true", help="print the report model as JSON")
@@ -516,6 +710,8 @@ def run(args: argparse.Namespace) -> int:
             "give a kernel file, ISA or dump directory, or --verify BEFORE AFTER",
             hint="kernelpilot prefetch-data-load k.py --arch gfx942",
         )
-    rep = analyze_prefetch(args.source, args.arch, args.kernel, args.frontend, args.timeout)
+    rep = analyze_prefetch(
+        args.source, args.arch, args.kernel, args.frontend, args.timeout, baseline=getattr(args, "baseline", None)
+    )
     print(rep.model_dump_json(indent=2) if args.json else format_report(rep))
     return 0

@@ -8,11 +8,19 @@ the scoreboard). Registers: ``R4`` is one register; a ``.64``/``.128`` access or
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from tools.isa.sass import SassFunction, SassInst, find_loops, parse_sass
 from tools.models.dump import Resources
-from tools.models.prefetch import BarrierRegion, LoadSite, LoopReport
-from tools.prefetch_amd import MAX_LOADS, WALK_ITERATIONS, classify_loop
+from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
+from tools.prefetch_amd import (
+    LOAD_LATENCY_CYCLES,
+    MAX_COPIES,
+    MAX_LOADS,
+    WALK_ITERATIONS,
+    classify_loop,
+    short_iteration_note,
+)
 
 LOADS = ("LDG", "LDGSTS", "LD", "LDS128")
 COMPUTE_PREFIXES = ("FFMA", "FMUL", "FADD", "HFMA", "HMMA", "IMMA", "DFMA", "HADD", "HMUL", "FMNMX", "MUFU")
@@ -22,7 +30,7 @@ DEFAULT_CYCLES = 2
 
 
 def _cycles(i: SassInst) -> int:
-    return MMA_CYCLES if i.opcode.startswith(("HMMA", "IMMA", "HGMMA", "WGMMA")) else DEFAULT_CYCLES
+    return MMA_CYCLES if i.is_mma else DEFAULT_CYCLES
 
 
 def _is_load(i: SassInst) -> bool:
@@ -30,63 +38,162 @@ def _is_load(i: SassInst) -> bool:
     return root in ("LDG", "LDGSTS") or (root == "LD" and ".E" in i.opcode)
 
 
+def _is_copy(i: SassInst) -> bool:
+    return i.opcode.split(".")[0] in ("MOV", "IMAD.MOV") or i.opcode.startswith("IMAD.MOV")
+
+
+def _depbar_count(o: SassInst) -> int | None:
+    m = re.search(r"SB0,\s*(0x[0-9a-fA-F]+|\d+)", o.operands) if o.opcode.startswith("DEPBAR") else None
+    return int(m.group(1), 0) if m else None
+
+
+def _clean(text: str) -> str:
+    return text.split("*/", 1)[-1].strip()
+
+
+def _trace(seq: list[SassInst], n: int, p: int) -> LoadSite:
+    """One load's record: an LDG waits at its first use (the scoreboard), copies (MOV) are followed to the consumer;
+    an LDGSTS waits at the DEPBAR that retires its commit group."""
+    inst = seq[p]
+    wait_p = use_p = consumer_p = None
+    reason = detail = None
+    copies: list[int] = []
+    if inst.opcode.startswith("LDGSTS"):
+        commits = 0
+        for q in range(p + 1, WALK_ITERATIONS * n):  # its group is retired by a later iteration's DEPBAR
+            o = seq[q]
+            if o.opcode.startswith("LDGDEPBAR"):
+                commits += 1
+            want = _depbar_count(o)
+            if want is not None and commits and want <= commits - 1:  # groups committed after ours may stay
+                wait_p = use_p = consumer_p = q
+                reason, detail = "async-group", f"`{_clean(o.text)}` retires its cp.async commit group"
+                break
+    else:
+        regs = set(inst.defs)
+        for q in range(p + 1, min(p + (WALK_ITERATIONS - 1) * n + 1, WALK_ITERATIONS * n)):
+            o = seq[q]
+            if o.uses & regs:
+                if use_p is None:
+                    use_p = wait_p = q
+                    if _is_copy(o):
+                        reason, detail = "loop-carried-copy", f"`{_clean(o.text)}` copies the loaded data"
+                    else:
+                        reason, detail = "first-use", f"`{_clean(o.text)}` reads the loaded data (scoreboard wait)"
+                if _is_copy(o):
+                    copies.append(o.index)
+                    regs |= o.defs
+                    continue
+                consumer_p = q
+                break
+            regs -= o.defs
+            if not regs:
+                break
+    if consumer_p is not None:
+        consumed = "same-iteration" if consumer_p < n else "next-iteration"
+    else:
+        consumed = "after-loop"
+    cycles = sum(_cycles(seq[q]) for q in range(p + 1, wait_p)) if wait_p is not None else None
+    hidden = wait_p is None or wait_p >= n or (cycles or 0) >= LOAD_LATENCY_CYCLES
+    return LoadSite(
+        index=inst.index,
+        text=_clean(inst.text),
+        block=inst.labels[0] if inst.labels else None,
+        source=inst.source,
+        bytes_per_lane=len(inst.defs) * 4,
+        wait_index=seq[wait_p].index if wait_p is not None else None,
+        wait_text=_clean(seq[wait_p].text) if wait_p is not None else None,
+        wait_iteration=wait_p // n if wait_p is not None else None,
+        wait_reason=reason,
+        wait_reason_detail=detail,
+        first_use_index=seq[use_p].index if use_p is not None else None,
+        first_use_text=_clean(seq[use_p].text) if use_p is not None else None,
+        consumer_index=seq[consumer_p].index if consumer_p is not None else None,
+        consumer_text=_clean(seq[consumer_p].text) if consumer_p is not None else None,
+        copy_indices=sorted(set(copies)),
+        consumed=consumed,
+        latency_hidden=hidden,
+        load_to_wait_instructions=(wait_p - p - 1) if wait_p is not None else None,
+        load_to_wait_cycles=cycles,
+        load_to_use_distance=(use_p - p - 1) if use_p is not None else None,
+    )
+
+
+def _estimate_latencies(body: list[SassInst]) -> tuple[int, float]:
+    """(cycles of one steady-state iteration, memory latencies exposed per iteration): four iterations issued in
+    order; an LDG's registers are ready ``LOAD_LATENCY_CYCLES`` after issue and its first reader stalls until then;
+    a DEPBAR stalls until enough cp.async groups are ready."""
+    t = stall = 0
+    ready: dict[int, int] = {}
+    group: list[int] = []  # ready time of the LDGSTS issued since the last commit
+    groups: deque[int] = deque()
+    ends = []
+    for it in range(4):
+        for inst in body:
+            before = t
+            for r in inst.uses:
+                t = max(t, ready.pop(r, 0))
+            want = _depbar_count(inst)
+            if want is not None:
+                while len(groups) > want:
+                    t = max(t, groups.popleft())
+            if it == 3:
+                stall += t - before
+            t += _cycles(inst)
+            if inst.opcode.startswith("LDGSTS"):
+                group.append(t + LOAD_LATENCY_CYCLES)
+            elif inst.opcode.startswith("LDGDEPBAR"):
+                groups.append(max(group, default=t))
+                group = []
+            elif _is_load(inst):
+                for r in inst.defs:
+                    ready[r] = t + LOAD_LATENCY_CYCLES
+            else:
+                for r in inst.defs:
+                    ready.pop(r, None)
+        ends.append(t)
+    return ends[3] - ends[2], round(stall / LOAD_LATENCY_CYCLES, 1)
+
+
+def _copies(body: list[SassInst], loads: list[LoadSite]) -> list[CopySite]:
+    copy_of = {c: ld for ld in loads for c in ld.copy_indices}
+    mma_defs: set[int] = set()
+    for i in body:
+        if i.is_mma:
+            mma_defs |= i.defs
+    load_pos = [p for p, i in enumerate(body) if _is_load(i)]
+    out = []
+    for p, i in enumerate(body):
+        if not _is_copy(i) or not i.uses:
+            continue
+        place = "loop-head" if not load_pos or p < load_pos[0] else "loop-end" if p > load_pos[-1] else "between-loads"
+        ld = copy_of.get(i.index)
+        if ld is not None:
+            kind, cause = "loaded-data", "the loaded value is moved to the register the loop carries it in"
+        elif i.uses & mma_defs:
+            kind, cause = "accumulator", "the loop-carried accumulator is moved between registers every iteration"
+        else:
+            kind, cause = "other", "a loop-carried value kept in another register across the back edge"
+        out.append(
+            CopySite(
+                index=i.index,
+                text=_clean(i.text),
+                kind=kind,
+                place=place,
+                load_index=ld.index if ld else None,
+                cause=cause,
+            )
+        )
+    return out
+
+
 def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: int) -> LoopReport:
     n = end - start + 1
     seq = f.insts[start : end + 1] * WALK_ITERATIONS  # a 3-stage cp.async ring retires a group 2 iterations on
-    loads: list[LoadSite] = []
-    for p in range(n):
-        inst = seq[p]
-        if not _is_load(inst):
-            continue
-        wait_p = use_p = None
-        if inst.opcode.startswith("LDGSTS"):
-            commits = 0
-            for q in range(p + 1, WALK_ITERATIONS * n):  # its group is retired by a later iteration's DEPBAR
-                o = seq[q]
-                if o.opcode.startswith("LDGDEPBAR"):
-                    commits += 1
-                m = re.search(r"SB0,\s*(0x[0-9a-fA-F]+|\d+)", o.operands) if o.opcode.startswith("DEPBAR") else None
-                if m and commits and int(m.group(1), 0) <= commits - 1:  # groups committed after ours may stay
-                    wait_p = use_p = q
-                    break
-        else:
-            regs = set(inst.defs)
-            for q in range(p + 1, p + n + 1):
-                if q >= 2 * n:
-                    break
-                o = seq[q]
-                if o.uses & regs:
-                    use_p = wait_p = q
-                    break
-                regs -= o.defs
-                if not regs:
-                    break
-        consumed = ("same-iteration" if use_p < n else "next-iteration") if use_p is not None else "after-loop"
-        cycles = sum(_cycles(seq[q]) for q in range(p + 1, wait_p)) if wait_p is not None else None
-        loads.append(
-            LoadSite(
-                index=inst.index,
-                text=inst.text.split("*/", 1)[-1].strip(),
-                source=inst.source,
-                bytes_per_lane=len(inst.defs) * 4,
-                wait_index=seq[wait_p].index if wait_p is not None else None,
-                wait_text=seq[wait_p].text.split("*/", 1)[-1].strip() if wait_p is not None else None,
-                first_use_index=seq[use_p].index if use_p is not None else None,
-                first_use_text=seq[use_p].text.split("*/", 1)[-1].strip() if use_p is not None else None,
-                consumed=consumed,
-                load_to_wait_instructions=(wait_p - p - 1) if wait_p is not None else None,
-                load_to_wait_cycles=cycles,
-                load_to_use_distance=(use_p - p - 1) if use_p is not None else None,
-            )
-        )
+    loads = [_trace(seq, n, p) for p in range(n) if _is_load(seq[p])]
     body = seq[:n]
-    mma = sum(1 for i in body if i.opcode.startswith(("HMMA", "IMMA", "HGMMA", "WGMMA")))
+    mma = sum(1 for i in body if i.is_mma)
     compute = [i for i in body if i.opcode.startswith(COMPUTE_PREFIXES)]
-    load_defs: set[int] = set()
-    for i in body:
-        if _is_load(i):
-            load_defs |= i.defs
-    copies = sum(1 for i in body if i.opcode.split(".")[0] == "MOV" and i.uses & load_defs)
     barriers = []
     for p, i in enumerate(body):
         if i.opcode.startswith("BAR"):
@@ -94,7 +201,7 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
             barriers.append(
                 BarrierRegion(
                     index=i.index,
-                    text=i.text.split("*/", 1)[-1].strip(),
+                    text=_clean(i.text),
                     source=i.source,
                     loads_after=after,
                     note=f"{after} load(s) issue after this barrier; issue them before it if their addresses allow"
@@ -103,6 +210,12 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
                 )
             )
     verdict, reason = classify_loop(loads, mma, len(compute), 0)
+    copies = _copies(body, loads)
+    kinds = [c.kind for c in copies]
+    iteration, latencies = _estimate_latencies(body)
+    if verdict == "prefetched":
+        reason += short_iteration_note(latencies, sum(_cycles(i) for i in body))
+    waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     return LoopReport(
         header=f.insts[start].labels[0] if f.insts[start].labels else f"/*{f.insts[start].addr:04x}*/",
         first_instruction=start,
@@ -114,12 +227,22 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
         reason=reason,
         loads=loads[:MAX_LOADS],
         loads_total=len(loads),
+        loads_next_iteration=sum(1 for ld in loads if ld.consumed == "next-iteration"),
+        loads_exposed=sum(1 for ld in loads if ld.latency_hidden is False),
+        closest_wait_cycles=min(waits) if waits else None,
         bytes_per_lane_per_iteration=sum(ld.bytes_per_lane for ld in loads),
         compute_cycles=sum(_cycles(i) for i in compute),
         mfma_count=mma,
         valu_count=len(compute),
         barriers=barriers[:8],
-        head_copies=copies,
+        head_copies=kinds.count("loaded-data"),
+        copies=sorted(copies, key=lambda c: c.kind == "other")[:MAX_COPIES],
+        loaded_data_copies=kinds.count("loaded-data"),
+        accumulator_copies=kinds.count("accumulator"),
+        other_copies=kinds.count("other"),
+        iteration_cycles=iteration,
+        memory_latencies_per_iteration=latencies,
+        latency_note=f"every global load assumed to take ~{LOAD_LATENCY_CYCLES} cycles; the loop body issued in order",
     )
 
 
@@ -135,7 +258,7 @@ def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources
 
         def weight(s, f=f):
             body = f.insts[s[0] : s[1] + 1]
-            return sum(1 for i in body if _is_load(i) or i.opcode.startswith(("HMMA", "HGMMA", "WGMMA")))
+            return sum(1 for i in body if _is_load(i) or i.is_mma)
 
         hot = max(inner, key=weight) if inner else None
         loops = []

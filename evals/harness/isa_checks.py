@@ -69,30 +69,25 @@ for _field in Resources.model_fields:
 
 
 @lru_cache(maxsize=64)
-def _analysis(isa_path: str, name: str):
-    """Parsed kernel, CFG, hot loop and liveness of one final ISA file (cached: several checks read the same file)."""
+def _hot_loop_body(isa_path: str, name: str) -> list[str] | None:
+    """The hot loop's instruction texts in one final ISA file (None: no loop); cached, several checks read it."""
     from tools.isa.amdgcn import find_kernel, load_isa_text, parse_isa
     from tools.isa.cfg import build_cfg, find_hot_loop
-    from tools.isa.liveness import compute_liveness
 
     kern = find_kernel(parse_isa(load_isa_text(isa_path), origin=isa_path), name)
     cfg = build_cfg(kern)
-    return kern, cfg, find_hot_loop(cfg), compute_liveness(cfg)
-
-
-def _loop_instructions(kernel: KernelDump):
-    kern, cfg, hot, live = _analysis(kernel.final_isa, kernel.name)
+    hot = find_hot_loop(cfg)
     if hot is None:
-        return kern, cfg, None, live, []
-    return kern, cfg, hot, live, [kern.instructions[i] for i in sorted(hot.loop.instruction_indices(cfg))]
+        return None
+    return [kern.instructions[i].text for i in sorted(hot.loop.instruction_indices(cfg))]
 
 
 def _isa_lines(check: IsaCheck, kernel: KernelDump) -> tuple[list[str], str]:
     if check.where == "hot_loop" and kernel.arch.startswith("gfx"):
-        _, _, hot, _, body = _loop_instructions(kernel)
-        if hot is None:
+        body = _hot_loop_body(kernel.final_isa, kernel.name)
+        if body is None:
             return [], "no loop"
-        return [i.text for i in body], "hot loop"
+        return body, "hot loop"
     return Path(kernel.final_isa).read_text(errors="replace").splitlines(), "final ISA"
 
 
@@ -117,54 +112,48 @@ def isa_absent(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
     )
 
 
-_LOADS = ("vmem_load", "smem")
+def _hot_loads(kernel: KernelDump):
+    """The hot loop's load records from the prefetch analysis (``tools.prefetch.hot_loop_of``): the same facts
+    ``prefetch-data-load`` reports, so a check and the tool cannot disagree."""
+    return _hot_loop_cached(kernel.final_isa, kernel.arch, kernel.name)
+
+
+@lru_cache(maxsize=64)
+def _hot_loop_cached(isa_path: str, arch: str, name: str):
+    from tools.prefetch import hot_loop_of
+
+    return hot_loop_of(isa_path, arch, name)
 
 
 @register("loads_carried_ahead")
 def loads_carried_ahead(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
-    """Loads in the hot loop whose destination registers are live into the loop header, i.e. a value loaded in
-    iteration i is consumed in iteration i+1 — the loop issues its loads one iteration ahead."""
-    kern, cfg, hot, live, body = _loop_instructions(kernel)
+    """Loads in the hot loop whose data is consumed in the next iteration (copies followed), as prefetch-data-load
+    counts them: the loop issues these loads one iteration ahead."""
+    hot = _hot_loads(kernel)
     if hot is None:
         return _outcome(check, kernel, 0, False, "the kernel has no loop")
-    live_in = live.live_in[hot.loop.header]
-    loads = [i for i in body if i.category in _LOADS]
-    carried = [i for i in loads if i.defs & live_in]
-    ok = _compare(check, len(carried))
-    what = f"{len(carried)} of {len(loads)} loads in the hot loop feed the next iteration"
+    n = hot.loads_next_iteration
+    what = (
+        f"{n} of {hot.loads_total} loads in the hot loop are consumed in the next iteration, {hot.loads_exposed} "
+        f"exposed; prefetch-data-load calls the loop {hot.verdict}"
+    )
+    carried = [ld for ld in hot.loads if ld.consumed == "next-iteration"]
     if carried:
-        what += f" (e.g. line {carried[0].line}: {carried[0].mnemonic})"
-    return _outcome(check, kernel, len(carried), ok, what)
-
-
-_VMCNT_RE = re.compile(r"vmcnt\((\d+)\)")
+        what += f" (e.g. [{carried[0].index}] {carried[0].text.split()[0]})"
+    return _outcome(check, kernel, n, _compare(check, n), what)
 
 
 @register("loads_in_flight_at_barrier")
 def loads_in_flight_at_barrier(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
-    """Barriers in the hot loop that wait while at least one global load is still outstanding, so the barrier's
-    wait hides memory latency. The vmcnt queue is followed in order around the loop (twice, for carried loads)."""
-    kern, cfg, hot, live, body = _loop_instructions(kernel)
+    """Barriers in the hot loop that wait while at least one load is still outstanding, so the barrier's wait hides
+    memory latency (each load in flight from its issue to the wait that retires it, from prefetch-data-load)."""
+    hot = _hot_loads(kernel)
     if hot is None:
         return _outcome(check, kernel, 0, False, "the kernel has no loop")
-    queue: list[str] = []
-    covered: set[int] = set()
-    barriers = [i.index for i in body if i.category == "barrier"]
-    for lap in range(2):
-        for ins in body:
-            if ins.category in ("vmem_load", "vmem_store", "vmem_load_lds", "vmem_atomic"):
-                queue.append(ins.category)
-            elif ins.category == "waitcnt":
-                m = _VMCNT_RE.search(ins.text)
-                if m:
-                    keep = int(m.group(1))
-                    queue = queue[len(queue) - keep :] if keep else []
-            elif ins.category == "barrier" and lap == 1 and "vmem_load" in queue:
-                covered.add(ins.index)
-    n = len(covered)
-    what = f"{n} of {len(barriers)} barriers in the hot loop have a global load in flight"
+    n, total = hot.barriers_with_loads_in_flight, hot.barriers_total
+    what = f"{n} of {total} barriers in the hot loop have a load in flight"
     # Without a value the check asks for every barrier (and at least one) to be covered.
-    ok = _compare(check, n) if check.value is not None else bool(barriers) and n == len(barriers)
+    ok = _compare(check, n) if check.value is not None else bool(total) and n == total
     return _outcome(check, kernel, n, ok, what)
 
 
@@ -175,12 +164,10 @@ def _hot_verdict(rep) -> tuple[str, str]:
 
 @register("hot_loop_prefetched")
 def hot_loop_prefetched(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
-    """The shared prefetch detector (``tools.prefetch.analyze_prefetch``) classifies the hot loop as ``prefetched``:
+    """The shared prefetch detector (``tools.prefetch.hot_loop_of``) classifies the hot loop as ``prefetched``:
     its loads are consumed one iteration after they are issued, decided from the ISA, not the source."""
-    from tools.prefetch import analyze_prefetch
-
-    rep = analyze_prefetch(kernel.final_isa, kernel.arch, kernel=kernel.name)
-    verdict, reason = _hot_verdict(rep)
+    hot = _hot_loads(kernel)
+    verdict, reason = (hot.verdict, hot.reason) if hot else ("no-loop", "the kernel has no loop")
     return _outcome(check, kernel, verdict, verdict == "prefetched", f"hot loop is {verdict}: {reason}")
 
 

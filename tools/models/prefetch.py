@@ -8,26 +8,81 @@ from pydantic import BaseModel, Field
 
 from tools.profilers.timing import Comparison
 
-LoopVerdict = Literal["exposed-latency", "prefetched", "memory-bound", "no-loads"]
+LoopVerdict = Literal["exposed-latency", "prefetched", "memory-bound", "no-loads", "undetermined"]
+Consumed = Literal["same-iteration", "next-iteration", "after-loop", "unused", "undetermined"]
+# Why the wait that retires a load sits where it does (see skills/prefetch-data-load/SKILL.md, "Reading a load line").
+WaitReason = Literal[
+    "first-use",  # the next instruction reads the loaded data itself
+    "loop-carried-copy",  # the next instruction copies the loaded data (v_mov/s_mov) to keep it for later
+    "register-pair",  # the reader takes a register pair/range that only partly holds this load's data
+    "in-order",  # vmcnt/loadcnt retires loads in issue order: the wait is for a later load of the same counter
+    "drained",  # the wait is for an earlier load, but its count retires this later one too (e.g. vmcnt(0))
+    "scalar-out-of-order",  # SMEM returns out of order, so the compiler waits lgkmcnt(0) for any scalar load
+    "barrier",  # the compiler drains memory before an s_barrier / BAR
+    "loop-end",  # the wait sits at the end of the iteration, before the back edge
+    "async-group",  # cp.async: the DEPBAR that retires its commit group
+    "other",
+]
 
 
 class LoadSite(BaseModel):
-    """One vector-memory load in a loop: where its data is waited for and first used."""
+    """One memory load in a loop, the single record every view reads (loop summary, per-load lines, --verify checks,
+    eval ISA checks): where it issues, which wait retires it and why, where its data is used, and whether its
+    latency is hidden."""
 
     index: int = Field(description="instruction index in the kernel (AMD) or SASS line order (NVIDIA)")
     text: str
+    block: str | None = Field(None, description="label of the basic block that issues it")
+    memory: Literal["vector", "scalar"] = Field(
+        "vector", description="vector memory (vmcnt/loadcnt, LDG) or scalar memory (s_load, lgkmcnt/kmcnt)"
+    )
     source: str | None = Field(None, description="file:line from .loc (AMD) or the SASS line-info comment")
     bytes_per_lane: int = Field(description="bytes this load writes per lane (0 when it goes straight to LDS/smem)")
     wait_index: int | None = Field(None, description="the s_waitcnt / DEPBAR / scoreboard wait that retires it")
     wait_text: str | None = None
-    first_use_index: int | None = None
+    wait_iteration: int | None = Field(
+        None,
+        description="0: the wait is in the iteration that issues the load; 1: the next iteration; 2: the one after",
+    )
+    wait_reason: WaitReason | None = Field(None, description="why the wait sits where it does")
+    wait_reason_detail: str | None = Field(None, description="the instruction that makes the compiler wait there")
+    waits_for_index: int | None = Field(
+        None, description="in-order: the later load the wait is really for (retiring this one on the way)"
+    )
+    first_use_index: int | None = Field(None, description="first instruction that reads the data (may be a copy)")
     first_use_text: str | None = None
-    consumed: Literal["same-iteration", "next-iteration", "after-loop", "unused"] = Field(
-        description="same-iteration: latency exposed; next-iteration: carried, i.e. prefetched"
+    consumer_index: int | None = Field(None, description="first instruction that reads the data other than a copy")
+    consumer_text: str | None = None
+    copy_indices: list[int] = Field(default_factory=list, description="register copies of the data on the way")
+    consumed: Consumed = Field(
+        description="where the data is consumed (copies followed): same-iteration, next-iteration (carried), "
+        "after-loop, unused, or undetermined (paths disagree; see undetermined_reason)"
+    )
+    undetermined_reason: str | None = None
+    latency_hidden: bool | None = Field(
+        None,
+        description="True: the wait is in a later iteration, the data is staged to LDS for the next iteration, or "
+        "the wait comes late enough that the latency model sees no stall on it; False: exposed; None: undetermined",
+    )
+    exposed_cycles: int | None = Field(
+        None, description="estimated cycles a steady-state iteration stalls waiting for this load (latency model)"
     )
     load_to_wait_instructions: int | None = None
     load_to_wait_cycles: int | None = Field(None, description="estimated issue cycles between issue and the wait")
     load_to_use_distance: int | None = Field(None, description="instructions between issue and first use")
+
+
+class CopySite(BaseModel):
+    """A register copy in the loop, by what it copies and where it sits."""
+
+    index: int
+    text: str
+    kind: Literal["loaded-data", "accumulator", "other"]
+    place: Literal["loop-head", "between-loads", "loop-end"] = Field(
+        description="before the loop's first load, between loads, after its last load"
+    )
+    load_index: int | None = Field(None, description="loaded-data: the load whose data it copies")
+    cause: str = Field(description="why the compiler needs it")
 
 
 class BarrierRegion(BaseModel):
@@ -37,6 +92,7 @@ class BarrierRegion(BaseModel):
     text: str
     source: str | None = None
     loads_after: int = Field(description="loads issued after the barrier in the same iteration that could move up")
+    loads_in_flight: int = Field(0, description="loads issued before it and retired after it (steady state)")
     note: str
 
 
@@ -49,14 +105,39 @@ class LoopReport(BaseModel):
     is_hot: bool
     verdict: LoopVerdict
     reason: str
-    loads: list[LoadSite] = Field(default_factory=list, description="at most 32, in issue order")
+    loads: list[LoadSite] = Field(default_factory=list, description="at most 32, in issue order (counts cover all)")
     loads_total: int = 0
+    loads_next_iteration: int = Field(
+        0, description="loads consumed in the next iteration (all loads, not only those listed)"
+    )
+    loads_exposed: int = Field(0, description="loads whose latency is exposed (waited for too soon)")
+    loads_undetermined: int = Field(0, description="loads the analysis cannot classify (paths disagree)")
+    scalar_loads: int = Field(0, description="of loads_total, scalar (s_load) loads")
+    closest_wait_cycles: int | None = Field(None, description="smallest load-to-wait estimate over all loads")
     bytes_per_lane_per_iteration: int = 0
     compute_cycles: int = Field(0, description="estimated MFMA/VALU (AMD) or FP/tensor (NVIDIA) issue cycles")
     mfma_count: int = 0
     valu_count: int = 0
-    barriers: list[BarrierRegion] = Field(default_factory=list)
-    head_copies: int = Field(0, description="v_mov/MOV register copies before the first load at the loop head")
+    barriers: list[BarrierRegion] = Field(default_factory=list, description="at most 8")
+    barriers_total: int = 0
+    barriers_with_loads_in_flight: int = Field(0, description="barriers whose wait overlaps at least one load")
+    head_copies: int = Field(0, description="register copies of loaded data in the loop (= loaded_data_copies)")
+    copies: list[CopySite] = Field(
+        default_factory=list, description="register copies in the loop, at most 16, loaded data and accumulators first"
+    )
+    loaded_data_copies: int = 0
+    accumulator_copies: int = 0
+    other_copies: int = 0
+    rotated: bool | None = Field(
+        None, description="False when the exit test sits at the loop top and the latch jumps back unconditionally"
+    )
+    iteration_cycles: int | None = Field(None, description="estimated cycles of one steady-state iteration")
+    memory_latencies_per_iteration: float | None = Field(
+        None,
+        description="estimated stall cycles per iteration / the assumed memory latency: dependent load chains "
+        "count once per link (table -> KV -> scale ~2-3 before a prefetch, ~1 after)",
+    )
+    latency_note: str | None = Field(None, description="what the estimate assumes")
 
 
 class RegisterHeadroom(BaseModel):
@@ -71,6 +152,27 @@ class RegisterHeadroom(BaseModel):
     next_threshold_vgprs: int | None = Field(None, description="most registers that keep the current occupancy")
     verdict: Literal["fits", "costs-occupancy", "exceeds-register-file", "unknown"]
     note: str
+
+
+class BaselineComparison(BaseModel):
+    """The analysed kernel against a baseline version (a file or a git ref such as ``HEAD:kernel.py``)."""
+
+    baseline: str = Field(description="what BEFORE was: the path or git ref given")
+    verdict_before: str | None = None
+    occupancy_before: int | None = None
+    occupancy_after: int | None = None
+    registers_before: int | None = None
+    registers_after: int | None = None
+    spills_before: int | None = None
+    spills_after: int | None = None
+    loaded_data_copies_before: int = 0
+    loaded_data_copies_after: int = 0
+    accumulator_copies_before: int = 0
+    accumulator_copies_after: int = 0
+    latencies_before: float | None = None
+    latencies_after: float | None = None
+    regressions: list[str] = Field(default_factory=list, description="what got worse, with figures")
+    notes: list[str] = Field(default_factory=list)
 
 
 class PrefetchReport(BaseModel):
@@ -89,6 +191,8 @@ class PrefetchReport(BaseModel):
     occupancy: int | None = Field(None, description="waves per SIMD (AMD) or warps per SM (NVIDIA)")
     notes: list[str] = Field(default_factory=list)
     isa_path: str | None = None
+    registers: int | None = Field(None, description="VGPRs (AMD, unified) or registers/thread (NVIDIA)")
+    baseline: BaselineComparison | None = Field(None, description="with --baseline: changes against that version")
 
 
 class VerifyCheck(BaseModel):
