@@ -35,6 +35,22 @@ class Task:
     def solution(self) -> Path:
         return self.dir / "solution.patch"
 
+    @property
+    def reference_changed_lines(self) -> int:
+        """Lines the reference solution adds or removes (``+``/``-`` lines of solution.patch, headers excluded)."""
+        return patch_changed_lines(self.solution.read_text(errors="replace"))
+
+
+def patch_changed_lines(patch: str) -> int:
+    """Added plus removed lines of a unified diff; the ``+++``/``---`` file headers are not changes."""
+    n = 0
+    for line in patch.splitlines():
+        if line.startswith(("+++ ", "--- ")):
+            continue
+        if line.startswith(("+", "-")):
+            n += 1
+    return n
+
 
 def load_task(folder: Path) -> Task:
     """Load and validate one task folder; InputError names the file and the field that is wrong."""
@@ -73,10 +89,40 @@ def is_editable(path: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(path, p) for p in patterns)
 
 
-def load_tasks(selectors: list[str] | None = None, root: Path = TASKS_DIR) -> list[Task]:
-    """Every task under ``root`` (sorted by id), filtered by selectors: an id, a glob over ids, a track name
-    (``amd-static``/``gpu-runtime``), or a path to a task folder."""
-    all_tasks = [load_task(p.parent) for p in sorted(root.glob("*/task.*")) if p.suffix in {".yaml", ".yml", ".json"}]
+def _task_folders(root: Path) -> list[Path]:
+    return [p.parent for p in sorted(root.glob("*/task.*")) if p.suffix in {".yaml", ".yml", ".json"}]
+
+
+def load_tasks(
+    selectors: list[str] | None = None, root: Path = TASKS_DIR, tasks_dirs: list[str | Path] | None = None
+) -> list[Task]:
+    """Every task under ``root`` and under each of ``tasks_dirs`` (folders kept outside the repository, e.g. a private
+    split: a folder of task folders, or one task folder), sorted by id, filtered by selectors: an id, a glob over
+    ids, a track name (``amd-static``/``gpu-runtime``), or a path to a task folder. Two tasks with one id are an
+    error (a private task must not silently shadow a public one)."""
+    all_tasks = [load_task(f) for f in _task_folders(root)]
+    where = {t.id: t.dir for t in all_tasks}
+    for d in tasks_dirs or []:
+        d = Path(d).expanduser()
+        if not d.is_dir():
+            raise InputError(
+                f"--tasks-dir {d}: not a folder", hint="give a folder of task folders (<id>/task.yaml, workspace/, …)"
+            )
+        folders = [d] if any((d / n).is_file() for n in ("task.yaml", "task.yml", "task.json")) else _task_folders(d)
+        if not folders:
+            raise InputError(
+                f"--tasks-dir {d}: no task folder in it", hint="each task is <id>/task.yaml (+ workspace/)"
+            )
+        for f in folders:
+            t = load_task(f)
+            if t.id in where:
+                raise InputError(
+                    f"task id '{t.id}' is defined twice: {where[t.id]} and {t.dir}",
+                    hint="give the private task a new id (its folder name and the id in task.yaml)",
+                )
+            where[t.id] = t.dir
+            all_tasks.append(t)
+    all_tasks.sort(key=lambda t: t.id)
     if not selectors:
         return all_tasks
     chosen: dict[str, Task] = {}

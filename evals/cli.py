@@ -19,9 +19,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--tasks", action="append", help="ids, globs, tracks (amd-static, gpu-runtime) or task folders")
     r.add_argument("--out", required=True, help="results folder; re-running resumes and skips finished tasks")
     r.add_argument("--no-resume", action="store_true", help="score every task again")
-    r.add_argument("--jobs", type=int, help="parallel tasks on a CPU-only host (GPU hosts: one per GPU)")
+    r.add_argument(
+        "--jobs", type=int, help="parallel tasks on a CPU-only host; tasks per GPU on a GPU host (default 2)"
+    )
     r.add_argument("--time-limit", type=float, help="seconds per task for the agent (default: the task's)")
     r.add_argument("--json", action="store_true", help="print the run metrics as JSON")
+    _common_run_options(r)
+
+    ab = sub.add_parser("ab", help="the plugin A/B: every task with kernelpilot and without it, and a paired test")
+    ab.add_argument("--agent-cmd", required=True, help="agent CLI template (see `eval run --agent-cmd`)")
+    ab.add_argument("--name", help="name in results (default: first word of the command)")
+    ab.add_argument("--tasks", action="append", help="ids, globs, tracks (amd-static, gpu-runtime) or task folders")
+    ab.add_argument("--out", required=True, help="results folder; re-running resumes and skips finished tasks")
+    ab.add_argument("--no-resume", action="store_true", help="score every task again")
+    ab.add_argument(
+        "--jobs", type=int, help="parallel tasks on a CPU-only host; tasks per GPU on a GPU host (default 2)"
+    )
+    ab.add_argument("--time-limit", type=float, help="seconds per task for the agent (default: the task's)")
+    ab.add_argument("--json", action="store_true", help="print the paired report as JSON")
+    _common_run_options(ab)
 
     lb = sub.add_parser("leaderboard", help="rank the agents of one or more run folders")
     lb.add_argument("dirs", nargs="+", help="run folders (--out of `eval run`)")
@@ -37,6 +53,39 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t = sub.add_parser("tasks", help="list the tasks (and built-in agents)")
     t.add_argument("--agents", action="store_true", help="list the built-in agents instead")
     t.add_argument("--json", action="store_true")
+    t.add_argument("--tasks-dir", action="append", help="also list the tasks in this folder (repeatable)")
+
+    w = sub.add_parser("worker", help="start one Dask worker per GPU of this host for `eval run --cluster`")
+    w.add_argument("--scheduler", required=True, help="the Dask scheduler address, e.g. tcp://head:8786")
+    w.add_argument("--gpus", help="GPU indices to serve, e.g. 0,1 (default: every visible GPU)")
+
+
+def _common_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prompt-level",
+        choices=["plain", "guided"],
+        default="plain",
+        help="plain: the user's words (default); guided: names the transformation. A task without a plain prompt "
+        "gets its guided one and the result says so",
+    )
+    p.add_argument(
+        "--tasks-dir",
+        action="append",
+        help="a folder of task folders kept outside the repository (a private split); repeatable",
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run every job on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (N local workers); "
+        "needs pip install 'kernelpilot[cluster]'",
+    )
+    p.add_argument("--slurm-partition", help="start Dask workers as Slurm jobs on this GPU partition (dask-jobqueue)")
+    p.add_argument("--slurm-gpus-per-node", type=int, default=1, help="GPUs per Slurm job; one worker per GPU")
+    p.add_argument("--slurm-arch", default="sm_90", help="the partition's GPU architecture (sm_90, gfx942, …)")
+    p.add_argument("--slurm-jobs", type=int, default=1, help="Slurm jobs (nodes) to request")
+    p.add_argument("--slurm-account", help="Slurm account (-A)")
+    p.add_argument("--slurm-walltime", default="04:00:00", help="per Slurm job")
+    p.add_argument("--slurm-print-script", action="store_true", help="print the Slurm job script and stop")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,13 +98,19 @@ def run(args: argparse.Namespace) -> int:
         return _controls(args)
     if cmd == "tasks":
         return _tasks(args)
-    raise InputError("give an eval command", hint="kernelpilot eval run|leaderboard|controls|tasks --help")
+    if cmd == "ab":
+        return _ab(args)
+    if cmd == "worker":
+        from evals.cluster import start_workers
+
+        return start_workers(args.scheduler, args.gpus.split(",") if args.gpus else None)
+    raise InputError("give an eval command", hint="kernelpilot eval run|ab|leaderboard|controls|tasks --help")
 
 
 def _run(args: argparse.Namespace) -> int:
     from evals.catalog import load_tasks
     from evals.harness.agents import BUILTIN_AGENTS
-    from evals.harness.runner import agent_dir, run_suite, write_atomic
+    from evals.harness.runner import agent_dir, write_atomic
     from evals.metrics import run_metrics
 
     if args.agent and args.agent not in BUILTIN_AGENTS:
@@ -63,9 +118,12 @@ def _run(args: argparse.Namespace) -> int:
             f"unknown agent '{args.agent}'", hint=f"built-ins: {', '.join(BUILTIN_AGENTS)}; or --agent-cmd"
         )
     name = args.agent or args.name or Path(args.agent_cmd.split()[0]).name
-    tasks = load_tasks(args.tasks)
+    tasks = load_tasks(args.tasks, tasks_dirs=args.tasks_dir)
     out = Path(args.out)
-    scores = run_suite(
+    runner = _runner(args)
+    if runner is None:
+        return 0
+    scores = runner(
         tasks,
         name,
         out,
@@ -73,6 +131,7 @@ def _run(args: argparse.Namespace) -> int:
         resume=not args.no_resume,
         jobs=args.jobs,
         time_limit=args.time_limit,
+        prompt_level=args.prompt_level,
     )
     metrics = run_metrics(name, scores)
     write_atomic(agent_dir(out, name) / "summary.json", metrics.model_dump_json(indent=1))
@@ -83,8 +142,87 @@ def _run(args: argparse.Namespace) -> int:
         print(
             f"{name}: {metrics.passed}/{metrics.tasks} passed; compile {metrics.compile_rate:.0%}, correct "
             f"{metrics.correct_rate:.0%}, ISA {metrics.isa_pass_rate:.0%}; {fp}; geomean {metrics.geomean_speedup:.3f}× "
-            f"(failed = 1.0×){f'; {metrics.incomplete} incomplete here' if metrics.incomplete else ''}"
+            f"(failed = 1.0×){f'; {metrics.incomplete} incomplete here' if metrics.incomplete else ''}; "
+            f"prompts: {_levels(metrics.prompt_levels)}"
         )
+    return 0
+
+
+def _runner(args: argparse.Namespace):
+    """The suite runner the options ask for: this host's GPUs, a Dask cluster, or Dask workers on Slurm (None when
+    only the Slurm job script was printed)."""
+    import functools
+    import shutil
+
+    from evals.harness.runner import run_suite
+
+    if args.cluster and args.slurm_partition:
+        raise InputError("give --cluster or --slurm-partition, not both", hint="--slurm-* starts its own cluster")
+    if args.cluster:
+        from evals.cluster import require_dask, run_suite_on_cluster
+
+        require_dask()
+        return functools.partial(run_suite_on_cluster, cluster=args.cluster)
+    if args.slurm_partition:
+        from evals.cluster import require_dask, run_suite_on_cluster, slurm_cluster
+
+        distributed = require_dask("--slurm-partition")
+        cluster = slurm_cluster(
+            args.slurm_partition,
+            args.slurm_gpus_per_node,
+            args.slurm_arch,
+            walltime=args.slurm_walltime,
+            account=args.slurm_account,
+        )
+        if args.slurm_print_script:
+            print(cluster.job_script())
+            cluster.close()
+            return None
+        if shutil.which("sbatch") is None:
+            cluster.close()
+            raise InputError(
+                "--slurm-partition: sbatch is not on PATH here, so no Slurm job can be submitted",
+                hint="run on the cluster's login node, or add --slurm-print-script to see the job script",
+            )
+        cluster.scale(jobs=args.slurm_jobs)
+        client = distributed.Client(cluster)
+        return functools.partial(run_suite_on_cluster, cluster="slurm", client=client)
+    return run_suite
+
+
+def _levels(levels: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in levels.items()) or "–"
+
+
+def _ab(args: argparse.Namespace) -> int:
+    from evals.ab import run_ab, to_markdown
+    from evals.catalog import load_tasks
+    from evals.harness.runner import write_atomic
+
+    name = args.name or Path(args.agent_cmd.split()[0]).name
+    if "@" in name:
+        raise InputError(
+            f"agent name '{name}' contains '@'", hint="the arms are stored as NAME@with-kernelpilot; --name"
+        )
+    tasks = load_tasks(args.tasks, tasks_dirs=args.tasks_dir)
+    out = Path(args.out)
+    runner = _runner(args)
+    if runner is None:
+        return 0
+    report = run_ab(
+        tasks,
+        name,
+        out,
+        runner,
+        template=args.agent_cmd,
+        resume=not args.no_resume,
+        jobs=args.jobs,
+        time_limit=args.time_limit,
+        prompt_level=args.prompt_level,
+    )
+    md = to_markdown(report)
+    write_atomic(out / f"ab-{name}.md", md)
+    print(report.model_dump_json(indent=2) if args.json else md)
     return 0
 
 
@@ -114,10 +252,16 @@ def _controls(args: argparse.Namespace) -> int:
     results = run_controls(Path(args.out) if args.out else None, args.only, progress=progress)
     if args.json:
         print(json.dumps([r.model_dump() for r in results], indent=2))
-    missed = [r for r in results if r.ran and not r.caught]
+    missed = [r for r in results if r.missed]
     ran = sum(1 for r in results if r.ran)
-    print(f"{ran - len(missed)}/{ran} controls caught; {len(results) - ran} need a GPU and were not run here")
-    return 1 if missed else 0
+    skipped = [r for r in results if not r.ran]
+    why = "; ".join(f"{r.name}: {r.note}" for r in skipped)
+    print(
+        f"{ran - len(missed)}/{ran} controls caught"
+        + (f"; {len(missed)} MISSED: {', '.join(r.name for r in missed)}" if missed else "")
+        + (f"; {len(skipped)} skipped here ({why})" if skipped else "")
+    )
+    return 1 if missed else 0  # skipped controls could not run here: only a real miss fails
 
 
 def _tasks(args: argparse.Namespace) -> int:
@@ -128,11 +272,21 @@ def _tasks(args: argparse.Namespace) -> int:
         for name, what in BUILTIN_AGENTS.items():
             print(f"{name:<24} {what}")
         return 0
-    tasks = load_tasks()
+    tasks = load_tasks(tasks_dirs=args.tasks_dir)
     if args.json:
-        print(json.dumps([t.spec.model_dump() for t in tasks], indent=2))
+        rows = [
+            {**t.spec.model_dump(), "reference_changed_lines": t.reference_changed_lines, "folder": str(t.dir)}
+            for t in tasks
+        ]
+        print(json.dumps(rows, indent=2))
         return 0
     width = max((len(t.id) for t in tasks), default=0) + 1  # ids vary in length; keep the columns aligned
+    print(f"{'id':<{width}} {'track':<12} {'lang':<7} {'difficulty':<10} {'ref±':>5} {'prompt':<6} {'archs':<14} title")
     for t in tasks:
-        print(f"{t.id:<{width}} {t.spec.track:<12} {t.spec.language:<7} {','.join(t.spec.archs):<14} {t.spec.title}")
+        plain = "plain" if t.spec.prompt_plain else "guided"
+        print(
+            f"{t.id:<{width}} {t.spec.track:<12} {t.spec.language:<7} {t.spec.difficulty:<10} "
+            f"{t.reference_changed_lines:>5} {plain:<6} {','.join(t.spec.archs):<14} {t.spec.title}"
+        )
+    print(f"{len(tasks)} tasks; ref± = lines the reference solution changes; prompt = the richest level it has")
     return 0

@@ -1,12 +1,15 @@
 """Negative controls: built-in cheating agents run through the real harness, each with the verdict it deserves and
 the reason that must be recorded. A control is *caught* when the task fails and a reason (or flag) contains
-``expect``. ``needs_gpu`` controls are only decidable with a GPU; on CPU they are reported as not run.
+``expect``. A control that cannot run here — ``needs_gpu`` on a CPU host, a toolchain its task needs that is not
+installed (flydsl on a GPU host), or a scoring that came back incomplete for want of something on this host — is
+reported ``skipped (reason)``, never MISSED: only a control that ran to a complete verdict and was not caught is a miss.
 
 Every cheat found in a real run should become a control here.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -77,10 +80,47 @@ class ControlResult(BaseModel):
     reasons: list[str] = []
     note: str = ""
 
+    @property
+    def missed(self) -> bool:
+        """A real miss: the control ran to a complete verdict and the cheat was not caught."""
+        return self.ran and not self.caught
+
+
+# task language -> the Python package its scoring compiles with; a control on a task whose toolchain is absent is
+# skipped up front (it would otherwise compile-fail after minutes and read as a miss)
+_TOOLCHAIN = {"flydsl": "flydsl", "triton": "triton"}
+
+
+def missing_toolchain(language: str) -> str | None:
+    """The reason a task in ``language`` cannot be scored on this host, or None when its toolchain is importable."""
+    pkg = _TOOLCHAIN.get(language)
+    try:
+        found = importlib.util.find_spec(pkg) if pkg else True
+    except (ImportError, ValueError):  # a broken or half-installed package cannot compile either
+        found = None
+    if found is None:
+        return f"{pkg} is not installed here (pip install {pkg}); the {language} task cannot be compiled"
+    return None
+
+
+def skipped(control: Control, reason: str) -> ControlResult:
+    return ControlResult(
+        name=control.name,
+        agent=control.agent,
+        task=control.task,
+        ran=False,
+        caught=False,
+        expected=control.expect,
+        note=reason,
+    )
+
 
 def judge(control: Control, score: TaskScore) -> ControlResult:
     text = " | ".join(score.reasons + score.flags)
     caught = not score.passed and control.expect in text
+    if not caught and not score.complete:  # the host lacked something scoring needs: undecidable, not a miss
+        why = next((r for r in score.reasons if "here" in r or "GPU" in r), (score.reasons or ["incomplete"])[0])
+        return skipped(control, f"scoring incomplete on this host: {why[:200]}")
     return ControlResult(
         name=control.name,
         agent=control.agent,
@@ -96,8 +136,8 @@ def judge(control: Control, score: TaskScore) -> ControlResult:
 def run_controls(
     out: Path | None = None, names: list[str] | None = None, progress=print, jobs: int = 2
 ) -> list[ControlResult]:
-    """Run the selected controls (all by default, ``jobs`` at a time on CPU, one at a time on a GPU); GPU-only
-    controls are skipped on a CPU host."""
+    """Run the selected controls (all by default, ``jobs`` at a time; on a GPU their GPU phases take turns);
+    GPU-only controls are skipped on a CPU host."""
     gpu = probe_runtime().has_gpu
     chosen = [c for c in CONTROLS if not names or c.name in names]
     with tempfile.TemporaryDirectory(prefix="kp-controls-") as tmp:
@@ -105,22 +145,20 @@ def run_controls(
         tasks = {t.id: t for t in load_tasks(sorted({c.task for c in chosen}))}
 
         def one(c: Control) -> ControlResult:
-            if c.needs_gpu and not gpu:
-                progress(f"{c.name}: skipped (needs a GPU)")
-                return ControlResult(
-                    name=c.name,
-                    agent=c.agent,
-                    task=c.task,
-                    ran=False,
-                    caught=False,
-                    expected=c.expect,
-                    note="needs a GPU: not decidable on this host",
-                )
+            why = "needs a GPU: not decidable on this host" if c.needs_gpu and not gpu else None
+            why = why or missing_toolchain(tasks[c.task].spec.language)
+            if why:
+                progress(f"{c.name}: skipped ({why})")
+                return skipped(c, why)
             slot = "0" if gpu else None
             score = run_one(tasks[c.task], c.agent, None, root / "controls" / c.name, slot, static=c.static)
             r = judge(c, score)
+            if not r.ran:
+                progress(f"{c.name}: skipped ({r.note})")
+                return r
             progress(f"{c.name}: {'caught' if r.caught else 'MISSED'} — {(score.reasons or ['no reason'])[0][:140]}")
             return r
 
-        with ThreadPoolExecutor(max_workers=1 if gpu else max(1, jobs)) as pool:
+        # on a GPU two at a time too: scoring.gpu_lock keeps their GPU phases apart, their compiles overlap
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             return list(pool.map(one, chosen))

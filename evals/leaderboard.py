@@ -11,6 +11,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from evals.ab import AbReport, reports_from
+from evals.ab import to_markdown as ab_markdown
 from evals.metrics import FAST_P, effective_speedup, run_metrics
 from evals.models import RunMetrics, TaskScore
 from tools.errors import InputError
@@ -26,6 +28,7 @@ class Leaderboard(BaseModel):
     entries: list[RunMetrics]
     tasks: list[str]
     cells: dict[str, dict[str, Cell]]  # agent -> task -> cell
+    ab: list[AbReport] = []  # plugin A/B pairs (agents NAME@with-kernelpilot / NAME@without-kernelpilot)
     note: str = "rates over all tasks; geomean speedup counts failed or untimed tasks as 1.0×"
 
 
@@ -62,7 +65,14 @@ def build(dirs: list[Path]) -> Leaderboard:
         }
         for a, scores in by_agent.items()
     }
-    return Leaderboard(entries=entries, tasks=tasks, cells=cells)
+    return Leaderboard(entries=entries, tasks=tasks, cells=cells, ab=reports_from(by_agent))
+
+
+def _prompt(m: RunMetrics) -> str:
+    """The prompt level(s) an agent's tasks ran at: ``plain``, ``guided``, or ``plain 5 / guided 4`` when mixed."""
+    if len(m.prompt_levels) == 1:
+        return next(iter(m.prompt_levels))
+    return " / ".join(f"{k} {v}" for k, v in m.prompt_levels.items()) or "–"
 
 
 def _pct(x: float | None) -> str:
@@ -71,12 +81,13 @@ def _pct(x: float | None) -> str:
 
 def to_markdown(lb: Leaderboard) -> str:
     fp = [f"fast_{p:g}" for p in FAST_P]
-    head = ["#", "agent", "passed", "compile", "correct", "ISA", *fp, "geomean×", "SOL", "s/task", "$/task"]
+    head = ["#", "agent", "prompt", "passed", "compile", "correct", "ISA", *fp, "geomean×", "SOL", "s/task", "$/task"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, m in enumerate(lb.entries, 1):
         row = [
             str(i),
             m.agent,
+            _prompt(m),
             f"{m.passed}/{m.tasks}",
             _pct(m.compile_rate),
             _pct(m.correct_rate),
@@ -96,6 +107,8 @@ def to_markdown(lb: Leaderboard) -> str:
             c = lb.cells[m.agent].get(t)
             row.append("–" if c is None else ("✔" if c.passed else "✘") + (f" {c.speedup:.2f}×" if c.speedup else ""))
         lines.append("| " + " | ".join(row) + " |")
+    for r in lb.ab:
+        lines += ["", ab_markdown(r).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
@@ -149,6 +162,7 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
         cells = [
             str(i),
             html.escape(m.agent),
+            html.escape(_prompt(m)),
             f"{m.passed}/{m.tasks}",
             _pct(m.compile_rate),
             _pct(m.correct_rate),
@@ -160,7 +174,7 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
         rows.append(
             "<tr>" + "".join(f"<td{' class=l' if j == 1 else ''}>{c}</td>" for j, c in enumerate(cells)) + "</tr>"
         )
-    head = ["#", "agent", "passed", "compile", "correct", "ISA", *fp, "geomean", "SOL"]
+    head = ["#", "agent", "prompt", "passed", "compile", "correct", "ISA", *fp, "geomean", "SOL"]
     thead = "".join(f"<th{' class=l' if j == 1 else ''}>{h}</th>" for j, h in enumerate(head))
     trows = []
     for t in lb.tasks:
@@ -186,8 +200,32 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
 <table id="tasks"><thead><tr><th class="l">task</th>{agents}</tr></thead><tbody>
 {chr(10).join(trows)}
 </tbody></table>
+{_ab_html(lb)}
 </body></html>
 """
+
+
+def _ab_html(lb: Leaderboard) -> str:
+    """The plugin A/B pairs: both arms side by side, and the paired tests."""
+    parts = []
+    for r in lb.ab:
+        rows = []
+        for label, m in (("with kernelpilot", r.with_kernelpilot), ("without kernelpilot", r.without_kernelpilot)):
+            secs = "–" if m.mean_agent_seconds is None else f"{m.mean_agent_seconds:.0f}"
+            cost = "–" if m.mean_agent_cost_usd is None else f"{m.mean_agent_cost_usd:.2f}"
+            rows.append(
+                f'<tr><td class="l">{label}</td><td>{m.passed}/{m.tasks}</td><td>{_pct(m.fast_p["fast_1"])}</td>'
+                f"<td>{m.geomean_speedup:.3f}×</td><td>{secs}</td><td>{cost}</td></tr>"
+            )
+        parts.append(
+            f'<h2>plugin A/B: {html.escape(r.agent)}</h2><table class="ab"><thead><tr><th class="l">arm</th>'
+            "<th>passed</th><th>fast_1</th><th>geomean</th><th>agent s/task</th><th>$/task</th></tr></thead><tbody>"
+            + "".join(rows)
+            + f"</tbody></table><p>passed only with kernelpilot {r.only_with}, only without {r.only_without}: "
+            f"McNemar exact p = {r.mcnemar_p:.4g}; per task {r.wins} better, {r.losses} worse, {r.ties} tied: "
+            f"sign test p = {r.sign_p:.4g}</p>"
+        )
+    return "\n".join(parts)
 
 
 __all__ = ["Leaderboard", "build", "collect", "to_html", "to_markdown", "effective_speedup"]

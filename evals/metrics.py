@@ -48,4 +48,7 @@ def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
         mean_agent_seconds=sum(secs) / len(secs) if secs else None,
         mean_agent_cost_usd=sum(costs) / len(costs) if costs else None,
         devices=sorted({s.device for s in scores}),
+        prompt_levels={
+            lv: sum(1 for s in scores if s.prompt_level == lv) for lv in sorted({s.prompt_level for s in scores})
+        },
     )

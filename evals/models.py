@@ -198,6 +198,9 @@ class TaskScore(BaseModel):
     infra_error: str | None = Field(
         None, description="the harness (not the agent) failed twice on this task; the verdict is not the agent's"
     )
+    prompt_level: Literal["plain", "guided"] = Field(
+        "guided", description="the prompt the agent got (plain falls back to guided when the task has no plain one)"
+    )
 
 
 class RunMetrics(BaseModel):
@@ -216,3 +219,4 @@ class RunMetrics(BaseModel):
     mean_agent_seconds: float | None = None
     mean_agent_cost_usd: float | None = None
     devices: list[str] = Field(default_factory=list)
+    prompt_levels: dict[str, int] = Field(default_factory=dict, description="tasks run per prompt level")

@@ -178,7 +178,7 @@ def test_leaderboard_ranks_by_tasks_passed_and_renders_markdown(tmp_path):
     lb = build([tmp_path])
     assert [e.agent for e in lb.entries] == ["good", "bad"]
     md = to_markdown(lb)
-    assert "| 1 | good | 2/2 |" in md and "✘" in md
+    assert "| 1 | good | guided | 2/2 |" in md and "✘" in md  # results without a level were guided runs
     html = to_html(lb)
     assert "<svg" in html and "<script" not in html and "http" not in html.replace("http://www.w3.org", "")
 

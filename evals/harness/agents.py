@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -141,6 +143,93 @@ def render_template(template: str, values: dict[str, str]) -> list[str]:
     return [w.format_map(values) for w in words]
 
 
+def prompt_for(task: Task, level: str) -> tuple[str, str]:
+    """The prompt text for ``level`` (``plain``: the user's words; ``guided``: names the transformation) and the level
+    actually used: a task without a plain prompt falls back to its guided one."""
+    if level == "plain" and task.spec.prompt_plain:
+        return task.spec.prompt_plain, "plain"
+    return task.spec.prompt, "guided"
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+_KP_MCP = {"mcpServers": {"kernelpilot": {"command": "kernelpilot-mcp", "args": []}}}
+_AGENTS_MD = """# kernelpilot is available here
+
+GPU kernel tools for this task: the `kernelpilot` MCP server (tools dump-ir, vgpr-pressure, prefetch-data-load,
+kernel-trace), the `kernelpilot` command line (`kernelpilot --help`), and the playbooks in `.agents/skills/`
+(also `.claude/skills/`). Read the matching SKILL.md before changing a kernel.
+"""
+
+
+def place_plugin(ws: Path) -> list[Path]:
+    """Put kernelpilot's skills where agents read them in a project — ``.claude/skills/`` (Claude Code),
+    ``.agents/skills/`` (Codex, Gemini CLI) — and an ``AGENTS.md`` pointer; returns what was created so it can be
+    removed before the diff is captured (the agent is not scored on files we placed)."""
+    placed: list[Path] = []
+    for rel in (".claude/skills", ".agents/skills"):
+        dest = ws / rel
+        top = ws / rel.split("/")[0]
+        if not top.exists():
+            placed.append(top)
+        elif not dest.exists():
+            placed.append(dest)
+        for skill in sorted((REPO_ROOT / "skills").glob("*/SKILL.md")):
+            target = dest / skill.parent.name
+            if not target.exists():
+                shutil.copytree(skill.parent, target)
+                placed.append(target)
+    if not (ws / "AGENTS.md").exists():
+        (ws / "AGENTS.md").write_text(_AGENTS_MD)
+        placed.append(ws / "AGENTS.md")
+    return placed
+
+
+def remove_placed(placed: list[Path]) -> None:
+    for p in placed:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+
+
+def _kernelpilot_bin() -> Path | None:
+    found = shutil.which("kernelpilot")
+    if found:
+        return Path(found).parent
+    beside = Path(sys.executable).parent / "kernelpilot"
+    return beside.parent if beside.exists() else None
+
+
+def path_with_kernelpilot(path: str | None = None) -> str:
+    """``PATH`` with the folder holding the ``kernelpilot`` command first."""
+    path = os.environ.get("PATH", "") if path is None else path
+    where = _kernelpilot_bin()
+    return path if where is None else os.pathsep.join([str(where), *[p for p in path.split(os.pathsep) if p]])
+
+
+def path_without_kernelpilot(shadow: Path, path: str | None = None) -> str:
+    """``PATH`` on which no ``kernelpilot*`` command resolves, every other command (python, compilers) unchanged:
+    each folder holding one is replaced by a shadow folder of links to everything else in it."""
+    path = os.environ.get("PATH", "") if path is None else path
+    out = []
+    for i, d in enumerate(p for p in path.split(os.pathsep) if p):
+        folder = Path(d)
+        try:
+            names = sorted(x.name for x in folder.iterdir()) if folder.is_dir() else []
+        except OSError:
+            names = []
+        if not any(n.startswith("kernelpilot") for n in names):
+            out.append(d)
+            continue
+        mirror = shadow / f"{i}"
+        mirror.mkdir(parents=True, exist_ok=True)
+        for n in names:
+            if not n.startswith("kernelpilot") and not (mirror / n).exists():
+                (mirror / n).symlink_to(folder / n)
+        out.append(str(mirror))
+    return os.pathsep.join(out)
+
+
 def run_agent(
     agent: str,
     template: str | None,
@@ -149,15 +238,29 @@ def run_agent(
     run_dir: Path,
     env: dict[str, str],
     time_limit: float | None = None,
+    *,
+    prompt_level: str = "guided",
+    plugin: bool | None = None,
 ) -> AgentOutcome:
-    """Run one agent on one workspace with the task's time limit; the log goes to ``run_dir/agent.log``."""
+    """Run one agent on one workspace with the task's time limit; the log goes to ``run_dir/agent.log``.
+
+    ``plugin`` is the A/B arm: True gives the agent kernelpilot (MCP config filled, skills in the workspace,
+    ``kernelpilot`` on PATH), False withholds all three (an MCP config with no servers, no skills, a PATH on which
+    ``kernelpilot`` does not resolve); None is the plain run (MCP config filled, PATH as it is)."""
     limit = float(time_limit or task.spec.time_limit_s)
     run_dir.mkdir(parents=True, exist_ok=True)
     prompt_file = run_dir / "prompt.md"
-    prompt_file.write_text(task.spec.prompt + _prompt_footer(task))
+    prompt_file.write_text(prompt_for(task, prompt_level)[0] + _prompt_footer(task))
     report_file = run_dir / "agent_report.json"
     mcp_config = run_dir / "mcp.json"
-    mcp_config.write_text(json.dumps({"mcpServers": {"kernelpilot": {"command": "kernelpilot-mcp", "args": []}}}))
+    mcp_config.write_text(json.dumps({"mcpServers": {}} if plugin is False else _KP_MCP))
+    placed: list[Path] = []
+    if plugin is True:
+        placed = place_plugin(ws)
+        env = {**env, "PATH": path_with_kernelpilot()}
+    elif plugin is False:
+        shadow = Path(tempfile.mkdtemp(prefix="kp-bare-path-"))
+        env = {**env, "PATH": path_without_kernelpilot(shadow)}
     if template:
         values = {
             "prompt_file": str(prompt_file),
@@ -174,7 +277,12 @@ def run_agent(
         extra = os.environ.get("PYTHONPATH")
         env = {**env, "PYTHONPATH": root + (os.pathsep + extra if extra else "")}
         argv = [sys.executable, "-m", "evals.harness.agents", agent, str(ws), str(task.dir)]
-    res = LOCAL.run(argv, timeout=limit, env=env, cwd=ws)
+    try:
+        res = LOCAL.run(argv, timeout=limit, env=env, cwd=ws)
+    finally:
+        remove_placed(placed)
+        if plugin is False:
+            shutil.rmtree(shadow, ignore_errors=True)
     log = run_dir / "agent.log"
     log.write_text(f"$ {shlex.join(argv[:3])} …\n--- stdout\n{res.stdout}\n--- stderr\n{res.stderr}\n")
     reported: dict = {}

@@ -12,7 +12,7 @@ import os
 import sys
 from functools import lru_cache
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from tools.executors import LOCAL
 
@@ -36,6 +36,7 @@ class Runtime(BaseModel):
     arch: str | None = None
     count: int = 0
     vendor: str = "none"
+    visible: str | None = Field(None, description="the *_VISIBLE_DEVICES value it was probed with (None: inherited)")
 
     @property
     def has_gpu(self) -> bool:
@@ -68,7 +69,7 @@ def probe_runtime(visible: str | None = None) -> Runtime:
         data = json.loads(res.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return Runtime()
-    return Runtime(**data) if data else Runtime()
+    return Runtime(**data, visible=visible) if data else Runtime()
 
 
 def gpu_slots() -> list[str | None]:

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evals.catalog import Task
-from evals.harness.agents import run_agent
+from evals.harness.agents import prompt_for, run_agent
 from evals.harness.devices import gpu_slots, probe_runtime
 from evals.harness.scoring import score_isolated
 from evals.harness.workspace import capture_diff, create_workspace, scoring_copy
@@ -45,6 +45,8 @@ def run_one(
     time_limit: float | None = None,
     *,
     static: bool = True,
+    prompt_level: str = "guided",
+    plugin: bool | None = None,
 ) -> TaskScore:
     """Workspace → agent → diff → fresh scoring copy → score; never raises for the agent's faults."""
     adir = agent_dir(out, agent)
@@ -56,7 +58,7 @@ def run_one(
         tmp = Path(tmp)
         ws = tmp / "workspace"
         base = create_workspace(task, ws)
-        outcome = run_agent(agent, template, task, ws, tdir, env, time_limit)
+        outcome = run_agent(agent, template, task, ws, tdir, env, time_limit, prompt_level=prompt_level, plugin=plugin)
         diff = capture_diff(ws, base, task.spec.editable)
         (tdir / "change.patch").write_text(diff.patch)
         problems = [f"edits outside the allowed paths: {', '.join(diff.outside)}"] if diff.outside else []
@@ -87,8 +89,30 @@ def run_one(
     elif outcome.returncode:
         result.flags.insert(0, f"the agent exited with status {outcome.returncode}")
     result.agent_outcome = outcome
+    result.prompt_level = prompt_for(task, prompt_level)[1]
+    if result.prompt_level != prompt_level:
+        result.flags.append(f"prompt: this task has no {prompt_level} prompt; the agent got the guided one")
     write_atomic(adir / f"{task.id}.json", result.model_dump_json(indent=1))
     return result
+
+
+def already_scored(
+    tasks: list[Task], adir: Path, resume: bool, prompt_level: str, progress: Callable[[str], None]
+) -> tuple[dict[str, TaskScore], list[Task]]:
+    """Split ``tasks`` into those with a stored result at this prompt level (loaded) and those still to run."""
+    results: dict[str, TaskScore] = {}
+    todo = []
+    for t in tasks:
+        f = adir / f"{t.id}.json"
+        stored = TaskScore.model_validate_json(f.read_text()) if resume and f.exists() else None
+        if stored is not None and stored.prompt_level != prompt_for(t, prompt_level)[1]:
+            stored = None  # scored at another prompt level: not this run's result
+        if stored is not None and not stored.infra_error:  # an infra_error is the harness's: score it again
+            results[t.id] = stored
+            progress(f"{t.id}: already scored, skipped")
+        else:
+            todo.append(t)
+    return results, todo
 
 
 def run_suite(
@@ -101,22 +125,20 @@ def run_suite(
     jobs: int | None = None,
     time_limit: float | None = None,
     progress: Callable[[str], None] = print,
+    prompt_level: str = "plain",
+    plugin: bool | None = None,
 ) -> list[TaskScore]:
-    """Every task once; finished tasks (a result file exists) are loaded, not re-run, when ``resume``."""
+    """Every task once; finished tasks (a result file at the same prompt level exists) are loaded, not re-run,
+    when ``resume``."""
     adir = agent_dir(out, agent)
-    results: dict[str, TaskScore] = {}
-    todo = []
-    for t in tasks:
-        f = adir / f"{t.id}.json"
-        stored = TaskScore.model_validate_json(f.read_text()) if resume and f.exists() else None
-        if stored is not None and not stored.infra_error:  # an infra_error is the harness's: score it again
-            results[t.id] = stored
-            progress(f"{t.id}: already scored, skipped")
-        else:
-            todo.append(t)
+    results, todo = already_scored(tasks, adir, resume, prompt_level, progress)
     slots = gpu_slots()
     if slots == [None] and jobs and jobs > 1:
         slots = [None] * jobs
+    elif slots != [None]:
+        # two tasks per GPU by default: one's CPU work (workspace, agent, compile) overlaps the other's GPU phase,
+        # which scoring.gpu_lock keeps exclusive, so kernels never share the GPU while one is timed
+        slots = [s for s in slots for _ in range(max(1, jobs or 2))]
     free: queue.Queue = queue.Queue()
     for s in slots:
         free.put(s)
@@ -127,12 +149,13 @@ def run_suite(
         try:
             for _attempt in (1, 2):  # a harness failure is retried once, then recorded as infra_error, not a FAIL
                 try:
-                    r = run_one(task, agent, template, out, slot, time_limit)
+                    r = run_one(task, agent, template, out, slot, time_limit, prompt_level=prompt_level, plugin=plugin)
                     break
                 except Exception as exc:  # not traceback.format_exc: its 3.11 carets call ast.parse in this thread
                     why = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
             else:
                 r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
+                r.prompt_level = prompt_for(task, prompt_level)[1]
                 r.infra_error = f"the harness failed twice on this task: {why}"
                 r.reasons.append(f"infra_error: {r.infra_error} (not the agent's failure; re-run the task)")
                 write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1))

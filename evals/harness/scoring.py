@@ -15,7 +15,7 @@ import secrets
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from evals.catalog import Task
@@ -39,6 +39,8 @@ def _env(runtime: Runtime, interpret: bool = False) -> dict[str, str]:
     env = {"PYTHONPATH": _REPO_ROOT + (os.pathsep + extra if extra else ""), "PYTHONDONTWRITEBYTECODE": "1"}
     if interpret:
         env["TRITON_INTERPRET"] = "1"
+    if runtime.visible is not None:  # the worker's GPU: every kernel process runs on it, not on device 0 of the host
+        env["CUDA_VISIBLE_DEVICES"] = env["HIP_VISIBLE_DEVICES"] = runtime.visible
     return env
 
 
@@ -170,10 +172,13 @@ def check_cases(
     device = runtime.device
     ref_spec = {**_base_spec(task, code_dir, device, "reference", work), "cases": cases, "out": str(work / "ref.pt")}
     cand_spec = {**_base_spec(task, code_dir, device, "candidate", work), "cases": cases, "out": str(work / "cand.pt")}
-    ref, err = _run_check_child(ref_spec, work, _env(runtime), timeout)
+    # two independent processes on the same inputs: run them at once (each imports torch and builds its kernels)
+    with ThreadPoolExecutor(2) as pool:
+        ref_job = pool.submit(_run_check_child, ref_spec, work, _env(runtime), timeout)
+        cand_job = pool.submit(_run_check_child, cand_spec, work, _env(runtime, interpret), timeout)
+        (ref, ref_err), (cand, err) = ref_job.result(), cand_job.result()
     if ref is None:
-        return [], [f"the reference failed (a task bug, not the agent's): {err}"]
-    cand, err = _run_check_child(cand_spec, work, _env(runtime, interpret), timeout)
+        return [], [f"the reference failed (a task bug, not the agent's): {ref_err}"]
     if cand is None:
         return [], [f"candidate: {err}"]
     if "__load_error__" in cand:
@@ -313,20 +318,60 @@ def _ask(proc: subprocess.Popen, nonce: str, req: dict, timeout: float, role: st
             return reply
 
 
+def start_timing_servers(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime) -> dict:
+    """The baseline and candidate timing processes, started (torch import, CUDA context) while correctness runs;
+    they time nothing until asked, and are killed unused when the candidate is not correct."""
+    env = _env(runtime)
+    servers = {}
+    for role, code in (("baseline", base_dir), ("candidate", code_dir)):
+        spec = _base_spec(task, code, runtime.device, role, work)
+        spec["out_dir"] = str(work)
+        servers[role] = _start_server(spec, work, env)
+    return servers
+
+
+def stop_timing_servers(servers: dict) -> None:
+    for proc, _, err in servers.values():
+        kill_process_tree(proc)
+        err.close()
+
+
+def gpu_lock(runtime: Runtime):
+    """Exclusive use of this runtime's GPU for the GPU phase of one scoring (correctness and timing), across
+    processes: two tasks may share a GPU, overlapping one's CPU work (workspace, agent, compile) with the other's
+    GPU work, but never run kernels at the same time, so timings stay unperturbed."""
+    import contextlib
+    import fcntl
+    import tempfile
+
+    @contextlib.contextmanager
+    def held():
+        name = (runtime.visible or "all").replace(",", "_")
+        path = Path(tempfile.gettempdir()) / f"kernelpilot-gpu-{name}.lock"
+        with open(path, "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    return held()
+
+
 def time_candidate(
-    task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, rng: random.Random
+    task: Task,
+    code_dir: Path,
+    base_dir: Path,
+    work: Path,
+    runtime: Runtime,
+    rng: random.Random,
+    servers: dict | None = None,
 ) -> tuple[list[TimingOutcome], list[CaseOutcome], list[str]]:
     """Interleaved rounds (ABAB, then BABA) of baseline and candidate in two processes; every timed call gets fresh
     inputs; ``checked_calls`` random calls per shape are re-checked against the reference afterwards."""
     perf = task.spec.performance
     env = _env(runtime)
-    specs = {}
-    for role, code in (("baseline", base_dir), ("candidate", code_dir)):
-        spec = _base_spec(task, code, runtime.device, role, work)
-        spec["role"] = "candidate" if role == "candidate" else "baseline"
-        spec["out_dir"] = str(work)
-        specs[role] = spec
-    servers = {role: _start_server(spec, work, env) for role, spec in specs.items()}
+    servers = servers or start_timing_servers(task, code_dir, base_dir, work, runtime)
     timings, reasons, sampled = [], [], []
     try:
         for shape in perf.shapes:
@@ -381,9 +426,7 @@ def time_candidate(
     except (TimeoutError, RuntimeError) as exc:
         reasons.append(f"timing failed: {exc}")
     finally:
-        for proc, _, err in servers.values():
-            kill_process_tree(proc)
-            err.close()
+        stop_timing_servers(servers)
     # Re-check the sampled timed calls against the reference, in its own process on regenerated inputs.
     rechecks: list[CaseOutcome] = []
     if sampled and not reasons:
@@ -468,7 +511,16 @@ def score(
         s.isa_ok = all(c.passed for c in checks)
         s.reasons += [f"ISA check failed: {c.name}: {c.detail}" for c in checks if not c.passed]
 
+    import contextlib
+
     c = spec.correctness
+    gpu_phase = contextlib.ExitStack()  # closed before returning: the GPU lock and any unused timing servers
+    if runtime.has_gpu:
+        gpu_phase.enter_context(gpu_lock(runtime))
+    servers = None
+    if spec.performance and runtime.has_gpu and c and s.static_ok:
+        servers = start_timing_servers(task, code_dir, base_dir, work, runtime)
+        gpu_phase.callback(stop_timing_servers, servers)  # a no-op kill when timing already stopped them
     if c and s.static_ok:
         interpret = not runtime.has_gpu and c.cpu_interpret and spec.language == "triton"
         if runtime.has_gpu or interpret:
@@ -495,7 +547,7 @@ def score(
     perf = spec.performance
     timed_needed = spec.track == "gpu-runtime" and perf is not None
     if perf and runtime.has_gpu and s.correct and s.static_ok:
-        timings, rechecks, reasons = time_candidate(task, code_dir, base_dir, work, runtime, rng)
+        timings, rechecks, reasons = time_candidate(task, code_dir, base_dir, work, runtime, rng, servers)
         s.timings, s.reasons = timings, s.reasons + reasons
         s.cases += rechecks
         bad = [r for r in rechecks if not r.passed]
@@ -517,6 +569,7 @@ def score(
         s.complete = False
         s.reasons.append("timing needs a GPU (none here)")
 
+    gpu_phase.close()
     timed_ok = not timed_needed or (s.speedup_ci is not None and s.speedup_ci[0] > perf.required_speedup)
     s.passed = bool(
         s.diff_ok

@@ -1,0 +1,339 @@
+"""Eval runs across GPU hosts on Dask distributed (and Slurm through dask-jobqueue).
+
+Each (agent, task) job is submitted with the worker resources it needs — ``{"GPU": 1, "<arch>": 1}`` for a
+gpu-runtime task, none for an amd-static one (any worker's CPU) — and runs ``runner.run_one`` on the worker:
+workspace, agent and scoring all happen there. The TaskScore, the diff and the logs (each capped) come back to the
+driver, which writes them atomically into the usual results layout (``OUT/<agent>/<task>.json`` and
+``OUT/<agent>/<task>/``), so ``eval leaderboard`` and resume work unchanged.
+
+Faults: the scheduler gives up on a job whose worker died (``allowed-failures: 0``; set it on your own scheduler
+with ``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0``); the driver resubmits such a job once, and a second loss is
+recorded as an infrastructure failure (``infra_error``), never as the agent's. Ctrl-C cancels every outstanding job.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from evals.catalog import Task
+from evals.models import TaskScore
+from tools.errors import InputError
+
+INSTALL_HINT = "pip install 'kernelpilot[cluster]' (dask, distributed, dask-jobqueue)"
+LOG_CAP = 256 * 1024  # bytes kept of each log or diff sent back to the driver (head and tail)
+RUN_FILES = ("change.patch", "agent.log", "prompt.md", "agent_report.json", "mcp.json")
+# a worker that runs our scoring must be able to start processes of its own (spawned scorers, agents)
+WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+
+
+def require_dask(what: str = "--cluster"):
+    """Import distributed, or say how to install it."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise InputError(f"{what} needs Dask distributed, which is not installed", hint=INSTALL_HINT) from exc
+    return distributed
+
+
+def resources_for(task: Task) -> dict[str, int]:
+    """What one job of ``task`` needs from a worker: a GPU of the task's architecture, or nothing (any CPU)."""
+    if task.spec.track == "amd-static":
+        return {}
+    return {"GPU": 1, task.spec.archs[0]: 1}
+
+
+def kind_of(resources: dict[str, int]) -> str:
+    return next((f"GPU {k}" for k in resources if k != "GPU"), "cpu")
+
+
+def _cap(text: str, cap: int = LOG_CAP) -> str:
+    if len(text) <= cap:
+        return text
+    half = cap // 2
+    return f"{text[:half]}\n… [{len(text) - cap} characters cut on the worker] …\n{text[-half:]}"
+
+
+def worker_slot() -> str | None:
+    """The GPU this worker owns: ``None`` when the worker was started pinned (``eval worker`` sets
+    ``CUDA_VISIBLE_DEVICES`` per worker), or, for the several workers of one Slurm job (``KP_SLOT_FROM_NAME``), the
+    entry of the job's visible devices indexed by the worker's number (names end in ``-<i>``)."""
+    if not os.environ.get("KP_SLOT_FROM_NAME"):
+        return None
+    from distributed import get_worker
+
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("HIP_VISIBLE_DEVICES") or ""
+    ids = [v for v in visible.split(",") if v]
+    idx = str(get_worker().name).rsplit("-", 1)[-1]
+    return ids[int(idx)] if idx.isdigit() and int(idx) < len(ids) else None
+
+
+def run_job(task: Task, agent: str, template: str | None, options: dict) -> dict:
+    """On a worker: one (agent, task) job end to end; returns the score and the run's files (capped)."""
+    from evals.harness.runner import agent_dir, run_one
+
+    with tempfile.TemporaryDirectory(prefix=f"kp-job-{task.id}-") as tmp:
+        out = Path(tmp)
+        score = run_one(task, agent, template, out, worker_slot(), **options)
+        tdir = agent_dir(out, agent) / task.id
+        files = {n: _cap((tdir / n).read_text(errors="replace")) for n in RUN_FILES if (tdir / n).is_file()}
+    return {"score": score.model_dump_json(), "files": files, "host": socket.gethostname()}
+
+
+def _store(out: Path, agent: str, payload: dict) -> TaskScore:
+    """On the driver: write one job's files and its score atomically into the results layout."""
+    from evals.harness.runner import agent_dir, write_atomic
+
+    score = TaskScore.model_validate_json(payload["score"])
+    adir = agent_dir(out, agent)
+    for name, text in payload.get("files", {}).items():
+        write_atomic(adir / score.task_id / name, text)
+    if score.agent_outcome and score.agent_outcome.log:
+        score.agent_outcome.log = str(adir / score.task_id / "agent.log")
+    write_atomic(adir / f"{score.task_id}.json", score.model_dump_json(indent=1))
+    return score
+
+
+def _infra(task: Task, agent: str, why: str, level: str) -> TaskScore:
+    s = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
+    s.prompt_level = level  # type: ignore[assignment]
+    s.infra_error = f"the worker running this job was lost twice: {why}"
+    s.reasons.append(f"infra_error: {s.infra_error} (not the agent's failure; re-run the task)")
+    return s
+
+
+def open_client(address: str):
+    """A Dask client: ``local:N`` starts a local cluster of N single-threaded worker processes (CPU only), anything
+    else is a scheduler address (``tcp://host:8786``)."""
+    distributed = require_dask()
+    import dask
+
+    if address.startswith("local:"):
+        n = address.split(":", 1)[1]
+        if not n.isdigit() or int(n) < 1:
+            raise InputError(f"--cluster {address}: expected local:N with N ≥ 1", hint="e.g. --cluster local:2")
+        os.environ.update(WORKER_ENV)  # spawned worker processes read it
+        dask.config.set({"distributed.scheduler.allowed-failures": 0, "distributed.worker.daemon": False})
+        cluster = distributed.LocalCluster(
+            n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        )
+        return distributed.Client(cluster), cluster
+    try:
+        return distributed.Client(address, timeout=30), None
+    except OSError as exc:
+        raise InputError(
+            f"cannot reach the Dask scheduler at {address}: {exc}",
+            hint="start one with `dask scheduler`, workers with `kernelpilot eval worker --scheduler ADDRESS`; "
+            "or try --cluster local:2",
+        ) from exc
+
+
+class Progress:
+    """Jobs queued / running / done per resource kind, printed when the counts change."""
+
+    def __init__(self, say: Callable[[str], None]):
+        self.say, self.last = say, ""
+
+    def update(self, client, pending: dict, kinds: dict, done: dict) -> None:
+        try:
+            running = {k for keys in client.processing().values() for k in keys}
+        except Exception:  # the scheduler is busy or gone: progress is advisory
+            running = set()
+        parts = []
+        for kind in sorted(set(kinds.values())):
+            keys = [f.key for f, k in ((f, kinds[f.key]) for f in pending.values()) if k == kind]
+            run = sum(1 for k in keys if k in running)
+            parts.append(f"{kind}: {len(keys) - run} queued, {run} running, {done.get(kind, 0)} done")
+        line = "; ".join(parts)
+        if line != self.last:
+            self.say(f"[cluster] {line}")
+            self.last = line
+
+
+def run_suite_on_cluster(
+    tasks: list[Task],
+    agent: str,
+    out: Path,
+    *,
+    cluster: str,
+    template: str | None = None,
+    resume: bool = True,
+    time_limit: float | None = None,
+    progress: Callable[[str], None] = print,
+    prompt_level: str = "plain",
+    plugin: bool | None = None,
+    jobs: int | None = None,  # noqa: ARG001 - the cluster's workers decide the parallelism
+    client=None,
+) -> list[TaskScore]:
+    """``runner.run_suite`` with every job on a Dask worker; same results layout, same resume."""
+    from evals.harness.runner import agent_dir, already_scored
+
+    distributed = require_dask()
+    results, todo = already_scored(tasks, agent_dir(out, agent), resume, prompt_level, progress)
+    own = None
+    if client is None:
+        client, own = open_client(cluster)
+    options = {"time_limit": time_limit, "prompt_level": prompt_level, "plugin": plugin}
+    by_id = {t.id: t for t in todo}
+    kinds: dict[str, str] = {}
+    pending: dict[str, object] = {}  # task id -> future
+    attempts: dict[str, int] = {}
+    done: dict[str, int] = {}
+    bar = Progress(progress)
+
+    def submit(t: Task) -> None:
+        attempts[t.id] = attempts.get(t.id, 0) + 1
+        key = f"kp-{agent}-{t.id}-{attempts[t.id]}-{time.time_ns()}"
+        res = resources_for(t)
+        f = client.submit(run_job, t, agent, template, options, key=key, resources=res or None, pure=False)
+        kinds[key] = kind_of(res)
+        pending[t.id] = f
+
+    try:
+        for t in todo:
+            submit(t)
+        ac = distributed.as_completed(list(pending.values()), with_results=False)
+        bar.update(client, pending, kinds, done)
+        for fut in ac:
+            tid = next(i for i, f in pending.items() if f is fut)
+            t = by_id[tid]
+            try:
+                r = _store(out, agent, fut.result())
+            except distributed.KilledWorker as exc:
+                if attempts[tid] < 2:
+                    progress(f"{tid}: its worker was lost; retrying once")
+                    del pending[tid]
+                    submit(t)
+                    ac.add(pending[tid])
+                    continue
+                r = _infra(t, agent, str(exc)[:300], prompt_level)
+                from evals.harness.runner import write_atomic
+
+                write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
+            except Exception as exc:  # the job itself raised on the worker: the harness's failure, not the agent's
+                r = _infra(t, agent, f"{type(exc).__name__}: {str(exc)[:300]}", prompt_level)
+                r.infra_error = r.infra_error.replace("the worker running this job was lost twice", "the job raised")
+                from evals.harness.runner import write_atomic
+
+                write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
+            kind = kinds[fut.key]
+            done[kind] = done.get(kind, 0) + 1
+            del pending[tid]
+            results[tid] = r
+            verdict = "PASS" if r.passed else "FAIL"
+            why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
+            sp = f" {r.speedup:.2f}×" if r.speedup else ""
+            progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
+            bar.update(client, pending, kinds, done)
+    except KeyboardInterrupt:
+        client.cancel(list(pending.values()), force=True)
+        progress(f"[cluster] interrupted: {len(pending)} outstanding jobs cancelled; re-run the command to resume")
+        raise
+    finally:
+        if own is not None:
+            client.close()
+            own.close()
+    return [results[t.id] for t in tasks]
+
+
+# --- workers ------------------------------------------------------------------------------------------------
+
+
+def worker_commands(scheduler: str, gpus: list[str], arch: str | None, host: str) -> list[tuple[list[str], dict]]:
+    """The ``dask worker`` command and environment for each GPU of this host (one single-threaded worker per GPU,
+    pinned with ``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES``, advertising ``GPU=1,<arch>=1``), or one CPU worker
+    when the host has no GPU."""
+    base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nthreads", "1", "--nworkers", "1"]
+    if not gpus:
+        return [([*base, "--name", f"kp-{host}-cpu"], dict(WORKER_ENV))]
+    cmds = []
+    for g in gpus:
+        env = {**WORKER_ENV, "CUDA_VISIBLE_DEVICES": g, "HIP_VISIBLE_DEVICES": g}
+        cmds.append(([*base, "--name", f"kp-{host}-gpu{g}", "--resources", f"GPU=1,{arch}=1"], env))
+    return cmds
+
+
+def start_workers(scheduler: str, gpus: list[str] | None = None, say: Callable[[str], None] = print) -> int:
+    """``kernelpilot eval worker``: one Dask worker per GPU of this host; runs until interrupted, and the workers
+    die with it."""
+    import signal
+    import subprocess
+
+    from evals.harness.devices import gpu_slots, probe_runtime
+
+    require_dask("eval worker")
+    rt = probe_runtime()
+    if gpus is None:
+        gpus = [g for g in gpu_slots() if g is not None]
+    cmds = worker_commands(scheduler, gpus, rt.arch, socket.gethostname())
+    procs = []
+    for argv, env in cmds:
+        procs.append(subprocess.Popen(argv, env={**os.environ, **env}))
+        say(f"worker {argv[argv.index('--name') + 1]} → {scheduler} ({' '.join(argv[argv.index('--name') + 2 :])})")
+
+    def stop(*_):
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        return max(p.wait() for p in procs)
+    except KeyboardInterrupt:
+        stop()
+        for p in procs:
+            p.wait(timeout=30)
+        return 130
+
+
+# --- Slurm --------------------------------------------------------------------------------------------------
+
+
+def slurm_cluster(
+    partition: str,
+    gpus_per_node: int = 1,
+    arch: str = "sm_90",
+    *,
+    cores_per_gpu: int = 8,
+    memory_per_gpu: str = "64GB",
+    walltime: str = "04:00:00",
+    account: str | None = None,
+):
+    """A dask-jobqueue ``SLURMCluster``: each Slurm job takes one node's ``gpus_per_node`` GPUs and runs one
+    single-threaded worker per GPU, each advertising ``GPU=1,<arch>=1`` and pinned to its GPU by its worker
+    number (``worker_slot``). Nothing is submitted until ``cluster.scale(jobs=N)``."""
+    require_dask("--slurm-partition")
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError as exc:
+        raise InputError("--slurm-partition needs dask-jobqueue, which is not installed", hint=INSTALL_HINT) from exc
+    g = int(gpus_per_node)
+    if g < 1:
+        raise InputError(f"--slurm-gpus-per-node {g}: expected 1 or more")
+    prologue = [f"export {k}={v}" for k, v in WORKER_ENV.items()] + ["export KP_SLOT_FROM_NAME=1"]
+    return SLURMCluster(
+        queue=partition,
+        account=account,
+        cores=g,  # one thread per worker: a worker scores one task at a time on its GPU
+        processes=g,
+        memory=_times(memory_per_gpu, g),
+        walltime=walltime,
+        job_extra_directives=[f"--gres=gpu:{g}", f"--cpus-per-task={g * cores_per_gpu}"],
+        job_directives_skip=["--cpus-per-task"],  # ours above: CPUs for the agents and compilers, not Dask threads
+        worker_extra_args=["--resources", f"GPU=1,{arch}=1"],
+        job_script_prologue=prologue,
+        scheduler_options={"dashboard_address": None},
+    )
+
+
+def _times(memory: str, n: int) -> str:
+    digits = "".join(c for c in memory if c.isdigit())
+    unit = memory[len(digits) :] or "GB"
+    if not digits:
+        raise InputError(f"memory '{memory}': expected e.g. 64GB")
+    return f"{int(digits) * n}{unit}"

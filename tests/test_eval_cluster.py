@@ -1,0 +1,166 @@
+"""Eval runs on Dask (issue 11): the amd-static track through `--cluster local:2` gives the single-host verdicts,
+a worker lost mid-job is retried once (and a second loss is an infrastructure failure, not the agent's), and the
+Slurm job script is generated without submitting anything."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evals.catalog import load_tasks
+from evals.cluster import resources_for, run_suite_on_cluster, slurm_cluster, worker_commands
+from evals.harness.runner import run_suite
+from evals.models import TaskScore
+
+ROOT = Path(__file__).resolve().parents[1]
+KILLER = ROOT / "tests" / "data" / "kill_worker_agent.py"
+QUIET = {"progress": lambda m: None}
+
+
+def test_jobs_ask_for_a_gpu_of_their_arch_or_for_nothing():
+    (gpu,) = load_tasks(["matmul-tiling"])
+    (cpu,) = load_tasks(["vgpr-spill-row-norm"])
+    assert resources_for(gpu) == {"GPU": 1, "sm_90": 1}
+    assert resources_for(cpu) == {}
+
+
+def test_eval_worker_starts_one_pinned_worker_per_gpu_advertising_its_arch():
+    cmds = worker_commands("tcp://head:8786", ["0", "3"], "gfx942", "node7")
+    assert [env["HIP_VISIBLE_DEVICES"] for _, env in cmds] == ["0", "3"]
+    assert [env["CUDA_VISIBLE_DEVICES"] for _, env in cmds] == ["0", "3"]
+    argv, env = cmds[1]
+    assert argv[argv.index("--resources") + 1] == "GPU=1,gfx942=1"
+    assert argv[argv.index("--name") + 1] == "kp-node7-gpu3"
+    assert argv[argv.index("--nthreads") + 1] == "1"
+    assert env["DASK_DISTRIBUTED__WORKER__DAEMON"] == "False"  # scoring starts processes of its own
+    # a host without a GPU serves CPU (amd-static) jobs with one worker and no GPU resource
+    ((argv, _),) = worker_commands("tcp://head:8786", [], None, "node7")
+    assert "--resources" not in argv
+
+
+def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu():
+    pytest.importorskip("dask_jobqueue", reason="pip install 'kernelpilot[cluster]'")
+    cluster = slurm_cluster("gpu-h100", gpus_per_node=4, arch="sm_90", account="kp")
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    assert "#SBATCH -p gpu-h100" in script
+    assert "#SBATCH -A kp" in script
+    assert "#SBATCH --gres=gpu:4" in script
+    assert "#SBATCH --cpus-per-task=32" in script  # 8 CPU cores per GPU for agents and compilers
+    assert script.count("--cpus-per-task") == 1
+    assert "--nworkers 4" in script and "--nthreads 1" in script
+    assert "--resources GPU=1,sm_90=1" in script
+    assert "export KP_SLOT_FROM_NAME=1" in script  # each worker takes the GPU of its number
+    assert "export DASK_DISTRIBUTED__WORKER__DAEMON=False" in script
+
+
+def test_cluster_option_without_dask_says_how_to_install_it(tmp_path):
+    code = "import sys; sys.modules['distributed'] = None\nfrom tools.cli import main\nsys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "eval", "run", "--agent", "noop", "--tasks", "vgpr-spill-row-norm",
+         "--out", str(tmp_path), "--cluster", "local:2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert "--cluster needs Dask distributed, which is not installed" in proc.stderr
+    assert "pip install 'kernelpilot[cluster]'" in proc.stderr
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+@pytest.fixture(scope="module")
+def client():
+    import os
+
+    import dask
+    import distributed
+
+    from evals.cluster import WORKER_ENV
+
+    os.environ.update(WORKER_ENV)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0, "distributed.worker.daemon": False}):
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        )
+        c = distributed.Client(cluster)
+        yield c
+        c.close()
+        cluster.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["reference", "noop"])
+def test_amd_static_track_on_local_2_equals_the_single_host_run(client, tmp_path, agent):
+    tasks = load_tasks(["amd-static"])
+    here = run_suite(tasks, agent, tmp_path / "host", jobs=2, **QUIET)
+    there = run_suite_on_cluster(tasks, agent, tmp_path / "dask", cluster="local:2", client=client, **QUIET)
+    assert [(s.task_id, s.passed) for s in there] == [(s.task_id, s.passed) for s in here]
+    assert all(s.passed == (agent == "reference") for s in there)
+    # the driver wrote the usual layout: score, diff and agent log per task
+    for s in there:
+        stored = TaskScore.model_validate_json((tmp_path / "dask" / agent / f"{s.task_id}.json").read_text())
+        assert stored.passed == s.passed
+        assert (tmp_path / "dask" / agent / s.task_id / "agent.log").is_file()
+        assert (tmp_path / "dask" / agent / s.task_id / "change.patch").is_file()
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_job_is_retried_once_and_the_job_completes(client, tmp_path):
+    tasks = load_tasks(["vgpr-spill-row-norm"])
+    counter = tmp_path / "starts"
+    template = f"{sys.executable} {KILLER} {{workspace}} {{task_id}} {counter} 1"
+    (s,) = run_suite_on_cluster(
+        tasks, "killer", tmp_path / "out", cluster="x", client=client, template=template, **QUIET
+    )
+    assert counter.read_text() == "2"  # started twice: killed with its worker, then retried
+    assert s.passed and s.infra_error is None, s.reasons
+
+
+@pytest.mark.slow
+def test_a_job_whose_worker_is_lost_twice_is_an_infrastructure_failure(client, tmp_path):
+    tasks = load_tasks(["vgpr-spill-row-norm"])
+    counter = tmp_path / "starts"
+    template = f"{sys.executable} {KILLER} {{workspace}} {{task_id}} {counter} 2"
+    (s,) = run_suite_on_cluster(
+        tasks, "killer", tmp_path / "out", cluster="x", client=client, template=template, **QUIET
+    )
+    assert counter.read_text() == "2"
+    assert not s.passed and not s.complete
+    assert s.infra_error.startswith("the worker running this job was lost twice")
+    assert s.reasons[0].endswith("(not the agent's failure; re-run the task)")
+    # a re-run resumes: the infrastructure failure is not kept as a result, the job runs again (and now succeeds)
+    (again,) = run_suite_on_cluster(
+        tasks, "killer", tmp_path / "out", cluster="x", client=client, template=template, **QUIET
+    )
+    assert counter.read_text() == "3" and again.passed
+
+
+@pytest.mark.slow
+def test_eval_worker_joins_the_scheduler_and_its_workers_stop_with_it():
+    distributed = pytest.importorskip("distributed", reason="pip install 'kernelpilot[cluster]'")
+    import os
+    import signal
+    import socket
+
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as c:
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "KERNELPILOT_EVAL_FORCE_CPU": "1"}  # this host: no GPU
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "tools.cli", "eval", "worker", "--scheduler", cluster.scheduler_address],
+                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            try:
+                c.wait_for_workers(1, timeout=90)
+                (info,) = c.scheduler_info()["workers"].values()
+                assert info["name"] == f"kp-{socket.gethostname()}-cpu"  # a CPU host serves amd-static jobs
+                assert info["nthreads"] == 1
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=60)
+            deadline = time.monotonic() + 30
+            while c.scheduler_info()["workers"] and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert c.scheduler_info()["workers"] == {}  # the worker did not outlive `eval worker`
