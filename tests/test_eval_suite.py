@@ -1,6 +1,12 @@
 """The suite end to end on CPU (amd-static track: compile for gfx942/gfx950, ISA checks, CPU correctness through
 the Triton interpreter for the Triton tasks; the FlyDSL tasks have no CPU oracle and are scored on the ISA): the
-reference agent passes every task, the noop agent fails every task, and a re-run resumes instead of scoring again."""
+reference agent passes every task, the noop agent fails every task, and a re-run resumes instead of scoring again.
+
+``KP_EVAL_SUITE_TASKS`` (comma-separated ids or tracks, default ``amd-static``) narrows the selection: .ci/run repeats
+the suite on a few tasks to prove the scorer's concurrency stable (issue 17 case 10) without recompiling every task.
+"""
+
+import os
 
 import pytest
 
@@ -10,27 +16,35 @@ from evals.harness.runner import run_suite
 pytestmark = pytest.mark.slow
 
 
+SELECTION = os.environ.get("KP_EVAL_SUITE_TASKS", "amd-static").split(",")
+
+
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
     return tmp_path_factory.mktemp("evals")
 
 
+def _has_oracle(score) -> bool:
+    """Tasks with a ``correctness`` section are checked on CPU (Triton interpreter, or the LLVM-IR oracle)."""
+    return next(t for t in load_tasks(SELECTION) if t.id == score.task_id).spec.correctness is not None
+
+
 def test_reference_agent_passes_every_amd_static_task(out):
-    scores = run_suite(load_tasks(["amd-static"]), "reference", out, jobs=2, progress=lambda m: None)
+    scores = run_suite(load_tasks(SELECTION), "reference", out, jobs=2, progress=lambda m: None)
     assert [(s.task_id, s.passed, s.reasons) for s in scores if not s.passed] == []
     assert all(s.isa_ok and s.compiled for s in scores)
-    assert all(s.correct is (None if s.task_id.startswith("flydsl-") else True) for s in scores)
+    assert all(s.correct is (True if _has_oracle(s) else None) for s in scores)
 
 
 def test_noop_agent_fails_every_amd_static_task_on_its_isa_checks(out):
-    scores = run_suite(load_tasks(["amd-static"]), "noop", out, jobs=2, progress=lambda m: None)
+    scores = run_suite(load_tasks(SELECTION), "noop", out, jobs=2, progress=lambda m: None)
     assert [s.task_id for s in scores if s.passed] == []
-    # the baseline is correct: it fails on structure, not on results (FlyDSL: no CPU oracle, structure only)
+    # the baseline is correct: it fails on structure, not on results (tasks without a CPU oracle: structure only)
     assert all(s.correct is not False and s.isa_ok is False for s in scores)
-    assert all(s.correct for s in scores if not s.task_id.startswith("flydsl-"))
+    assert all(s.correct for s in scores if _has_oracle(s))
 
 
 def test_rerun_resumes_from_the_written_results(out):
     lines = []
-    run_suite(load_tasks(["amd-static"]), "noop", out, progress=lines.append)
-    assert all(line.endswith("already scored, skipped") for line in lines) and len(lines) >= 4
+    run_suite(load_tasks(SELECTION), "noop", out, progress=lines.append)
+    assert all(line.endswith("already scored, skipped") for line in lines) and len(lines) == len(load_tasks(SELECTION))
