@@ -102,5 +102,6 @@ def nvidia_resources(
         occupancy_warps_per_sm=occ.value if occ else None,
         occupancy_limiter=occ.limiter if occ else None,
         occupancy_reason=occ.reason if occ else None,
+        occupancy_limits=occ.limits if occ else {},
         notes=notes,
     )

@@ -191,9 +191,10 @@ def resources_from_metadata(
         lds = (lds or 0) + dynamic_lds_bytes
     sgpr_for_waves = meta.comment.get("NumSGPRsForWavesPerEU", sgpr)
     waves = limiter = reason = None
+    limits: dict[str, int] = {}
     if arch in archmod.AMD_ARCHS and reserved is not None:
         occ = archmod.amd_occupancy(arch, reserved, sgpr_for_waves, lds, workgroup_size or wg, waves_per_eu)
-        waves, limiter, reason = occ.value, occ.limiter, occ.reason
+        waves, limiter, reason, limits = occ.value, occ.limiter, occ.reason, occ.limits
     return Resources(
         vgpr_count=vgpr,
         agpr_count=agpr,
@@ -209,6 +210,7 @@ def resources_from_metadata(
         waves_per_simd=waves,
         occupancy_limiter=limiter,
         occupancy_reason=reason,
+        occupancy_limits=limits,
         vgpr_reserved=reserved,
         static_lds_bytes=static_lds,
         compiler_occupancy=meta.comment.get("Occupancy"),

@@ -50,6 +50,9 @@ class Resources(BaseModel):
         None, description="the resource that sets waves_per_simd / occupancy_warps_per_sm (the smallest limit)"
     )
     occupancy_reason: str | None = Field(None, description="one line: every limit, the smallest named first")
+    occupancy_limits: dict[str, int] = Field(
+        default_factory=dict, description="each resource's own limit in waves/SIMD or warps/SM, e.g. {'vgpr': 4}"
+    )
     vgpr_reserved: int | None = Field(
         None,
         description="AMD: VGPRs the kernel descriptor reserves per wave (.amdhsa_next_free_vgpr, unified with AGPRs "
