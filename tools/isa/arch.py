@@ -184,16 +184,8 @@ def amd_waves_per_simd(
 
 
 def nvidia_warps_per_sm(arch: str, regs_per_thread: int, smem_bytes: int = 0, threads_per_block: int = 128) -> int:
-    """Resident warps per SM from registers (allocated per warp in units of 256) and shared memory per block."""
-    info = NVIDIA_ARCHS[normalize_arch(arch)]
-    warps_per_block = math.ceil(threads_per_block / 32)
-    regs_per_warp = math.ceil(max(regs_per_thread, 1) * 32 / info["reg_alloc_unit"]) * info["reg_alloc_unit"]
-    blocks_by_regs = info["regs_per_sm"] // (regs_per_warp * warps_per_block)
-    blocks_by_warps = info["max_warps_per_sm"] // warps_per_block
-    blocks = min(blocks_by_regs, blocks_by_warps)
-    if smem_bytes:
-        blocks = min(blocks, info["smem_per_sm"] // smem_bytes)
-    return blocks * warps_per_block
+    """Resident warps per SM from registers, shared memory per block and block size (see ``nvidia_occupancy``)."""
+    return nvidia_occupancy(arch, regs_per_thread, smem_bytes, threads_per_block).value
 
 
 @dataclass(frozen=True)
@@ -240,12 +232,13 @@ def amd_occupancy(
     wg = workgroup_size or info.wavefront_size * 4
     waves_per_group = math.ceil(wg / info.wavefront_size)
     alloc = max(info.vgpr_granule, math.ceil(max(vgprs, 1) / info.vgpr_granule) * info.vgpr_granule)
-    limits: dict[str, tuple[int, str]] = {
-        "vgpr": (
-            waves_per_simd_from_vgprs(arch, vgprs),
-            f"{vgprs} reserved, {alloc} allocated of {info.vgprs_per_lane}",
-        )
-    }
+    limits: dict[str, tuple[int, str]] = {}
+    if waves_per_eu:  # first: when it ties with the VGPR limit, LLVM padded the VGPRs to honour it
+        limits["waves-per-eu"] = (min(waves_per_eu, info.max_waves_per_simd), f"amdgpu-waves-per-eu max {waves_per_eu}")
+    limits["vgpr"] = (
+        waves_per_simd_from_vgprs(arch, vgprs),
+        f"{vgprs} reserved, {alloc} allocated of {info.vgprs_per_lane}",
+    )
     if sgprs is not None and info.sgprs_per_simd is not None:
         limits["sgpr"] = (waves_per_simd_from_sgprs(arch, sgprs), f"{sgprs} SGPRs")
     if lds_bytes:
@@ -253,8 +246,6 @@ def amd_occupancy(
             waves_per_simd_from_lds(arch, lds_bytes, wg),
             f"{lds_bytes} B per {wg}-thread workgroup of {info.lds_bytes_per_cu} B per CU",
         )
-    if waves_per_eu:
-        limits["waves-per-eu"] = (min(waves_per_eu, info.max_waves_per_simd), f"amdgpu-waves-per-eu max {waves_per_eu}")
     groups = amd_workgroups_per_cu_by_size(arch, wg)
     by_size = min(info.max_waves_per_simd, groups * waves_per_group // info.simds_per_cu)
     limits["block-size"] = (by_size, f"{waves_per_group}-wave workgroups, at most {groups} per CU")
@@ -266,23 +257,31 @@ def amd_occupancy(
 def nvidia_occupancy(
     arch: str, regs_per_thread: int, smem_bytes: int = 0, threads_per_block: int = 128, dynamic_smem_bytes: int = 0
 ) -> Occupancy:
-    """Resident warps per SM as the CUDA occupancy calculator computes it: registers (per warp, in allocation
-    units), shared memory per block (static + dynamic + the per-block reservation) and the block-size limits."""
+    """Resident warps per SM as the driver computes it (cuOccupancyMaxActiveBlocksPerMultiprocessor):
+
+    * registers are allocated per warp (in units of 256) from each of the SM's 4 sub-partitions' quarter of the
+      register file (measured on an H100: 48 regs x 2-warp blocks → 40 warps/SM, not 42);
+    * shared memory per block is the static + dynamic bytes plus the 1 KiB the driver reserves per block; on sm_90
+      cuobjdump's SHARED figure already includes that reservation (a Triton kernel shows 1024 where the driver's
+      static size is 0), on sm_80 it does not;
+    * at most ``max_warps_per_sm`` warps and ``max_blocks_per_sm`` blocks."""
     info = NVIDIA_ARCHS[normalize_arch(arch)]
     warps_per_block = math.ceil(max(threads_per_block, 1) / 32)
     regs_per_warp = math.ceil(max(regs_per_thread, 1) * 32 / info["reg_alloc_unit"]) * info["reg_alloc_unit"]
+    warps_by_regs = 4 * ((info["regs_per_sm"] // 4) // regs_per_warp)
     limits: dict[str, tuple[int, str]] = {
         "registers": (
-            (info["regs_per_sm"] // (regs_per_warp * warps_per_block)) * warps_per_block,
+            (warps_by_regs // warps_per_block) * warps_per_block,
             f"{regs_per_thread} regs/thread x {threads_per_block} threads",
         )
     }
-    total_smem = smem_bytes + dynamic_smem_bytes
-    if total_smem:
-        per_block = total_smem + info["reserved_smem_per_block"]
+    reserved = info["reserved_smem_per_block"]
+    if smem_bytes or dynamic_smem_bytes:
+        static = max(smem_bytes, reserved) if normalize_arch(arch) == "sm_90" else smem_bytes + reserved
+        per_block = static + dynamic_smem_bytes
         limits["smem"] = (
             (info["smem_per_sm"] // per_block) * warps_per_block,
-            f"{total_smem} B + {info['reserved_smem_per_block']} B reserved per block of {info['smem_per_sm']} B/SM",
+            f"{per_block} B per block (with the {reserved} B the driver reserves) of {info['smem_per_sm']} B/SM",
         )
     blocks = min(info["max_warps_per_sm"] // warps_per_block, info["max_blocks_per_sm"])
     limits["block-size"] = (blocks * warps_per_block, f"{warps_per_block}-warp blocks, at most {blocks} per SM")
