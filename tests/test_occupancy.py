@@ -88,7 +88,7 @@ def test_occupancy_agrees_with_the_compilers_comment_in_every_kernel_compiled_he
                 without_launch_lds = min(without_launch_lds, r.occupancy_limits["lds"])
             assert without_launch_lds == r.compiler_occupancy, (path.name, k.name, r.occupancy_reason)
             assert r.waves_per_simd == min(r.occupancy_limits.values())
-    assert compared >= 14
+    assert compared == 12  # the 12 Triton kernels; the 5 FlyDSL kernels carry no comment
 
 
 def test_hipcc_and_hipkittens_fixtures_agree_with_their_occupancy_comment(fixtures_dir):
