@@ -41,17 +41,19 @@ def forward(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    """The launch forward() makes for 64 x 128 and 128 x 64 fp16 operands. CPU tensors stand in: Triton's JIT specialises on
-    dtypes, 16-byte alignment and integer values, and so does kernelpilot from these example arguments
-    (kernelpilot README, "File mode")."""
-    a = torch.empty(64, 128, dtype=torch.float16)
-    b = torch.empty(128, 64, dtype=torch.float16)
-    M, K = a.shape
-    N = b.shape[1]
-    c = torch.empty((M, N), dtype=torch.float32)
     return {
         "kernel": matmul_kernel,
-        "args": (a, b, c, M, N, K),
-        "kwargs": {"BM": BM, "BN": BN, "BK": BK, **OPTIONS},
-        "grid": (M // BM, N // BN),
+        "signature": {
+            "a_ptr": "*fp16",
+            "b_ptr": "*fp16",
+            "c_ptr": "*fp32",
+            "M": "i32",
+            "N": "i32",
+            "K": "i32",
+            "BM": "constexpr",
+            "BN": "constexpr",
+            "BK": "constexpr",
+        },
+        "constexprs": {"BM": BM, "BN": BN, "BK": BK},
+        "options": OPTIONS,
     }
