@@ -27,6 +27,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from tools.frontends._triton_jit import LaunchSpecError
+
 ENTRY = "kernelpilot_entry"
 
 
@@ -188,7 +190,7 @@ def main(argv: list[str]) -> int:
             for s in specs:
                 _check_triton_spec(s)
             result = {"kernels": [_triton_stages(s, arch, out_dir, i) for i, s in enumerate(specs)]}
-    except ConventionError as exc:
+    except (ConventionError, LaunchSpecError) as exc:
         print(str(exc), file=sys.stderr)
         return 4
     except Exception as exc:

@@ -15,6 +15,10 @@ from typing import Any
 LAUNCH_KEYS = ("kernel", "args", "kwargs", "grid")
 
 
+class LaunchSpecError(Exception):
+    """The example launch is one Triton's JIT itself would refuse (e.g. an option the target does not have)."""
+
+
 def is_example_form(spec: Any) -> bool:
     """The example-argument form: a dict with ``args`` and no ``signature``."""
     return isinstance(spec, dict) and "args" in spec and "signature" not in spec
@@ -104,7 +108,16 @@ def compile_example(spec: dict, arch: str):
     backend = make_backend(target)
     binder = create_function_from_signature(fn.signature, fn.params, backend)
     bound_args, specialization, bound_options = binder(*args, **kwargs)
-    options, signature, constexprs, attrs = _pack_args(fn, backend, kwargs, bound_args, specialization, bound_options)
+    try:
+        options, signature, constexprs, attrs = _pack_args(
+            fn, backend, kwargs, bound_args, specialization, bound_options
+        )
+    except KeyError as exc:  # Triton's own check: a keyword that is neither a parameter nor a backend option
+        known = sorted(k for k in backend.parse_options({}).__dict__ if not k.startswith("_"))
+        raise LaunchSpecError(
+            f"{exc.args[0]} for {target.backend} {target.arch} (kernel[grid](...) would fail the same way); "
+            f"options this target takes: {', '.join(known)}"
+        ) from None
     src = triton.compiler.ASTSource(fn, signature, constexprs, attrs)
     compiled = triton.compile(src, target=target, options=options.__dict__)
 
