@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import difflib
-import importlib.util
 import json
 import os
 import re
@@ -33,15 +32,6 @@ def instructions(sass: str) -> list[str]:
         if m:
             out.append(_LABEL.sub("L", re.sub(r"\s+", " ", m.group(1))))
     return out
-
-
-def _load(path: Path):
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _driver_figures(function: int, block: int, dynamic_smem: int) -> dict:
@@ -88,11 +78,12 @@ def compare(path: Path, arch: str, out: Path) -> dict:
     import torch
 
     from tools.dump_ir import dump_ir
+    from tools.frontends._pyrunner import _load
     from tools.frontends.nvidia import write_sass
 
     dump = dump_ir(path, arch, use_cache=False).kernels[0]
     ours = Path(dump.final_isa).read_text()
-    spec = _load(path).kernelpilot_entry()
+    spec = _load(path).kernelpilot_entry()  # loaded as file mode loads it
     args = [a.to("cuda") if isinstance(a, torch.Tensor) else a for a in spec["args"]]
     compiled = spec["kernel"][tuple(spec["grid"])](*args, **spec["kwargs"])
     torch.cuda.synchronize()

@@ -34,7 +34,7 @@ AMD_KERNEL_FILES = [
 
 
 def test_reserved_vgprs_not_used_vgprs_set_the_occupancy_of_a_waves_per_eu_kernel():
-    (k,) = dump_ir(DATA / "triton_jit" / "row_norm_waves_per_eu.py", "gfx942").kernels
+    (k,) = dump_ir(DATA / "triton_jit" / "rms_norm_waves_per_eu.py", "gfx942").kernels
     r = k.resources
     # 25 VGPRs used, but LLVM pads the descriptor to 97 (.amdhsa_next_free_vgpr) to honour waves-per-eu "4,4":
     # 97 → 104 allocated, 512 // 104 = 4 waves/SIMD, as the compiler's "; Occupancy: 4" says (not 8 from 25)

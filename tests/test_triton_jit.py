@@ -92,7 +92,7 @@ def test_a_grid_of_strings_is_a_convention_error(tmp_path):
 def test_launch_option_the_target_does_not_know_is_refused_as_the_jit_would():
     # waves_per_eu is an AMD option: kernel[grid](..., waves_per_eu=4) fails the same way on an NVIDIA GPU
     with pytest.raises(InputError) as err:
-        dump_ir(DATA / "row_norm_waves_per_eu.py", "sm_90")
+        dump_ir(DATA / "rms_norm_waves_per_eu.py", "sm_90")
     assert "Keyword argument waves_per_eu was specified but unrecognised for cuda 90" in err.value.message
     assert "num_warps" in err.value.message  # the options the target does take
 
