@@ -79,7 +79,7 @@ async def test_dump_ir_compiles_the_triton_example_and_links_every_stage():
 
         # The metadata line the resources were read from, found by pattern, with its line number.
         page = (await c.call_tool("read-artifact", {"uri": isa_uri, "pattern": r"\.vgpr_count:"})).structured_content
-        assert page["lines"] == 1 and page["text"].endswith(".vgpr_count:     12")
+        assert page["lines"] == 1 and page["text"].endswith(".vgpr_count:     9")
         text = (await c.read_resource(isa_uri + "?limit=5")).contents[0].text
         assert "next page: " + isa_uri + "?offset=5&limit=5" in text
 
