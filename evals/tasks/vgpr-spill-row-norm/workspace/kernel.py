@@ -32,15 +32,9 @@ def forward(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    """The launch forward() makes for 3 rows of 4096 fp32 values. CPU tensors stand in: Triton's JIT specialises on
-    dtypes, 16-byte alignment and integer values, and so does kernelpilot from these example arguments
-    (kernelpilot README, "File mode")."""
-    x = torch.empty(3, 4096)
-    w = torch.empty(4096)
-    out = torch.empty_like(x)
     return {
         "kernel": row_norm_kernel,
-        "args": (x, w, out, x.shape[1], 1e-5),
-        "kwargs": {"BLOCK": BLOCK, **OPTIONS},
-        "grid": (x.shape[0],),
+        "signature": {"x_ptr": "*fp32", "w_ptr": "*fp32", "out_ptr": "*fp32", "N": "i32", "eps": "fp32", "BLOCK": "constexpr"},
+        "constexprs": {"BLOCK": BLOCK},
+        "options": OPTIONS,
     }
