@@ -42,9 +42,9 @@ def test_triton_script_kernels_are_collected_from_its_cache(tmp_path):
             sys.path.insert(0, {str(EXAMPLES / "triton")!r})
             import triton
             from triton.backends.compiler import GPUTarget
-            from vector_add import kernelpilot_entry
-            spec = kernelpilot_entry()
-            src = triton.compiler.ASTSource(fn=spec["kernel"], signature=spec["signature"], constexprs=spec["constexprs"])
+            from vector_add import vector_add_kernel
+            signature = {{"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}}
+            src = triton.compiler.ASTSource(fn=vector_add_kernel, signature=signature, constexprs={{"BLOCK": 1024}})
             triton.compile(src, target=GPUTarget("hip", "gfx942", 64))
             triton.compile(src, target=GPUTarget("cuda", 90, 32))
             """

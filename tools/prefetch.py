@@ -15,7 +15,7 @@ from pathlib import Path
 from tools import paths
 from tools.errors import InputError
 from tools.isa import arch as archmod
-from tools.models.dump import Resources
+from tools.models.dump import LaunchInfo, Resources
 from tools.models.prefetch import (
     BaselineComparison,
     GpuMeasurement,
@@ -66,10 +66,10 @@ def _is_sass(text: str) -> bool:
 
 def _load_input(
     source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600
-) -> tuple[list[tuple[str, str, Resources | None]], str | None, str]:
-    """[(isa_text, isa_path, resources)], arch, origin — compiling kernel sources through dump-ir."""
+) -> tuple[list[tuple[str, str, Resources | None, LaunchInfo | None]], str | None, str]:
+    """[(isa_text, isa_path, resources, launch)], arch, origin — compiling kernel sources through dump-ir."""
     if isinstance(source, str) and "\n" in source:
-        return [(source, "<text>", None)], arch, "<text>"
+        return [(source, "<text>", None, None)], arch, "<text>"
     path = paths.guard(source, "input")
     if not path.exists():
         raise InputError(f"{path} does not exist", hint="give a kernel file, an ISA/SASS file or a dump directory")
@@ -87,7 +87,7 @@ def _load_input(
                 hint="pass a directory written by `kernelpilot dump-ir --out DIR`, or the ISA file itself",
             )
         files = [paths.guard(p, f"ISA file in {path}") for p in files]
-        return [(p.read_text(errors="replace"), str(p), None) for p in files], arch, str(path)
+        return [(p.read_text(errors="replace"), str(p), None, None) for p in files], arch, str(path)
     if path.suffix in SOURCE_SUFFIXES:
         from tools.dump_ir import dump_ir
 
@@ -96,7 +96,7 @@ def _load_input(
         out = []
         for k in result.kernels:
             if k.final_isa:
-                out.append((Path(k.final_isa).read_text(errors="replace"), k.final_isa, k.resources))
+                out.append((Path(k.final_isa).read_text(errors="replace"), k.final_isa, k.resources, k.launch))
         return out, arch, str(path)
     head = path.read_bytes()[:4096]
     if b"\x00" in head:
@@ -104,7 +104,35 @@ def _load_input(
             f"{path} is binary; prefetch-data-load reads assembly text",
             hint="pass the .s / .sass text, or the kernel source (it is compiled with dump-ir)",
         )
-    return [(path.read_text(errors="replace"), str(path), None)], arch, str(path)
+    return [(path.read_text(errors="replace"), str(path), None, None)], arch, str(path)
+
+
+def _block_threads(arch: str, res: Resources, launch: LaunchInfo | None) -> int:
+    """Threads per workgroup / block: the launch's, else the kernel's maximum, else 256 (SASS does not say)."""
+    if launch is not None and launch.block_threads:
+        return launch.block_threads
+    return res.max_flat_workgroup_size or 256
+
+
+def occupancy_with_registers(arch: str, res: Resources, registers: int) -> int:
+    """Occupancy (waves/SIMD or warps/SM) if the kernel used ``registers`` and every other resource stayed as is.
+
+    AMD: the VGPR limit of max(``registers``, what the descriptor reserves) against the kernel's other limits (SGPR,
+    launch LDS, waves-per-eu, block size); NVIDIA: the CUDA occupancy calculation with its shared memory and block."""
+    if archmod.is_amd(arch):
+        reserved = max(registers, res.vgpr_reserved or 0)  # LLVM's padding (amdgpu-waves-per-eu) stays
+        others = [v for k, v in res.occupancy_limits.items() if k != "vgpr"]
+        return min([archmod.waves_per_simd_from_vgprs(arch, reserved), *others])
+    threads = _block_threads(arch, res, None)
+    return archmod.nvidia_occupancy(arch, registers, res.lds_bytes or 0, threads).value
+
+
+def workgroups_per_cu(arch: str, occupancy: int, block_threads: int) -> int:
+    """Workgroups (blocks) one CU (SM) holds at ``occupancy`` waves/SIMD (warps/SM)."""
+    if archmod.is_amd(arch):
+        info = archmod.amd_arch(arch)
+        return occupancy * info.simds_per_cu // max(1, -(-block_threads // info.wavefront_size))
+    return occupancy // max(1, -(-block_threads // 32))
 
 
 def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -> RegisterHeadroom | None:
@@ -119,14 +147,8 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
             return RegisterHeadroom(
                 arch=arch, prefetch_buffer_vgprs=buffer, verdict="unknown", note="the ISA states no VGPR count"
             )
-        info = archmod.amd_arch(arch)
-        proj = cur + add
-        occ = archmod.waves_per_simd_from_vgprs(arch, cur)
-        pocc = archmod.waves_per_simd_from_vgprs(arch, proj)
-        threshold = (info.vgprs_per_lane // max(occ, 1)) // info.vgpr_granule * info.vgpr_granule if occ else None
-        threshold = min(threshold, info.max_vgprs_per_wave) if threshold else threshold
         unit = "waves/SIMD"
-        limit = info.max_vgprs_per_wave
+        limit = archmod.amd_arch(arch).max_vgprs_per_wave
     else:
         cur = res.registers_per_thread
         if cur is None:
@@ -136,17 +158,12 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
                 verdict="unknown",
                 note="no register count (cuobjdump missing?)",
             )
-        threads = res.max_flat_workgroup_size or 256  # SASS does not state the block size
-        proj = cur + add
-        occ = archmod.nvidia_warps_per_sm(arch, cur, res.lds_bytes or 0, threads)
-        pocc = archmod.nvidia_warps_per_sm(arch, proj, res.lds_bytes or 0, threads)
-        threshold = None
-        for r in range(255, cur - 1, -1):
-            if archmod.nvidia_warps_per_sm(arch, r, res.lds_bytes or 0, threads) >= occ:
-                threshold = r
-                break
-        unit = f"warps/SM ({threads}-thread blocks)"
+        unit = f"warps/SM ({_block_threads(arch, res, None)}-thread blocks)"
         limit = 255
+    proj = cur + add
+    occ = occupancy_with_registers(arch, res, cur)
+    pocc = occupancy_with_registers(arch, res, proj)
+    threshold = next((r for r in range(limit, cur - 1, -1) if occupancy_with_registers(arch, res, r) >= occ), None)
     what = "already holds its prefetch buffer" if already else f"needs {buffer} more for a one-iteration buffer"
     if proj > limit:
         verdict, note = "exceeds-register-file", f"{cur} registers + {add} > {limit}: the buffer would spill"
@@ -223,7 +240,8 @@ def _analyze_one(
 ) -> PrefetchReport:
     texts, arch, origin = _load_input(source_or_isa, arch, frontend, timeout)
     candidates = []
-    for text, path, res in texts:
+    launches = {path: launch for _, path, _, launch in texts}
+    for text, path, res, _ in texts:
         for name, loops, prologue, has_loc, kres, karch in _analyze_text(text, path, arch, kernel, res):
             candidates.append((name, loops, prologue, has_loc, kres, karch, path))
     if not candidates:
@@ -272,8 +290,14 @@ def _analyze_one(
         summary += f"; registers: {headroom.verdict}"
     spills = None
     occ = headroom.current_occupancy if headroom else None
+    launch = launches.get(path)
+    groups = None
     if res is not None:
         spills = res.vgpr_spill_count if karch and archmod.is_amd(karch) else res.spill_store_bytes
+        occ = res.waves_per_simd if res.waves_per_simd is not None else res.occupancy_warps_per_sm
+        occ = occ if occ is not None else (headroom.current_occupancy if headroom else None)
+        if occ is not None and karch:
+            groups = workgroups_per_cu(karch, occ, _block_threads(karch, res, launch))
     return PrefetchReport(
         summary=summary,
         source=origin,
@@ -286,6 +310,9 @@ def _analyze_one(
         prologue_loads=prologue,
         spill_count=spills,
         occupancy=occ,
+        occupancy_limiter=res.occupancy_limiter if res is not None else None,
+        workgroups_per_cu=groups,
+        launch=launch,
         notes=notes,
         isa_path=path,
         registers=headroom.current_vgprs if headroom else None,
@@ -358,6 +385,7 @@ def verify_prefetch(
     kernel: str | None = None,
     allow_occupancy_drop: int = 0,
     gpu: bool = True,
+    compute_units: int | None = None,
     frontend: str | None = None,
     timeout: float = 600,
 ) -> VerifyReport:
@@ -366,7 +394,9 @@ def verify_prefetch(
     spills, no occupancy drop beyond ``allow_occupancy_drop``; report the loop-carried register copies it costs.
 
     With ``gpu`` (default), ``measure_gpu`` also runs both files where they define ``kernelpilot_run`` and a GPU is
-    present: wrong output or a slower AFTER fail the verification; otherwise ``gpu.note`` says why nothing ran."""
+    present: wrong output or a slower AFTER fail the verification; otherwise ``gpu.note`` says why nothing ran.
+    An occupancy drop is judged against the launch (``occupancy_check``); ``compute_units`` overrides the CU/SM
+    count of the product assumed for the arch."""
     before, after = resolve_source(before), resolve_source(after)
     b = analyze_prefetch(before, arch, kernel, frontend, timeout)
     a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout)
@@ -447,17 +477,11 @@ def verify_prefetch(
         )
     sb, sa = b.spill_count or 0, a.spill_count or 0
     checks.append(VerifyCheck(name="no-new-spills", ok=sa <= sb, detail=f"spills {sb} → {sa}"))
-    if b.occupancy is not None and a.occupancy is not None:
-        drop = b.occupancy - a.occupancy
-        checks.append(
-            VerifyCheck(
-                name="occupancy",
-                ok=drop <= allow_occupancy_drop,
-                detail=f"occupancy {b.occupancy} → {a.occupancy}" + (f" (drop {drop})" if drop > 0 else ""),
-            )
-        )
     checks.append(copies_check(hb, ha, after))
     measured = measure_gpu(before, after) if gpu else None
+    occupancy = occupancy_check(b, a, allow_occupancy_drop, measured, compute_units)
+    if occupancy is not None:
+        checks.insert(next(i for i, c in enumerate(checks) if c.name == "no-new-spills") + 1, occupancy)
     if measured is not None and measured.before_correct is not None:
         checks += [measured.before_correct, measured.after_correct]
     if measured is not None and measured.comparison is not None:
@@ -510,6 +534,91 @@ def copies_check(hb: LoopReport, ha: LoopReport, after: str | Path) -> VerifyChe
     return VerifyCheck(name="loop-carried-copies", ok=True, detail="; ".join(parts))
 
 
+def _faster(measured: GpuMeasurement | None) -> bool:
+    """A GPU measurement that found both outputs correct and AFTER faster."""
+    if measured is None or measured.comparison is None:
+        return False
+    correct = all(c is not None and c.ok for c in (measured.before_correct, measured.after_correct))
+    return correct and measured.comparison.verdict == "faster"
+
+
+def occupancy_check(
+    b: PrefetchReport,
+    a: PrefetchReport,
+    allow_drop: int = 0,
+    measured: GpuMeasurement | None = None,
+    compute_units: int | None = None,
+) -> VerifyCheck | None:
+    """Does AFTER's lower occupancy cost this launch anything?
+
+    A CU/SM holds ``workgroups_per_cu`` workgroups at each occupancy; a grid of P workgroups on C CUs keeps at most
+    ceil(P / C) per CU busy at once. The drop is felt only if AFTER then holds fewer than BEFORE did: otherwise it is
+    a note. A felt drop fails, unless a GPU measurement found AFTER correct and faster (PASS with the note). With no
+    grid known, the drop is a warning that says from which grid on it would matter."""
+    if b.occupancy is None or a.occupancy is None or not a.arch:
+        return None
+    amd = archmod.is_amd(a.arch)
+    unit = "waves/SIMD" if amd else "warps/SM"
+    drop = b.occupancy - a.occupancy
+    head = f"occupancy {b.occupancy} → {a.occupancy} {unit}" + (
+        f" (AFTER limited by {a.occupancy_limiter})"
+        if drop > 0 and a.occupancy_limiter not in (None, "hardware")
+        else ""
+    )
+    if drop <= allow_drop:
+        return VerifyCheck(name="occupancy", ok=True, detail=head + (f" (drop {drop} allowed)" if drop > 0 else ""))
+    _, product = archmod.resident_groups_needed(1, a.arch, compute_units)
+    cu = "CU" if amd else "SM"
+    bg, ag = b.workgroups_per_cu or 0, a.workgroups_per_cu or 0
+    matters = f"it matters once a launch keeps more than {ag} workgroups per {cu} busy (more than {ag * product.compute_units} workgroups on {product.name})"
+    grid = (a.launch or b.launch).grid if (a.launch or b.launch) else None
+    if grid is None and measured is not None and measured.grid:
+        grid = measured.grid
+    speed = f"{measured.comparison.speedup:.2f}x" if measured is not None and measured.comparison else ""
+    if grid is None:
+        if _faster(measured):
+            return VerifyCheck(
+                name="occupancy",
+                ok=True,
+                severity="note",
+                detail=f"{head}; the GPU measured AFTER correct and {speed} faster at its launch; {matters}",
+            )
+        return VerifyCheck(
+            name="occupancy",
+            ok=True,
+            severity="warning",
+            detail=f"{head}: the launch grid is unknown; {matters}. Return example arguments with a 'grid' from "
+            "kernelpilot_entry() (or measure on a GPU) to decide",
+        )
+    programs = 1
+    for g in grid:
+        programs *= g
+    needed, product = archmod.resident_groups_needed(programs, a.arch, compute_units)
+    where = (
+        f"{programs} workgroups on {product.name} ({product.compute_units} {cu}s) need {needed} per {cu} at once; "
+        f"BEFORE holds {bg}, AFTER {ag}"
+    )
+    if min(needed, ag) >= min(needed, bg):
+        return VerifyCheck(
+            name="occupancy",
+            ok=True,
+            severity="note",
+            detail=f"{head}, which this launch cannot feel: {where}; {matters}",
+        )
+    if _faster(measured):
+        return VerifyCheck(
+            name="occupancy",
+            ok=True,
+            severity="note",
+            detail=f"{head}, felt by this launch ({where}), but the GPU measured AFTER correct and {speed} faster",
+        )
+    return VerifyCheck(
+        name="occupancy",
+        ok=False,
+        detail=f"{head}, felt by this launch: {where}; keep AFTER at {b.occupancy} {unit} (or measure on a GPU)",
+    )
+
+
 def runner_file(source: str | Path) -> Path | None:
     """Where ``kernelpilot_run(device)`` lives for a kernel file: the .py file itself, or ``<stem>_run.py`` beside a
     .cu/.hip file; None for ISA text or when there is none."""
@@ -524,7 +633,7 @@ def runner_file(source: str | Path) -> Path | None:
 
 def _load_run(path: Path, tag: str, device) -> dict:
     """Call ``kernelpilot_run(device)`` in ``path``; it returns {"launch": fn(), "check": fn() -> (ok, detail),
-    "shape": str}."""
+    "shape": str} and optionally "grid": the launch grid (tuple), which launch-aware occupancy uses."""
     name = f"_kernelpilot_run_{tag}_{path.stem}"
     sys.path.insert(0, str(path.parent))
     try:
@@ -584,7 +693,9 @@ def measure_gpu(before: str | Path, after: str | Path, rounds: int = 50, warmup:
         wrong = " and ".join(k for k, c in correct.items() if not c.ok)
         return GpuMeasurement(measured=False, note=f"not timed: {wrong} output is wrong", **common)
     cmp = compare_callables(runs["BEFORE"]["launch"], runs["AFTER"]["launch"], rounds=rounds, warmup=warmup)
-    return GpuMeasurement(measured=True, note=f"{name}, {shape}: {cmp.summary}", comparison=cmp, **common)
+    grid = runs["AFTER"].get("grid")
+    grid = [int(g) for g in grid] if isinstance(grid, (tuple, list)) else None
+    return GpuMeasurement(measured=True, note=f"{name}, {shape}: {cmp.summary}", comparison=cmp, grid=grid, **common)
 
 
 def format_load(ld) -> str:
@@ -682,6 +793,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--allow-occupancy-drop", type=int, default=0, help="--verify: waves/warps AFTER may lose")
     p.add_argument("--no-gpu", action="store_true", help="--verify: skip the GPU correctness and timing run")
+    p.add_argument(
+        "--compute-units",
+        type=int,
+        help="--verify: CUs/SMs of the GPU the launch runs on (default: MI300X 304, MI355X 256, H100 132, A100 108)",
+    )
     p.add_argument("--json", action="store_true", help="print the report model as JSON")
 
 
@@ -694,6 +810,7 @@ def run(args: argparse.Namespace) -> int:
             args.kernel,
             args.allow_occupancy_drop,
             gpu=not args.no_gpu,
+            compute_units=args.compute_units,
             frontend=args.frontend,
             timeout=args.timeout,
         )
@@ -702,7 +819,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(rep.summary)
             for c in rep.checks:
-                print(f"  [{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
+                tag = "FAIL" if not c.ok else {"note": "note", "warning": "warn"}.get(c.severity or "", "ok")
+                print(f"  [{tag}] {c.name}: {c.detail}")
             print(f"  gpu: {rep.gpu.note if rep.gpu else 'not measured (--no-gpu)'}")
         return 0 if rep.ok else 1
     if not args.source:

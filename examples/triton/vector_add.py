@@ -1,10 +1,16 @@
 """Masked vector add in Triton; compiles for gfx90a/gfx942/gfx950 and sm_80/sm_90 without a GPU.
 
-File-mode entry for kernelpilot: ``kernelpilot_entry()`` returns the kernel, its signature and constexprs.
+File-mode entry for kernelpilot: ``kernelpilot_entry()`` returns example launch arguments, exactly what
+``vector_add_kernel[grid](*args, **kwargs)`` would launch. CPU tensors are fine: Triton's JIT specialises on their
+dtype and 16-byte alignment and on the integers' values (n = 4096 is divisible by 16), so kernelpilot compiles the
+kernel the JIT launches, with 16-byte vector loads.
 """
 
+import torch
 import triton
 import triton.language as tl
+
+N, BLOCK = 4096, 1024
 
 
 @triton.jit
@@ -18,9 +24,12 @@ def vector_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 def kernelpilot_entry():
+    x = torch.randn(N)
+    y = torch.randn(N)
+    out = torch.empty_like(x)
     return {
         "kernel": vector_add_kernel,
-        "signature": {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
-        "constexprs": {"BLOCK": 1024},
-        "options": {"num_warps": 4},
+        "args": (x, y, out, N),
+        "kwargs": {"BLOCK": BLOCK, "num_warps": 4},
+        "grid": (triton.cdiv(N, BLOCK),),
     }

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from tools.models.dump import LaunchInfo
 from tools.profilers.timing import Comparison
 
 LoopVerdict = Literal["exposed-latency", "prefetched", "memory-bound", "no-loads", "undetermined"]
@@ -189,6 +190,9 @@ class PrefetchReport(BaseModel):
     prologue_loads: int = Field(0, description="loads issued before the hot loop (a prefetch prologue has some)")
     spill_count: int | None = Field(None, description="VGPR spills (AMD) or spill-store bytes (NVIDIA)")
     occupancy: int | None = Field(None, description="waves per SIMD (AMD) or warps per SM (NVIDIA)")
+    occupancy_limiter: str | None = Field(None, description="the resource that sets the occupancy (see Resources)")
+    workgroups_per_cu: int | None = Field(None, description="workgroups / blocks one CU / SM holds at this occupancy")
+    launch: LaunchInfo | None = Field(None, description="the launch (grid, block) where the kernel file states it")
     notes: list[str] = Field(default_factory=list)
     isa_path: str | None = None
     registers: int | None = Field(None, description="VGPRs (AMD, unified) or registers/thread (NVIDIA)")
@@ -199,6 +203,9 @@ class VerifyCheck(BaseModel):
     name: str
     ok: bool
     detail: str
+    severity: Literal["note", "warning"] | None = Field(
+        None, description="for a passing check that still deserves attention: note (cannot matter here) or warning"
+    )
 
 
 class GpuMeasurement(BaseModel):
@@ -211,6 +218,7 @@ class GpuMeasurement(BaseModel):
     before_correct: VerifyCheck | None = None
     after_correct: VerifyCheck | None = None
     comparison: Comparison | None = Field(None, description="AFTER (candidate) against BEFORE (baseline)")
+    grid: list[int] | None = Field(None, description="the launch grid kernelpilot_run states, where it does")
 
 
 class VerifyReport(BaseModel):

@@ -1,9 +1,9 @@
 """Baseline: a Triton GEMM K-loop (one 32x32 C tile per program, tl.dot over 32-wide K tiles) compiled with
 ``num_stages=1``: no software pipelining, so each iteration's tile loads are waited for before its tl.dot.
 
-The pointers and N, K are marked divisible by 16 (``attrs``), as Triton's JIT specialises them at launch; without
-that the offline compile cannot prove alignment, the loads stay scalar (one fp16 each) and the pipeliner leaves them
-alone. ``prefetched.py`` is this file with ``NUM_STAGES = 3``.
+``kernelpilot_entry()`` returns the launch's example arguments, so kernelpilot compiles what Triton's JIT launches:
+16-byte-aligned pointers and N, K divisible by 16, hence vector loads the pipeliner can stage. (Without those facts,
+e.g. in the older signature form, the loads stay scalar, one fp16 each, and the pipeliner leaves them alone.) ``prefetched.py`` is this file with ``NUM_STAGES = 3``.
 """
 
 import triton
@@ -36,21 +36,18 @@ def dot_loop_kernel(a_ptr, b_ptr, c_ptr, N, K, BM: tl.constexpr, BN: tl.constexp
 
 
 def kernelpilot_entry():
+    """The launch ``kernelpilot_run`` makes, with CPU tensors: Triton's JIT specialises on their dtypes and 16-byte
+    alignment and on N and K (divisible by 16), never on the values, so empty tensors do."""
+    import torch
+
+    a = torch.empty(M, K, dtype=torch.float16)
+    b = torch.empty(K, N, dtype=torch.float16)
+    c = torch.empty(M, N, dtype=torch.float32)
     return {
         "kernel": dot_loop_kernel,
-        "signature": {
-            "a_ptr": "*fp16",
-            "b_ptr": "*fp16",
-            "c_ptr": "*fp32",
-            "N": "i32",
-            "K": "i32",
-            "BM": "constexpr",
-            "BN": "constexpr",
-            "BK": "constexpr",
-        },
-        "constexprs": {"BM": BM, "BN": BN, "BK": BK},
-        "attrs": {(i,): [["tt.divisibility", 16]] for i in range(5)},  # a_ptr, b_ptr, c_ptr, N, K
-        "options": {"num_warps": 4, "num_stages": NUM_STAGES},
+        "args": (a, b, c, N, K),
+        "kwargs": {"BM": BM, "BN": BN, "BK": BK, "num_warps": 4, "num_stages": NUM_STAGES},
+        "grid": (M // BM, N // BN),
     }
 
 

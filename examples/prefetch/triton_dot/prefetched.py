@@ -1,7 +1,7 @@
-"""Prefetched: ``baseline.py`` with ``num_stages=3``. With vector loads (the divisibility ``attrs``) Triton's software
-pipeliner issues the loads of tile k+2 while tile k is computed: on sm_90 as cp.async (LDGSTS) into a 3-buffer
-shared-memory ring waited for with ``DEPBAR.LE``; on gfx942 as global loads into registers written to LDS at the end
-of the iteration (read back the next); on gfx950 as direct-to-LDS buffer loads.
+"""Prefetched: ``baseline.py`` with ``num_stages=3``. With the vector loads the JIT's specialisation allows, Triton's
+software pipeliner issues the loads of tile k+2 while tile k is computed: on sm_90 as cp.async (LDGSTS) into a
+3-buffer shared-memory ring waited for with ``DEPBAR.LE``; on gfx942 as buffer loads into registers written to LDS
+at the end of the iteration (read back the next); on gfx950 as direct-to-LDS buffer loads.
 """
 
 import triton
@@ -34,21 +34,18 @@ def dot_loop_kernel(a_ptr, b_ptr, c_ptr, N, K, BM: tl.constexpr, BN: tl.constexp
 
 
 def kernelpilot_entry():
+    """The launch ``kernelpilot_run`` makes, with CPU tensors: Triton's JIT specialises on their dtypes and 16-byte
+    alignment and on N and K (divisible by 16), never on the values, so empty tensors do."""
+    import torch
+
+    a = torch.empty(M, K, dtype=torch.float16)
+    b = torch.empty(K, N, dtype=torch.float16)
+    c = torch.empty(M, N, dtype=torch.float32)
     return {
         "kernel": dot_loop_kernel,
-        "signature": {
-            "a_ptr": "*fp16",
-            "b_ptr": "*fp16",
-            "c_ptr": "*fp32",
-            "N": "i32",
-            "K": "i32",
-            "BM": "constexpr",
-            "BN": "constexpr",
-            "BK": "constexpr",
-        },
-        "constexprs": {"BM": BM, "BN": BN, "BK": BK},
-        "attrs": {(i,): [["tt.divisibility", 16]] for i in range(5)},  # a_ptr, b_ptr, c_ptr, N, K
-        "options": {"num_warps": 4, "num_stages": NUM_STAGES},
+        "args": (a, b, c, N, K),
+        "kwargs": {"BM": BM, "BN": BN, "BK": BK, "num_warps": 4, "num_stages": NUM_STAGES},
+        "grid": (M // BM, N // BN),
     }
 
 

@@ -31,9 +31,15 @@ def forward(x: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
+    """The launch forward() makes for a 256 x 128 input. CPU tensors stand in: Triton's JIT specialises on
+    dtypes, 16-byte alignment and integer values, and so does kernelpilot from these example arguments
+    (kernelpilot README, "File mode")."""
+    x = torch.empty(256, 128)
+    out = torch.empty_like(x)
+    M, N = x.shape
     return {
         "kernel": prefix_scale_kernel,
-        "signature": {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BM": "constexpr", "BN": "constexpr"},
-        "constexprs": {"BM": BM, "BN": BN},
-        "options": OPTIONS,
+        "args": (x, out, M, N),
+        "kwargs": {"BM": BM, "BN": BN, **OPTIONS},
+        "grid": (N // BN,),
     }

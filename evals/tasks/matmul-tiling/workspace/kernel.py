@@ -34,6 +34,17 @@ def forward(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
-    sig.update({"BM": "constexpr", "BN": "constexpr", "BK": "constexpr"})
-    return {"kernel": matmul_kernel, "signature": sig, "constexprs": {"BM": BM, "BN": BN, "BK": BK}, "options": OPTIONS}
+    """The launch forward() makes for 4096 x 4096 x 4096 fp16 operands. CPU tensors stand in: Triton's JIT specialises on
+    dtypes, 16-byte alignment and integer values, and so does kernelpilot from these example arguments
+    (kernelpilot README, "File mode")."""
+    a = torch.empty(4096, 4096, dtype=torch.float16)
+    b = torch.empty(4096, 4096, dtype=torch.float16)
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty((M, N), dtype=torch.float32)
+    return {
+        "kernel": matmul_kernel,
+        "args": (a, b, c, M, N, K),
+        "kwargs": {"BM": BM, "BN": BN, "BK": BK, **OPTIONS},
+        "grid": (triton.cdiv(M, BM), triton.cdiv(N, BN)),
+    }

@@ -50,20 +50,19 @@ def forward(q, k_cache, v_cache, scales, table, num_blocks):
 
 
 def kernelpilot_entry():
+    """The launch forward() makes for 4 sequences of 6 blocks from a pool of 32. CPU tensors stand in: Triton's JIT specialises on
+    dtypes, 16-byte alignment and integer values, and so does kernelpilot from these example arguments
+    (kernelpilot README, "File mode")."""
+    seqs, blocks, pool = 4, 6, 32
+    q = torch.empty(seqs, D)
+    k_cache = torch.empty(pool, BLOCK, D, dtype=torch.int8)
+    v_cache = torch.empty(pool, BLOCK, D, dtype=torch.int8)
+    scales = torch.empty(pool)
+    table = torch.zeros(seqs, blocks, dtype=torch.int32)
+    out = torch.empty_like(q)
     return {
         "kernel": paged_decode_kernel,
-        "signature": {
-            "q_ptr": "*fp32",
-            "k_ptr": "*i8",
-            "v_ptr": "*i8",
-            "scale_ptr": "*fp32",
-            "table_ptr": "*i32",
-            "out_ptr": "*fp32",
-            "num_blocks": "i32",
-            "max_blocks": "i32",
-            "BLOCK": "constexpr",
-            "D": "constexpr",
-        },
-        "constexprs": {"BLOCK": BLOCK, "D": D},
-        "options": OPTIONS,
+        "args": (q, k_cache, v_cache, scales, table, out, blocks, table.shape[1]),
+        "kwargs": {"BLOCK": BLOCK, "D": D, **OPTIONS},
+        "grid": (seqs,),
     }

@@ -49,5 +49,19 @@ def forward(x: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    sig = {"x_ptr": "*fp32", "max_ptr": "*fp32", "N": "i32", "BLOCK": "constexpr"}
-    return {"kernel": row_max_kernel, "signature": sig, "constexprs": {"BLOCK": 4096}, "options": {"num_warps": 8}}
+    """The launch forward() makes for 64 rows of 4096 fp32 values. CPU tensors stand in: Triton's JIT specialises on
+    dtypes, 16-byte alignment and integer values, and so does kernelpilot from these example arguments
+    (kernelpilot README, "File mode")."""
+    x = torch.empty(64, 4096)
+    M, N = x.shape
+    block, warps = triton.next_power_of_2(N), 8
+    row_max = torch.empty(M)
+    row_sum = torch.empty(M)
+    e = torch.empty_like(x)
+    out = torch.empty_like(x)
+    options = {"BLOCK": block, "num_warps": warps}
+    return [
+        {"kernel": row_max_kernel, "args": (x, row_max, N), "kwargs": options, "grid": (M,)},
+        {"kernel": exp_sum_kernel, "args": (x, row_max, e, row_sum, N), "kwargs": options, "grid": (M,)},
+        {"kernel": divide_kernel, "args": (e, row_sum, out, N), "kwargs": options, "grid": (M,)},
+    ]

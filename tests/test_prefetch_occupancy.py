@@ -1,0 +1,83 @@
+"""prefetch-data-load --verify judges an occupancy drop against the launch that would feel it.
+
+The pair in tests/data/triton_occupancy/ is ours: a row-block dot product and its hand prefetch, whose carried tile
+raises registers (gfx942: 102 → 148 VGPRs, 4 → 3 waves/SIMD; sm_90: 128 → 253 registers, 16 → 8 warps/SM). The same
+two kernels are compiled once with 256 programs and once with 8192 (the *_full_grid.py files).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.models.prefetch import GpuMeasurement, VerifyCheck
+from tools.prefetch import occupancy_check, verify_prefetch
+from tools.profilers.timing import compare_times
+
+pytestmark = pytest.mark.slow
+
+PAIR = Path(__file__).parent / "data" / "triton_occupancy"
+
+
+def occupancy(rep) -> VerifyCheck:
+    return next(c for c in rep.checks if c.name == "occupancy")
+
+
+@pytest.mark.parametrize(("arch", "before", "after", "held"), [("gfx942", 4, 3, (4, 3)), ("sm_90", 16, 8, (4, 2))])
+def test_small_grid_cannot_feel_the_drop_and_passes_with_a_note(arch, before, after, held):
+    rep = verify_prefetch(PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", arch, gpu=False)
+    check = occupancy(rep)
+    assert (rep.before.occupancy, rep.after.occupancy) == (before, after)
+    assert (rep.before.workgroups_per_cu, rep.after.workgroups_per_cu) == held
+    # 256 programs: ceil(256 / 304) = 1 per CU on an MI300X, ceil(256 / 132) = 2 per SM on an H100; AFTER holds more
+    assert check.ok and check.severity == "note"
+    assert "which this launch cannot feel: 256 workgroups" in check.detail
+    assert rep.ok, rep.summary
+
+
+@pytest.mark.parametrize(("arch", "needed"), [("gfx942", 27), ("sm_90", 63)])
+def test_grid_filling_the_gpu_fails_on_occupancy(arch, needed):
+    rep = verify_prefetch(PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", arch, gpu=False)
+    check = occupancy(rep)
+    # 8192 programs need ceil(8192 / CUs) per CU at once, more than either version holds: every lost slot is felt
+    assert not check.ok and check.severity is None
+    assert "felt by this launch: 8192 workgroups" in check.detail and f"need {needed} per" in check.detail
+    assert [c.name for c in rep.checks if not c.ok] == ["occupancy"]
+    assert not rep.ok
+
+
+def test_more_compute_units_than_the_grid_needs_makes_the_full_grid_a_note():
+    # --compute-units 8192: one workgroup per CU, which AFTER's 3 waves/SIMD still hold
+    rep = verify_prefetch(
+        PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", "gfx942", gpu=False, compute_units=8192
+    )
+    assert occupancy(rep).ok and occupancy(rep).severity == "note"
+    assert "8192 CUs/SMs (override)" in occupancy(rep).detail
+
+
+def _measurement(baseline_us: list[float], candidate_us: list[float]) -> GpuMeasurement:
+    """What measure_gpu returns for these per-call times (the statistics are the real ones, on given samples)."""
+    cmp = compare_times(baseline_us, candidate_us, device="H100 (samples)")
+    ok = VerifyCheck(name="output-correct", ok=True, detail="max error within tolerance")
+    return GpuMeasurement(measured=True, note=cmp.summary, before_correct=ok, after_correct=ok, comparison=cmp)
+
+
+def test_a_correct_and_faster_gpu_measurement_decides_a_felt_drop():
+    rep = verify_prefetch(PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", "gfx942", gpu=False)
+    slow = [13.0 + 0.01 * (i % 7) for i in range(50)]
+    fast = [10.0 + 0.01 * (i % 7) for i in range(50)]
+    check = occupancy_check(rep.before, rep.after, measured=_measurement(slow, fast))
+    assert check.ok and check.severity == "note" and "measured AFTER correct and 1.30x faster" in check.detail
+    # an inconclusive measurement (the same times) decides nothing: the felt drop still fails
+    assert not occupancy_check(rep.before, rep.after, measured=_measurement(slow, slow)).ok
+
+
+def test_without_a_grid_the_drop_is_a_warning_that_says_when_it_matters():
+    rep = verify_prefetch(PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", "gfx942", gpu=False)
+    before = rep.before.model_copy(update={"launch": None})
+    after = rep.after.model_copy(update={"launch": None})
+    check = occupancy_check(before, after)
+    assert check.ok and check.severity == "warning"
+    # AFTER holds 3 four-wave workgroups per CU: 3 x 304 CUs
+    assert "more than 3 workgroups per CU busy (more than 912 workgroups on AMD Instinct MI300X)" in check.detail
