@@ -31,6 +31,10 @@ def _check_source(path: Path) -> Path:
     return path.resolve()
 
 
+def _limit_word(limiter: str) -> str:
+    return "hardware maximum" if limiter == "hardware" else f"limited by {limiter}"
+
+
 def _summary(kernels: list[KernelDump], arch: str, source: str, hit: bool) -> str:
     parts = []
     for k in kernels[:4]:
@@ -39,11 +43,13 @@ def _summary(kernels: list[KernelDump], arch: str, source: str, hit: bool) -> st
             parts.append(
                 f"{k.name}: {r.vgpr_count} VGPRs (agpr {r.agpr_count or 0}), {r.sgpr_count} SGPRs, "
                 f"spills {r.vgpr_spill_count or 0}, LDS {r.lds_bytes or 0} B, {r.waves_per_simd} waves/SIMD"
+                + (f" ({_limit_word(r.occupancy_limiter)})" if r.occupancy_limiter else "")
             )
         elif r.registers_per_thread is not None:
             parts.append(
                 f"{k.name}: {r.registers_per_thread} regs/thread, smem {r.lds_bytes or 0} B, "
                 f"local {r.scratch_bytes or 0} B, {r.occupancy_warps_per_sm} warps/SM"
+                + (f" ({_limit_word(r.occupancy_limiter)})" if r.occupancy_limiter else "")
             )
     more = f" (+{len(kernels) - 4} more)" if len(kernels) > 4 else ""
     return (
@@ -92,7 +98,9 @@ def dump_ir(
     arch = fe.check_arch(arch)
     options = {"debug_info": debug_info, "flags": list(flags or [])}
     versions = fe.versions()
-    key = cache.cache_key(path, path.read_bytes(), name, arch, options, versions.versions)
+    # resources gained launch LDS and the occupancy limiter: results written before that must not be reused
+    keyed = {**options, "resources_schema": 2}
+    key = cache.cache_key(path, path.read_bytes(), name, arch, keyed, versions.versions)
     if use_cache and (hit := cache.lookup(key)):
         return _copy_out(hit, Path(out) if out else None)
     staging = cache.new_staging_dir(key)
@@ -178,7 +186,10 @@ def dump_ir_command(
 
 def format_table(results: list[DumpResult]) -> str:
     """A resource table a person can read at a glance."""
-    head = f"{'kernel':<34} {'arch':<7} {'vgpr':>5} {'agpr':>5} {'acc_off':>7} {'sgpr':>5} {'spill':>5} {'scratch':>7} {'lds':>6} {'waves':>5}"
+    head = (
+        f"{'kernel':<34} {'arch':<7} {'vgpr':>5} {'agpr':>5} {'acc_off':>7} {'sgpr':>5} {'spill':>5} {'scratch':>7} "
+        f"{'lds':>6} {'waves':>5} {'limit':<12}"
+    )
     lines = [head, "-" * len(head)]
     for res in results:
         for k in res.kernels:
@@ -187,7 +198,7 @@ def format_table(results: list[DumpResult]) -> str:
                 lines.append(
                     f"{k.name[:34]:<34} {k.arch:<7} {r.registers_per_thread:>5} {'-':>5} {'-':>7} {'-':>5} "
                     f"{r.spill_store_bytes if r.spill_store_bytes is not None else '-':>5} {r.scratch_bytes or 0:>7} "
-                    f"{r.lds_bytes or 0:>6} {str(r.occupancy_warps_per_sm) + 'w':>5}"
+                    f"{r.lds_bytes or 0:>6} {str(r.occupancy_warps_per_sm) + 'w':>5} {r.occupancy_limiter or '-':<12}"
                 )
                 continue
 
@@ -197,8 +208,27 @@ def format_table(results: list[DumpResult]) -> str:
             lines.append(
                 f"{k.name[:34]:<34} {k.arch:<7} {f(r.vgpr_count):>5} {f(r.agpr_count):>5} {f(r.accum_offset):>7} "
                 f"{f(r.sgpr_count):>5} {f(r.vgpr_spill_count):>5} {f(r.scratch_bytes):>7} {f(r.lds_bytes):>6} "
-                f"{f(r.waves_per_simd):>5}"
+                f"{f(r.waves_per_simd):>5} {r.occupancy_limiter or '-':<12}"
             )
+    lines.append("")
+    for res in results:
+        for k in res.kernels:
+            r = k.resources
+            if r.occupancy_reason:
+                lines.append(f"{k.name} {k.arch} occupancy: {r.occupancy_reason}")
+            if r.lds_bytes and r.static_lds_bytes is not None and r.lds_bytes != r.static_lds_bytes:
+                lines.append(
+                    f"  LDS {r.lds_bytes} B per workgroup at launch (the binary declares {r.static_lds_bytes} B; "
+                    "the rest is allocated by the launch)"
+                )
+            if k.launch and k.launch.grid:
+                spec = ", ".join(f"{a}: {v}" for a, v in k.launch.specialization.items() if v)
+                lines.append(
+                    f"  launch: grid {tuple(k.launch.grid)} = {k.launch.programs} workgroups of "
+                    f"{k.launch.block_threads} threads" + (f"; specialised {spec}" if spec else "")
+                )
+            for note in k.notes:
+                lines.append(f"  note: {note}")
     lines.append("")
     for res in results:
         when = (

@@ -6,8 +6,12 @@ the compiler's dump environment already set by the parent. The file-mode convent
 
 * FlyDSL: ``(jit_function, args)`` or ``(jit_function, args, kwargs)`` — called once with CPU tensors, compile-only;
   or ``None`` after launching the jit function itself;
-* Triton: a dict ``{"kernel": fn, "signature": {...}, "constexprs": {...}, "options": {...}}`` (options such as
-  ``num_warps``/``num_stages``), or a list of such dicts.
+* Triton, example-argument form (what the JIT launches): ``{"kernel": fn, "args": (...), "kwargs": {...},
+  "grid": (...)}``, exactly the arguments of ``fn[grid](*args, **kwargs)``; the signature and the JIT's
+  specialisation are derived by Triton's own binder (``tools.frontends._triton_jit``);
+* Triton, signature form: ``{"kernel": fn, "signature": {...}, "constexprs": {...}, "options": {...}}`` (options
+  such as ``num_warps``/``num_stages``), compiled without launch specialisation;
+* or a list of such dicts (several launches).
 
 Exit codes: 0 compiled; 3 the user's code failed (its traceback is on stderr, without this runner's frames);
 4 the file does not follow the convention.
@@ -16,7 +20,9 @@ Exit codes: 0 compiled; 3 the user's code failed (its traceback is on stderr, wi
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
+import math
 import sys
 import traceback
 from pathlib import Path
@@ -44,19 +50,82 @@ def _load(path: Path):
     return module
 
 
-def _triton_stages(kernel, arch: str, out: Path, index: int) -> dict:
-    import triton
-    from triton.backends.compiler import GPUTarget
+class ConventionError(Exception):
+    """The entry's return value does not follow the file-mode convention (exit code 4)."""
 
-    if arch.startswith("gfx"):
-        target = GPUTarget("hip", arch, 64)
-    else:
-        target = GPUTarget("cuda", int(arch.removeprefix("sm_")), 32)
-    fn = kernel["kernel"]
+
+UNSPECIALISED = (
+    "compiled without launch specialisation: pointers assumed unaligned; return example arguments (see README) "
+    "to compile the kernel Triton's JIT launches"
+)
+
+
+def _check_triton_spec(spec) -> None:
+    from tools.frontends._triton_jit import is_example_form
+
+    if not isinstance(spec, dict) or "kernel" not in spec:
+        raise ConventionError(
+            f"{ENTRY}() must return a dict with 'kernel' and either 'args' (example arguments, as in "
+            "kernel[grid](*args, **kwargs)) or 'signature' (or a list of such dicts)"
+        )
+    if is_example_form(spec):
+        if not isinstance(spec["args"], (tuple, list)):
+            raise ConventionError(
+                f"'args' must be a tuple of the kernel's arguments, got {type(spec['args']).__name__}"
+            )
+        if not isinstance(spec.get("kwargs") or {}, dict):
+            raise ConventionError("'kwargs' must be a dict of constexprs and launch options (num_warps, ...)")
+        grid = spec.get("grid")
+        if grid is not None and not (callable(grid) or isinstance(grid, (int, tuple, list))):
+            raise ConventionError(f"'grid' must be a tuple of ints (or a callable), got {type(grid).__name__}")
+    elif "signature" not in spec:
+        raise ConventionError(f"{ENTRY}() returned a dict with neither 'args' nor 'signature'")
+
+
+def _triton_compile(kernel, arch: str):
+    """(CompiledKernel, launch dict): through the JIT's binder for example arguments, as given for a signature."""
+    import triton
+
+    from tools.frontends._triton_jit import _target, compile_example, is_example_form
+
+    if is_example_form(kernel):
+        fn = kernel["kernel"]
+        try:
+            inspect.signature(fn.fn).bind(
+                *kernel["args"],
+                **{k: v for k, v in (kernel.get("kwargs") or {}).items() if k in {p.name for p in fn.params}},
+            )
+        except TypeError as exc:
+            params = ", ".join(p.name for p in fn.params)
+            raise ConventionError(f"the example arguments do not fit {fn.__name__}({params}): {exc}") from None
+        except AttributeError:
+            raise ConventionError(f"'kernel' must be a @triton.jit function, got {type(fn).__name__}") from None
+        return compile_example(kernel, arch)
+    target = _target(arch)
     src = triton.compiler.ASTSource(
-        fn=fn, signature=kernel["signature"], constexprs=kernel.get("constexprs") or {}, attrs=kernel.get("attrs")
+        fn=kernel["kernel"],
+        signature=kernel["signature"],
+        constexprs=kernel.get("constexprs") or {},
+        attrs=kernel.get("attrs"),
     )
-    compiled = triton.compile(src, target=target, options=kernel.get("options") or {})
+    options = kernel.get("options") or {}
+    compiled = triton.compile(src, target=target, options=options)
+    grid = kernel.get("grid")
+    grid = [int(g) for g in ((grid,) if isinstance(grid, int) else grid)] if grid and not callable(grid) else None
+    launch = {
+        "grid": grid,
+        "programs": math.prod(grid) if grid else None,
+        "block_threads": compiled.metadata.num_warps * target.warp_size,
+        "options": {k: v for k, v in options.items() if isinstance(v, (int, float, str, bool))},
+        "specialization": {},
+        "source": "signature",
+        "note": None if kernel.get("attrs") else UNSPECIALISED,
+    }
+    return compiled, launch
+
+
+def _triton_stages(kernel, arch: str, out: Path, index: int) -> dict:
+    compiled, launch = _triton_compile(kernel, arch)
     name = compiled.metadata.name
     kdir = out / (name if index == 0 else f"{name}_{index}")
     kdir.mkdir(parents=True, exist_ok=True)
@@ -84,6 +153,7 @@ def _triton_stages(kernel, arch: str, out: Path, index: int) -> dict:
     meta = {k: v for k, v in compiled.metadata._asdict().items() if isinstance(v, (int, str, bool, float))}
     meta["target"] = str(compiled.metadata.target)
     (kdir / "metadata.json").write_text(json.dumps(meta, indent=1, default=str))
+    (kdir / "launch.json").write_text(json.dumps(launch, indent=1, default=str))
     return {"name": name, "dir": str(kdir), "stages": stages}
 
 
@@ -115,12 +185,12 @@ def main(argv: list[str]) -> int:
             result = {"kernels": []}
         else:
             specs = spec if isinstance(spec, list) else [spec]
-            if not all(isinstance(s, dict) and "kernel" in s and "signature" in s for s in specs):
-                print(
-                    f"{ENTRY}() must return a dict with 'kernel' and 'signature' (or a list of them)", file=sys.stderr
-                )
-                return 4
+            for s in specs:
+                _check_triton_spec(s)
             result = {"kernels": [_triton_stages(s, arch, out_dir, i) for i, s in enumerate(specs)]}
+    except ConventionError as exc:
+        print(str(exc), file=sys.stderr)
+        return 4
     except Exception as exc:
         print(_user_traceback(exc, path), file=sys.stderr)
         return 3

@@ -16,7 +16,7 @@ from pathlib import Path
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL, RunResult
 from tools.isa import arch as archmod
-from tools.isa.metadata import read_resources
+from tools.isa.metadata import detect_arch, read_kernel_metadata, resources_from_metadata
 from tools.models.dump import CompilerVersions, KernelDump, Resources, Stage
 
 _STAGE_NUMBER = re.compile(r"^\d+_")
@@ -31,14 +31,35 @@ def stages_of(paths: list[Path]) -> list[Stage]:
     return [Stage(name=stage_name(p), path=str(p), bytes=p.stat().st_size) for p in paths]
 
 
-def amd_resources(isa_path: Path, kernel: str, arch: str) -> Resources:
-    """Resources of ``kernel`` read from its final ISA; when the ISA holds one kernel it is that one."""
-    found = read_resources(isa_path.read_text(errors="replace"), arch)
-    if kernel in found:
-        return found[kernel]
-    if len(found) == 1:
-        return next(iter(found.values()))
-    return Resources(notes=[f"no resource metadata for {kernel} in {isa_path.name}"])
+_WAVES_PER_EU_RE = re.compile(r'"amdgpu-waves-per-eu"="(\d+),(\d+)"')
+
+
+def waves_per_eu_from_llir(text: str) -> int | None:
+    """The upper bound of ``amdgpu-waves-per-eu`` in an LLVM IR module (Triton's ``waves_per_eu``); None if unset."""
+    bounds = [int(m.group(2)) for m in _WAVES_PER_EU_RE.finditer(text)]
+    return min(bounds) if bounds else None
+
+
+def amd_resources(
+    isa_path: Path,
+    kernel: str,
+    arch: str,
+    dynamic_lds_bytes: int = 0,
+    workgroup_size: int | None = None,
+    llir: Path | None = None,
+) -> Resources:
+    """Resources of ``kernel`` read from its final ISA; when the ISA holds one kernel it is that one.
+
+    Launch facts enter the occupancy: LDS the launch allocates beyond the static group segment (Triton's
+    ``metadata.shared``), the launch's workgroup size, and ``amdgpu-waves-per-eu`` read from the LLVM IR stage."""
+    text = isa_path.read_text(errors="replace")
+    metas = read_kernel_metadata(text)
+    meta = metas.get(kernel) or (next(iter(metas.values())) if len(metas) == 1 else None)
+    if meta is None:
+        return Resources(notes=[f"no resource metadata for {kernel} in {isa_path.name}"])
+    waves_per_eu = waves_per_eu_from_llir(llir.read_text(errors="replace")) if llir and llir.exists() else None
+    arch = arch or detect_arch(text)
+    return resources_from_metadata(meta, arch, dynamic_lds_bytes, workgroup_size, waves_per_eu)
 
 
 class Frontend(ABC):

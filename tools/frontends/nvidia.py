@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from tools.executors import LOCAL
-from tools.isa.arch import nvidia_warps_per_sm
+from tools.isa.arch import nvidia_occupancy
 from tools.models.dump import Resources
 from tools.toolchain import nvidia_tool
 
@@ -67,8 +67,15 @@ def write_sass(cubin: Path, out: Path) -> Path | None:
 
 
 def nvidia_resources(
-    cubin: Path, kernel: str, arch: str, threads_per_block: int | None, ptxas: dict[str, int] | None = None
+    cubin: Path,
+    kernel: str,
+    arch: str,
+    threads_per_block: int | None,
+    ptxas: dict[str, int] | None = None,
+    dynamic_smem_bytes: int = 0,
 ) -> Resources:
+    """Registers, spills and shared memory of ``kernel`` in ``cubin``; ``lds_bytes`` is what the launch allocates per
+    block: the cubin's static shared memory plus ``dynamic_smem_bytes`` (Triton's ``metadata.shared``)."""
     usage = cubin_resource_usage(cubin)
     entry = usage.get(kernel) or (next(iter(usage.values())) if len(usage) == 1 else None)
     notes = []
@@ -80,15 +87,20 @@ def nvidia_resources(
     block = threads_per_block or 128
     if threads_per_block is None:
         notes.append("occupancy assumes 128 threads per block (the launch size is not in the cubin)")
+    occ = nvidia_occupancy(arch, regs, shared or 0, block, dynamic_smem_bytes) if regs else None
+    launch_smem = (shared or 0) + dynamic_smem_bytes if shared is not None or dynamic_smem_bytes else None
     return Resources(
         registers_per_thread=regs,
-        lds_bytes=shared,
+        lds_bytes=launch_smem,
+        static_lds_bytes=shared,
         scratch_bytes=local,
         stack_frame_bytes=(ptxas or {}).get("stack", entry["stack"] if entry else None),
         spill_store_bytes=(ptxas or {}).get("spill_stores"),
         spill_load_bytes=(ptxas or {}).get("spill_loads"),
         wavefront_size=32,
         max_flat_workgroup_size=threads_per_block,
-        occupancy_warps_per_sm=nvidia_warps_per_sm(arch, regs, shared or 0, block) if regs else None,
+        occupancy_warps_per_sm=occ.value if occ else None,
+        occupancy_limiter=occ.limiter if occ else None,
+        occupancy_reason=occ.reason if occ else None,
         notes=notes,
     )

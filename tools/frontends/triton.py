@@ -15,7 +15,7 @@ from tools.executors import LOCAL
 from tools.frontends.base import Frontend, amd_resources, python_runner, raise_for_runner, stages_of, write_log
 from tools.frontends.nvidia import nvidia_resources, write_sass
 from tools.isa.arch import AMD_TARGETS, NVIDIA_TARGETS, is_amd
-from tools.models.dump import CompilerVersions, KernelDump
+from tools.models.dump import CompilerVersions, KernelDump, LaunchInfo
 from tools.toolchain import package_version, require_package
 
 _STAGE_ORDER = {"ttir": 1, "ttgir": 2, "llir": 3, "amdgcn": 4, "ptx": 4, "hsaco": 5, "cubin": 5}
@@ -29,11 +29,17 @@ class TritonFrontend(Frontend):
     def versions(self) -> CompilerVersions:
         return CompilerVersions(frontend=self.name, versions={"triton": package_version("triton") or "missing"})
 
-    def _kernel(self, name: str, arch: str, stages: list[Path], meta: dict) -> KernelDump:
+    def _kernel(
+        self, name: str, arch: str, stages: list[Path], meta: dict, launch: LaunchInfo | None = None
+    ) -> KernelDump:
         binary = next((p for p in stages if p.suffix in {".hsaco", ".cubin"}), None)
+        # Triton allocates its shared memory at launch (metadata.shared): the ISA's static figure leaves it out
+        dynamic = int(meta.get("shared") or 0)
         if is_amd(arch):
             isa = next((p for p in stages if p.suffix == ".s" or p.name.endswith(".amdgcn")), None)
-            resources = amd_resources(isa, name, arch) if isa else None
+            llir = next((p for p in stages if p.suffix == ".ll"), None)
+            threads = meta.get("num_warps", 4) * (meta.get("warp_size") or 64)
+            resources = amd_resources(isa, name, arch, dynamic, threads, llir) if isa else None
         else:
             threads = meta.get("num_warps", 4) * 32
             isa = resources = None
@@ -41,14 +47,15 @@ class TritonFrontend(Frontend):
                 # nvdisasm and cuobjdump are independent processes: run them side by side
                 with ThreadPoolExecutor(2) as pool:
                     sass = pool.submit(write_sass, binary, binary.with_name("06_sass.sass"))
-                    resources = nvidia_resources(binary, name, arch, threads)
+                    resources = nvidia_resources(binary, name, arch, threads, dynamic_smem_bytes=dynamic)
                     isa = sass.result()
             if isa:
                 stages = [*stages, isa]
         if resources is None:
             raise CompileError(f"Triton produced no final ISA for {name}", hint="see compile.log")
-        if meta.get("shared") and resources.lds_bytes is None:
-            resources.lds_bytes = meta["shared"]
+        if dynamic and resources.lds_bytes is None:
+            resources.lds_bytes = dynamic
+        notes = [launch.note] if launch and launch.note and launch.source == "signature" else []
         return KernelDump(
             name=name,
             arch=arch,
@@ -58,6 +65,8 @@ class TritonFrontend(Frontend):
             final_isa=str(isa) if isa else None,
             binary=str(binary) if binary else None,
             resources=resources,
+            launch=launch,
+            notes=notes,
         )
 
     def compile_file(self, path: Path, arch: str, out_dir: Path, options: dict) -> list[KernelDump]:
@@ -73,7 +82,9 @@ class TritonFrontend(Frontend):
         for entry in manifest["kernels"]:
             kdir = Path(entry["dir"])
             meta = json.loads((kdir / "metadata.json").read_text())
-            kernels.append(self._kernel(entry["name"], arch, [Path(p) for p in entry["stages"]], meta))
+            launch_file = kdir / "launch.json"
+            launch = LaunchInfo.model_validate_json(launch_file.read_text()) if launch_file.exists() else None
+            kernels.append(self._kernel(entry["name"], arch, [Path(p) for p in entry["stages"]], meta, launch))
         return kernels
 
     def compile_command(self, argv: list[str], arch: str, out_dir: Path, options: dict) -> list[KernelDump]:
@@ -105,7 +116,9 @@ class TritonFrontend(Frontend):
                     dst.write_bytes(f.read_bytes())
                     stages.append(dst)
             (kdir / "metadata.json").write_text(json.dumps(meta, indent=1))
-            kernels.append(self._kernel(name, karch, stages, meta))
+            warp = meta.get("warp_size") or (64 if karch.startswith("gfx") else 32)
+            launch = LaunchInfo(block_threads=meta.get("num_warps", 4) * warp, source="command")
+            kernels.append(self._kernel(name, karch, stages, meta, launch))
         if not result.ok and not kernels:
             raise CompileError(
                 f"the command exited with {result.returncode} and compiled no Triton kernel",

@@ -42,12 +42,60 @@ AMD_ARCHS: dict[str, AmdArch] = {
     "gfx1201": AmdArch("gfx1201", "rdna", 32, 1536, 24, 16, 2, 65536, None, False, 256),
 }
 
-# NVIDIA: registers per SM, max warps per SM, shared memory per SM (bytes), register allocation unit (per warp).
+# NVIDIA: registers per SM, max warps per SM, shared memory per SM (bytes), register allocation unit (per warp),
+# resident blocks per SM, shared memory the driver reserves per block (cudaDevAttrReservedSharedMemoryPerBlock).
 NVIDIA_ARCHS: dict[str, dict[str, int]] = {
-    "sm_80": {"regs_per_sm": 65536, "max_warps_per_sm": 64, "smem_per_sm": 167936, "reg_alloc_unit": 256},
-    "sm_86": {"regs_per_sm": 65536, "max_warps_per_sm": 48, "smem_per_sm": 102400, "reg_alloc_unit": 256},
-    "sm_89": {"regs_per_sm": 65536, "max_warps_per_sm": 48, "smem_per_sm": 102400, "reg_alloc_unit": 256},
-    "sm_90": {"regs_per_sm": 65536, "max_warps_per_sm": 64, "smem_per_sm": 233472, "reg_alloc_unit": 256},
+    "sm_80": {
+        "regs_per_sm": 65536,
+        "max_warps_per_sm": 64,
+        "smem_per_sm": 167936,
+        "reg_alloc_unit": 256,
+        "max_blocks_per_sm": 32,
+        "reserved_smem_per_block": 1024,
+    },
+    "sm_86": {
+        "regs_per_sm": 65536,
+        "max_warps_per_sm": 48,
+        "smem_per_sm": 102400,
+        "reg_alloc_unit": 256,
+        "max_blocks_per_sm": 16,
+        "reserved_smem_per_block": 1024,
+    },
+    "sm_89": {
+        "regs_per_sm": 65536,
+        "max_warps_per_sm": 48,
+        "smem_per_sm": 102400,
+        "reg_alloc_unit": 256,
+        "max_blocks_per_sm": 24,
+        "reserved_smem_per_block": 1024,
+    },
+    "sm_90": {
+        "regs_per_sm": 65536,
+        "max_warps_per_sm": 64,
+        "smem_per_sm": 233472,
+        "reg_alloc_unit": 256,
+        "max_blocks_per_sm": 32,
+        "reserved_smem_per_block": 1024,
+    },
+}
+
+
+@dataclass(frozen=True)
+class Product:
+    """The GPU a launch-aware verdict assumes for an architecture: its compute units / SMs."""
+
+    arch: str
+    name: str
+    compute_units: int
+
+
+# One product per architecture (the usual datacenter part); --compute-units overrides it.
+PRODUCTS: dict[str, Product] = {
+    "gfx90a": Product("gfx90a", "AMD Instinct MI250X (one GCD)", 110),
+    "gfx942": Product("gfx942", "AMD Instinct MI300X", 304),
+    "gfx950": Product("gfx950", "AMD Instinct MI355X", 256),
+    "sm_80": Product("sm_80", "NVIDIA A100 SXM", 108),
+    "sm_90": Product("sm_90", "NVIDIA H100 SXM", 132),
 }
 
 AMD_TARGETS = ("gfx90a", "gfx942", "gfx950")
@@ -146,3 +194,105 @@ def nvidia_warps_per_sm(arch: str, regs_per_thread: int, smem_bytes: int = 0, th
     if smem_bytes:
         blocks = min(blocks, info["smem_per_sm"] // smem_bytes)
     return blocks * warps_per_block
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """Resident waves per SIMD (AMD) or warps per SM (NVIDIA), the resource that sets it and every limit."""
+
+    value: int
+    limiter: str  # "vgpr" | "sgpr" | "lds" | "waves-per-eu" | "block-size" | "registers" | "smem" | "hardware"
+    limits: dict[str, int]
+    reason: str
+    workgroups_per_cu: int  # resident workgroups / blocks per CU / SM at this occupancy
+
+
+def _pick(limits: dict[str, tuple[int, str]], hardware: int, unit: str) -> tuple[int, str, str]:
+    value = min([hardware, *(v for v, _ in limits.values())])
+    limiter = next((k for k, (v, _) in limits.items() if v == value), "hardware") if value < hardware else "hardware"
+    ordered = sorted(limits.items(), key=lambda kv: (kv[1][0], kv[0] != limiter))
+    parts = [f"{k} {v} ({why})" for k, (v, why) in ordered]
+    head = f"{value} {unit}, limited by {limiter}" if limiter != "hardware" else f"{value} {unit}, the hardware maximum"
+    return value, limiter, head + ": " + "; ".join(parts)
+
+
+def amd_workgroups_per_cu_by_size(arch: str, workgroup_size: int) -> int:
+    """Workgroups a CU holds by size alone (LLVM getMaxWorkGroupsPerCU: wave slots, and 16 barriers when a group
+    has more than one wave)."""
+    info = amd_arch(arch)
+    waves = math.ceil(max(workgroup_size, 1) / info.wavefront_size)
+    slots = info.max_waves_per_simd * info.simds_per_cu
+    return slots if waves == 1 else min(slots // waves, 16)
+
+
+def amd_occupancy(
+    arch: str,
+    vgprs: int,
+    sgprs: int | None = None,
+    lds_bytes: int | None = None,
+    workgroup_size: int | None = None,
+    waves_per_eu: int | None = None,
+) -> Occupancy:
+    """Waves per SIMD as the minimum of every limit, as LLVM's ``; Occupancy:`` comment computes it, plus the LDS
+    the launch allocates. ``vgprs`` is what the descriptor reserves (``.amdhsa_next_free_vgpr``, unified with AGPRs);
+    ``waves_per_eu`` the upper bound of ``amdgpu-waves-per-eu``; ``workgroup_size`` the launch's threads per group."""
+    info = amd_arch(arch)
+    wg = workgroup_size or info.wavefront_size * 4
+    waves_per_group = math.ceil(wg / info.wavefront_size)
+    alloc = max(info.vgpr_granule, math.ceil(max(vgprs, 1) / info.vgpr_granule) * info.vgpr_granule)
+    limits: dict[str, tuple[int, str]] = {
+        "vgpr": (
+            waves_per_simd_from_vgprs(arch, vgprs),
+            f"{vgprs} reserved, {alloc} allocated of {info.vgprs_per_lane}",
+        )
+    }
+    if sgprs is not None and info.sgprs_per_simd is not None:
+        limits["sgpr"] = (waves_per_simd_from_sgprs(arch, sgprs), f"{sgprs} SGPRs")
+    if lds_bytes:
+        limits["lds"] = (
+            waves_per_simd_from_lds(arch, lds_bytes, wg),
+            f"{lds_bytes} B per {wg}-thread workgroup of {info.lds_bytes_per_cu} B per CU",
+        )
+    if waves_per_eu:
+        limits["waves-per-eu"] = (min(waves_per_eu, info.max_waves_per_simd), f"amdgpu-waves-per-eu max {waves_per_eu}")
+    groups = amd_workgroups_per_cu_by_size(arch, wg)
+    by_size = min(info.max_waves_per_simd, groups * waves_per_group // info.simds_per_cu)
+    limits["block-size"] = (by_size, f"{waves_per_group}-wave workgroups, at most {groups} per CU")
+    value, limiter, reason = _pick(limits, info.max_waves_per_simd, "waves/SIMD")
+    resident = (value * info.simds_per_cu) // waves_per_group
+    return Occupancy(value, limiter, {k: v for k, (v, _) in limits.items()}, reason, resident)
+
+
+def nvidia_occupancy(
+    arch: str, regs_per_thread: int, smem_bytes: int = 0, threads_per_block: int = 128, dynamic_smem_bytes: int = 0
+) -> Occupancy:
+    """Resident warps per SM as the CUDA occupancy calculator computes it: registers (per warp, in allocation
+    units), shared memory per block (static + dynamic + the per-block reservation) and the block-size limits."""
+    info = NVIDIA_ARCHS[normalize_arch(arch)]
+    warps_per_block = math.ceil(max(threads_per_block, 1) / 32)
+    regs_per_warp = math.ceil(max(regs_per_thread, 1) * 32 / info["reg_alloc_unit"]) * info["reg_alloc_unit"]
+    limits: dict[str, tuple[int, str]] = {
+        "registers": (
+            (info["regs_per_sm"] // (regs_per_warp * warps_per_block)) * warps_per_block,
+            f"{regs_per_thread} regs/thread x {threads_per_block} threads",
+        )
+    }
+    total_smem = smem_bytes + dynamic_smem_bytes
+    if total_smem:
+        per_block = total_smem + info["reserved_smem_per_block"]
+        limits["smem"] = (
+            (info["smem_per_sm"] // per_block) * warps_per_block,
+            f"{total_smem} B + {info['reserved_smem_per_block']} B reserved per block of {info['smem_per_sm']} B/SM",
+        )
+    blocks = min(info["max_warps_per_sm"] // warps_per_block, info["max_blocks_per_sm"])
+    limits["block-size"] = (blocks * warps_per_block, f"{warps_per_block}-warp blocks, at most {blocks} per SM")
+    value, limiter, reason = _pick(limits, info["max_warps_per_sm"], "warps/SM")
+    return Occupancy(value, limiter, {k: v for k, (v, _) in limits.items()}, reason, value // warps_per_block)
+
+
+def resident_groups_needed(programs: int, arch: str, compute_units: int | None = None) -> tuple[int, Product]:
+    """Workgroups / blocks each CU / SM must hold at once to run ``programs`` in one wave: ceil(grid / CUs)."""
+    product = PRODUCTS[normalize_arch(arch)]
+    if compute_units:
+        product = Product(product.arch, f"{compute_units} CUs/SMs (override)", compute_units)
+    return math.ceil(programs / product.compute_units), product

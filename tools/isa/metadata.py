@@ -20,6 +20,10 @@ _METADATA_RE = re.compile(r"^\s*\.amdgpu_metadata\s*$(.*?)^\s*\.end_amdgpu_metad
 _TARGET_RE = re.compile(r"(?:amdgcn|amdgpu[\d.]*)-amd-amdhsa-\w*-(gfx[0-9a-f]+)")
 _AMDHSA_BLOCK_RE = re.compile(r"^\s*\.amdhsa_kernel\s+(\S+)\s*$(.*?)^\s*\.end_amdhsa_kernel", re.M | re.S)
 _AMDHSA_DIRECTIVE_RE = re.compile(r"^\s*\.amdhsa_(\w+)\s+(\S+)", re.M)
+# LLVM's per-kernel "; Kernel info:" comment block follows the kernel's ".size NAME, ..." line.
+_SIZE_RE = re.compile(r"^\s*\.size\s+([^\s,]+)\s*,", re.M)
+_KERNEL_INFO_RE = re.compile(r"^; Kernel info:\s*$((?:\n;[^\n]*)*)", re.M)
+_INFO_LINE_RE = re.compile(r"^;\s*(\w+):\s*(\d+)\s*$", re.M)
 _SET_RE = re.compile(
     r"^\s*\.set\s+(\.L)?([^\s,]+)\.(num_vgpr|num_agpr|numbered_sgpr|private_seg_size),\s*(.+?)\s*$", re.M
 )
@@ -33,6 +37,7 @@ class KernelMetadata:
     yaml: dict = field(default_factory=dict)
     amdhsa: dict[str, int] = field(default_factory=dict)
     symbols: dict[str, int] = field(default_factory=dict)
+    comment: dict[str, int] = field(default_factory=dict)  # "; Kernel info:" figures: Occupancy, NumVGPRsForWavesPerEU
     notes: list[str] = field(default_factory=list)
 
 
@@ -115,6 +120,13 @@ def read_kernel_metadata(text: str) -> dict[str, KernelMetadata]:
         if key in known and (m.group(2) in kernels or m.group(2).removesuffix(".kd") in kernels):
             get(m.group(2)).symbols[m.group(3)] = known[key]
 
+    sizes = [(m.start(), m.group(1)) for m in _SIZE_RE.finditer(text)]
+    for m in _KERNEL_INFO_RE.finditer(text):
+        owner = next((name for pos, name in reversed(sizes) if pos < m.start()), None)
+        owner = owner.removesuffix(".kd") if owner else None
+        if owner in kernels:
+            kernels[owner].comment = {k: int(v) for k, v in _INFO_LINE_RE.findall(m.group(1))}
+
     block = _METADATA_RE.search(text)
     if block:
         try:
@@ -131,8 +143,18 @@ def read_kernel_metadata(text: str) -> dict[str, KernelMetadata]:
     return kernels
 
 
-def resources_from_metadata(meta: KernelMetadata, arch: str | None) -> Resources:
-    """Combine the three sources; YAML wins, the others fill gaps, and a disagreement is written to ``notes``."""
+def resources_from_metadata(
+    meta: KernelMetadata,
+    arch: str | None,
+    dynamic_lds_bytes: int = 0,
+    workgroup_size: int | None = None,
+    waves_per_eu: int | None = None,
+) -> Resources:
+    """Combine the three sources; YAML wins, the others fill gaps, and a disagreement is written to ``notes``.
+
+    Launch facts the ISA cannot know: ``dynamic_lds_bytes`` (LDS the launch allocates on top of the static group
+    segment, e.g. Triton's ``metadata.shared``), ``workgroup_size`` (threads per workgroup of the launch) and
+    ``waves_per_eu`` (the upper bound of ``amdgpu-waves-per-eu``) enter the occupancy."""
     y, h, s = meta.yaml, meta.amdhsa, meta.symbols
     notes: list[str] = list(meta.notes)
     agpr = y.get(".agpr_count", s.get("num_agpr"))
@@ -160,9 +182,18 @@ def resources_from_metadata(meta: KernelMetadata, arch: str | None) -> Resources
     if y and arch_vgpr is not None and agpr is not None and vgpr is not None and agpr and accum_offset:
         if accum_offset + agpr != vgpr and not (vgpr % 8 == 0 and vgpr >= accum_offset + agpr):
             notes.append(f"metadata .vgpr_count {vgpr} != accum_offset {accum_offset} + agpr_count {agpr}")
-    waves = None
-    if arch in archmod.AMD_ARCHS and vgpr is not None:
-        waves = archmod.amd_waves_per_simd(arch, vgpr, sgpr, lds, wg)
+    # the allocation the descriptor reserves: LLVM pads it (e.g. to honour amdgpu-waves-per-eu) beyond .vgpr_count
+    reserved = meta.comment.get("NumVGPRsForWavesPerEU", h.get("next_free_vgpr"))
+    if vgpr is not None:
+        reserved = max(vgpr, reserved or 0)
+    static_lds = lds
+    if dynamic_lds_bytes:
+        lds = (lds or 0) + dynamic_lds_bytes
+    sgpr_for_waves = meta.comment.get("NumSGPRsForWavesPerEU", sgpr)
+    waves = limiter = reason = None
+    if arch in archmod.AMD_ARCHS and reserved is not None:
+        occ = archmod.amd_occupancy(arch, reserved, sgpr_for_waves, lds, workgroup_size or wg, waves_per_eu)
+        waves, limiter, reason = occ.value, occ.limiter, occ.reason
     return Resources(
         vgpr_count=vgpr,
         agpr_count=agpr,
@@ -176,6 +207,11 @@ def resources_from_metadata(meta: KernelMetadata, arch: str | None) -> Resources
         wavefront_size=wave,
         max_flat_workgroup_size=wg,
         waves_per_simd=waves,
+        occupancy_limiter=limiter,
+        occupancy_reason=reason,
+        vgpr_reserved=reserved,
+        static_lds_bytes=static_lds,
+        compiler_occupancy=meta.comment.get("Occupancy"),
         notes=notes,
     )
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
+
+OccupancyLimiter = Literal["vgpr", "agpr", "sgpr", "lds", "waves-per-eu", "block-size", "registers", "smem", "hardware"]
 
 
 class Stage(BaseModel):
@@ -28,7 +32,11 @@ class Resources(BaseModel):
     vgpr_spill_count: int | None = None
     sgpr_spill_count: int | None = None
     scratch_bytes: int | None = Field(None, description="private segment bytes per lane")
-    lds_bytes: int | None = Field(None, description="static LDS / shared memory bytes per workgroup")
+    lds_bytes: int | None = Field(
+        None,
+        description="LDS / shared memory bytes per workgroup the launch allocates: static plus dynamic (Triton's "
+        "metadata.shared)",
+    )
     wavefront_size: int | None = None
     max_flat_workgroup_size: int | None = None
     waves_per_simd: int | None = Field(None, description="AMD occupancy: waves per SIMD the resources allow")
@@ -38,7 +46,41 @@ class Resources(BaseModel):
     spill_load_bytes: int | None = None
     stack_frame_bytes: int | None = None
     occupancy_warps_per_sm: int | None = Field(None, description="NVIDIA occupancy: resident warps per SM")
+    occupancy_limiter: OccupancyLimiter | None = Field(
+        None, description="the resource that sets waves_per_simd / occupancy_warps_per_sm (the smallest limit)"
+    )
+    occupancy_reason: str | None = Field(None, description="one line: every limit, the smallest named first")
+    vgpr_reserved: int | None = Field(
+        None,
+        description="AMD: VGPRs the kernel descriptor reserves per wave (.amdhsa_next_free_vgpr, unified with AGPRs "
+        "after .amdhsa_accum_offset); can exceed vgpr_count when LLVM pads to honour amdgpu-waves-per-eu",
+    )
+    static_lds_bytes: int | None = Field(
+        None, description="LDS / shared memory the binary declares; lds_bytes adds what the launch allocates"
+    )
+    compiler_occupancy: int | None = Field(None, description="AMD: the compiler's own '; Occupancy: N' comment")
     notes: list[str] = Field(default_factory=list, description="where figures disagree or were derived")
+
+
+class LaunchInfo(BaseModel):
+    """How the kernel is launched, where the kernel file says (Triton example arguments, a trace)."""
+
+    grid: list[int] | None = Field(None, description="launch grid (programs / workgroups per dimension)")
+    programs: int | None = Field(None, description="workgroups / thread blocks in the grid (product of grid)")
+    block_threads: int | None = Field(None, description="threads per workgroup / block (num_warps x warp size)")
+    options: dict[str, int | float | str | bool | None] = Field(
+        default_factory=dict, description="launch options given (num_warps, num_stages, waves_per_eu, ...)"
+    )
+    specialization: dict[str, str] = Field(
+        default_factory=dict,
+        description="per argument, what the JIT specialised on: 'aligned16' (pointer), 'div16' or '==1' (integer), "
+        "'constexpr=V'; '' for nothing",
+    )
+    source: Literal["example-args", "signature", "command", "trace"] = Field(
+        description="example-args: derived by Triton's own binder from example arguments (what the JIT launches); "
+        "signature: the dict form, no launch specialisation"
+    )
+    note: str | None = None
 
 
 class CompilerVersions(BaseModel):
@@ -57,6 +99,8 @@ class KernelDump(BaseModel):
     final_isa: str | None = Field(None, description="path of the final AMDGCN (.s) or SASS/PTX text")
     binary: str | None = Field(None, description="path of the hsaco or cubin")
     resources: Resources
+    launch: LaunchInfo | None = Field(None, description="grid and JIT specialisation, where known")
+    notes: list[str] = Field(default_factory=list, description="what this compile lacks or assumed")
 
 
 class DumpResult(BaseModel):

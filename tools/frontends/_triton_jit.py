@@ -1,0 +1,126 @@
+"""Compile a Triton kernel from example launch arguments exactly as ``kernel[grid](*args, **kwargs)`` would.
+
+A small adapter over Triton's own JIT machinery, run inside the file-mode child process (it imports triton): the
+binder Triton generates for the kernel (``create_function_from_signature``) specialises each argument through the
+target backend (pointer 16-byte alignment, integers divisible by 16 or equal to 1, AMD buffer-op pointer ranges), and
+``JITFunction._pack_args`` turns that into the signature, constexprs and attributes handed to ``triton.compile``.
+Written against Triton 3.9; the fallbacks keep 3.6 (the JIT on the GPU machine) working.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+LAUNCH_KEYS = ("kernel", "args", "kwargs", "grid")
+
+
+def is_example_form(spec: Any) -> bool:
+    """The example-argument form: a dict with ``args`` and no ``signature``."""
+    return isinstance(spec, dict) and "args" in spec and "signature" not in spec
+
+
+def _target(arch: str):
+    from triton.backends.compiler import GPUTarget
+
+    if arch.startswith("gfx"):
+        return GPUTarget("hip", arch, 64)
+    return GPUTarget("cuda", int(arch.removeprefix("sm_")), 32)
+
+
+def _jit_kwargs(fn, kwargs: dict) -> dict:
+    """The keyword arguments ``JITFunction.run`` adds before binding (debug and, on newer Triton, sanitiser modes)."""
+    from triton import knobs
+
+    out = dict(kwargs)
+    out["debug"] = out.get("debug", getattr(fn, "debug", None)) or knobs.runtime.debug
+    for name in ("instrumentation_mode", "fpsan_homomorphic_casts"):
+        if hasattr(knobs.compilation, name):
+            out[name] = getattr(knobs.compilation, name)
+    return out
+
+
+def _pack_args(fn, backend, kwargs, bound_args, specialization, options):
+    """``JITFunction._pack_args`` where Triton has it; the same steps otherwise (Triton <= 3.6 did them inline)."""
+    if hasattr(fn, "_pack_args"):
+        return fn._pack_args(backend, kwargs, bound_args, specialization, options)
+    from triton._utils import find_paths_if, get_iterable_path
+
+    options = backend.parse_options(kwargs)
+    sigkeys = [p.name for p in fn.params]
+    sigvals = [s[0] for s in specialization]
+    signature = dict(zip(sigkeys, sigvals, strict=True))
+    for k in kwargs:
+        if k not in options.__dict__ and k not in sigkeys:
+            raise KeyError(f"Keyword argument {k} was specified but unrecognised")
+    paths = find_paths_if(sigvals, lambda _, val: val == "constexpr")
+    constexprs = {p: get_iterable_path(list(bound_args.values()), p) for p in paths}
+    attrvals = ["" if s[0] == "constexpr" else s[1] for s in specialization]
+    attr_paths = find_paths_if(attrvals, lambda _, x: isinstance(x, str))
+    attrs = {k: backend.parse_attr(get_iterable_path(attrvals, k)) for k in attr_paths}
+    return options, signature, constexprs, attrs
+
+
+def _describe(kind: str, key: Any, value: Any) -> str:
+    """One argument's specialisation in words: aligned16 / div16 / ==1 / constexpr=V / ''."""
+    if kind == "constexpr":
+        text = repr(value) if not hasattr(value, "__name__") else value.__name__
+        return f"constexpr={text[:40]}"
+    if not isinstance(key, str):
+        return ""
+    words = []
+    if "D" in key:
+        words.append("aligned16" if kind.startswith("*") else "div16")
+    if "S" in key:
+        words.append("within2GB")
+    return " ".join(words)
+
+
+def _grid(grid: Any, bound_args: dict) -> list[int] | None:
+    if grid is None:
+        return None
+    if callable(grid):
+        grid = grid(bound_args)
+    if isinstance(grid, int):
+        grid = (grid,)
+    values = [int(g) for g in grid]
+    if not values or len(values) > 3 or any(g < 1 for g in values):
+        raise ValueError(f"'grid' must be 1 to 3 positive integers, got {tuple(grid)}")
+    return values
+
+
+def compile_example(spec: dict, arch: str):
+    """(CompiledKernel, launch dict) for one example-argument spec on ``arch``; the launch dict fits LaunchInfo."""
+    import triton
+    from triton.compiler import make_backend
+    from triton.runtime.jit import create_function_from_signature
+
+    fn = spec["kernel"]
+    if not hasattr(fn, "params") or not hasattr(fn, "signature"):
+        raise TypeError(f"'kernel' must be a @triton.jit function, got {type(fn).__name__}")
+    args = tuple(spec.get("args") or ())
+    kwargs = _jit_kwargs(fn, dict(spec.get("kwargs") or {}))
+    target = _target(arch)
+    backend = make_backend(target)
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    bound_args, specialization, bound_options = binder(*args, **kwargs)
+    options, signature, constexprs, attrs = _pack_args(fn, backend, kwargs, bound_args, specialization, bound_options)
+    src = triton.compiler.ASTSource(fn, signature, constexprs, attrs)
+    compiled = triton.compile(src, target=target, options=options.__dict__)
+
+    described = {}
+    for param, (kind, key), value in zip(fn.params, specialization, bound_args.values(), strict=True):
+        described[param.name] = _describe(kind, key, value)
+    grid = _grid(spec.get("grid"), bound_args)
+    constexpr_names = {p.name for p in fn.params}
+    given = {k: v for k, v in (spec.get("kwargs") or {}).items() if k not in constexpr_names}
+    launch = {
+        "grid": grid,
+        "programs": math.prod(grid) if grid else None,
+        "block_threads": options.num_warps * target.warp_size,
+        "options": {k: v for k, v in given.items() if isinstance(v, (int, float, str, bool)) or v is None},
+        "specialization": described,
+        "source": "example-args",
+        "note": None if grid else "no 'grid' given: launch-aware occupancy checks cannot tell how many CUs it fills",
+    }
+    return compiled, launch
