@@ -50,6 +50,8 @@ def forward(x: torch.Tensor, bias: torch.Tensor, residual: torch.Tensor) -> torc
 
 
 def kernelpilot_entry():
-    sig = {"x_ptr": "*fp32", "bias_ptr": "*fp32", "t_ptr": "*fp32", "n_elements": "i32", "N": "i32"}
-    sig["BLOCK"] = "constexpr"
-    return {"kernel": add_bias_kernel, "signature": sig, "constexprs": {"BLOCK": BLOCK}, "options": {"num_warps": 4}}
+    M, N = 4096, 8192
+    x, t = torch.empty((M, N)), torch.empty((M, N))
+    bias = torch.empty(N)
+    grid = (triton.cdiv(M * N, BLOCK),)
+    return {"kernel": add_bias_kernel, "args": (x, bias, t, M * N, N), "kwargs": {"BLOCK": BLOCK, "num_warps": 4}, "grid": grid}

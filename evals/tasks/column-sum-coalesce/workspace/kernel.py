@@ -27,5 +27,6 @@ def forward(x: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32", "BLOCK": "constexpr"}
-    return {"kernel": column_sum_kernel, "signature": sig, "constexprs": {"BLOCK": BLOCK}, "options": {"num_warps": 4}}
+    M, N = 16384, 4096
+    x, out = torch.empty((M, N)), torch.empty(N)
+    return {"kernel": column_sum_kernel, "args": (x, out, M, N), "kwargs": {"BLOCK": BLOCK, "num_warps": 4}, "grid": (N,)}

@@ -69,5 +69,8 @@ def forward(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    sig = {"x_ptr": "*fp32", "max_ptr": "*fp32", "p_ptr": "*fp32", "sum_ptr": "*fp32", "V": "i32", "BLOCK": "constexpr"}
-    return {"kernel": exp_sum_kernel, "signature": sig, "constexprs": {"BLOCK": BLOCK}, "options": OPTIONS}
+    M, V = 2048, 32000
+    x, p = torch.empty((M, V)), torch.empty((M, V))
+    row_max, row_sum = torch.empty(M), torch.empty(M)
+    args = (x, row_max, p, row_sum, V)
+    return {"kernel": exp_sum_kernel, "args": args, "kwargs": {"BLOCK": BLOCK, **OPTIONS}, "grid": (M,)}

@@ -44,6 +44,9 @@ def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    sig = {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "out_ptr": "*fp32", "S": "i32", "scale": "fp32"}
-    sig.update({"D": "constexpr", "BLOCK_N": "constexpr"})
-    return {"kernel": decode_attention_kernel, "signature": sig, "constexprs": {"D": 128, "BLOCK_N": BLOCK_N}, "options": OPTIONS}
+    B, H, S, D = 4, 8, 16384, 128
+    q = torch.empty((B, H, D), dtype=torch.float16)
+    k = v = torch.empty((1, D), dtype=torch.float16)  # only dtype and alignment matter to the compiler
+    out = torch.empty((B, H, D))
+    kwargs = {"D": D, "BLOCK_N": BLOCK_N, **OPTIONS}
+    return {"kernel": decode_attention_kernel, "args": (q, k, v, out, S, D**-0.5), "kwargs": kwargs, "grid": (B * H,)}

@@ -40,7 +40,10 @@ def forward(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32"}
-    sig.update({"BM": "constexpr", "BN": "constexpr", "BK": "constexpr", "GROUP_M": "constexpr"})
-    consts = {"BM": BM, "BN": BN, "BK": BK, "GROUP_M": GROUP_M}
-    return {"kernel": gemm_kernel, "signature": sig, "constexprs": consts, "options": OPTIONS}
+    M = N = K = 4096
+    a = torch.empty((M, K), dtype=torch.float16)
+    b = torch.empty((K, N), dtype=torch.float16)
+    c = torch.empty((M, N), dtype=torch.float16)
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    kwargs = {"BM": BM, "BN": BN, "BK": BK, "GROUP_M": GROUP_M, **OPTIONS}
+    return {"kernel": gemm_kernel, "args": (a, b, c, M, N, K), "kwargs": kwargs, "grid": grid}

@@ -48,6 +48,8 @@ def forward(x: torch.Tensor, w_q: torch.Tensor, scales: torch.Tensor) -> torch.T
 
 
 def kernelpilot_entry():
-    sig = {"x_ptr": "*fp16", "w_ptr": "*fp16", "y_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
-    sig.update({"BM": "constexpr", "BN": "constexpr", "BK": "constexpr"})
-    return {"kernel": gemm_kernel, "signature": sig, "constexprs": {"BM": BM, "BN": BN, "BK": BK}, "options": GEMM_OPTIONS}
+    M, N, K = 16, 8192, 8192
+    x, w, y = torch.empty((M, K), dtype=torch.float16), torch.empty((K, N), dtype=torch.float16), torch.empty((M, N))
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    kwargs = {"BM": BM, "BN": BN, "BK": BK, **GEMM_OPTIONS}
+    return {"kernel": gemm_kernel, "args": (x, w, y, M, N, K), "kwargs": kwargs, "grid": grid}

@@ -26,5 +26,7 @@ def forward(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
-    sig = {"x_ptr": "*fp32", "w_ptr": "*fp32", "out_ptr": "*fp32", "N": "i32", "eps": "fp32", "BLOCK": "constexpr"}
-    return {"kernel": rmsnorm_kernel, "signature": sig, "constexprs": {"BLOCK": 8192}, "options": OPTIONS}
+    M, N = 8192, 8192
+    x, out, w = torch.empty((M, N)), torch.empty((M, N)), torch.empty(N)
+    kwargs = {"BLOCK": triton.next_power_of_2(N), **OPTIONS}
+    return {"kernel": rmsnorm_kernel, "args": (x, w, out, N, 1e-6), "kwargs": kwargs, "grid": (M,)}
