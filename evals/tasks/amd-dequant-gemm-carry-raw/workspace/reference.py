@@ -1,4 +1,4 @@
-"""Reference for amd-dequant-gemm-prefetch: x @ fp16(w_q * scales[k // 128]) accumulated in fp64."""
+"""Reference for amd-dequant-gemm-carry-raw: x @ fp16(w_q * scales[k // 128]) accumulated in fp64."""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""Reference for amd-gemv-register-prefetch: A @ x in fp64."""
+"""Reference for amd-gemv-register-double-buffer: A @ x in fp64."""
 
 import torch
 

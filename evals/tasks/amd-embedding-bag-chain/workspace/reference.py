@@ -1,4 +1,4 @@
-"""Reference for amd-embedding-bag-chain-prefetch: the bag sums of gathered rows in fp64."""
+"""Reference for amd-embedding-bag-chain: the bag sums of gathered rows in fp64."""
 
 import torch
 
