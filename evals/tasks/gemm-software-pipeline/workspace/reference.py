@@ -1,0 +1,14 @@
+"""Reference for gemm-software-pipeline: A @ B accumulated in fp64, rounded to fp16."""
+
+import torch
+
+
+def make_inputs(params, gen, device):
+    M, N, K = params["M"], params["N"], params["K"]
+    a = torch.randn(M, K, generator=gen, device=device).half()
+    b = torch.randn(K, N, generator=gen, device=device).half()
+    return a, b
+
+
+def reference(a, b):
+    return (a.double() @ b.double()).half()
