@@ -11,7 +11,6 @@ import pytest
 
 from evals.catalog import load_tasks
 from evals.cluster import resources_for, run_suite_on_cluster, slurm_cluster, worker_commands
-from evals.harness.runner import run_suite
 from evals.models import TaskScore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,10 +94,10 @@ def client():
 @pytest.mark.parametrize("agent", ["reference", "noop"])
 def test_amd_static_track_on_local_2_equals_the_single_host_run(client, tmp_path, agent):
     tasks = load_tasks(["amd-static"])
-    here = run_suite(tasks, agent, tmp_path / "host", jobs=2, **QUIET)
     there = run_suite_on_cluster(tasks, agent, tmp_path / "dask", cluster="local:2", client=client, **QUIET)
-    assert [(s.task_id, s.passed) for s in there] == [(s.task_id, s.passed) for s in here]
-    assert all(s.passed == (agent == "reference") for s in there)
+    # the single-host verdicts are pinned by tests/test_eval_suite.py: reference passes every amd-static task and
+    # noop fails every one (scoring the track twice more here would double the cost of this test on 2 cores)
+    assert [(s.task_id, s.passed) for s in there] == [(t.id, agent == "reference") for t in tasks]
     # the driver wrote the usual layout: score, diff and agent log per task
     for s in there:
         stored = TaskScore.model_validate_json((tmp_path / "dask" / agent / f"{s.task_id}.json").read_text())
