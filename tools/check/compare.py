@@ -1,0 +1,337 @@
+"""check: run BEFORE and AFTER on the same generated inputs and compare every buffer they write.
+
+Two engines. ``llvm`` compiles both files (dump-ir, file mode), takes each kernel's LLVM IR stage and executes it on
+the CPU lane by lane (tools.check.engine), so it sees what the GPU would run, including out-of-bounds accesses and
+uninitialised LDS reads. ``interpreter`` (Triton) runs both through Triton's interpreter in a child process.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tools.errors import InputError, KernelpilotError
+from tools.executors import LOCAL
+from tools.models.check import BufferVerdict, CaseResult, CheckReport, MemoryEvent, Mismatch
+
+MAX_MISMATCHES = 10
+ERROR_KINDS = ("past-allocation", "lds-out-of-range", "private-out-of-range", "lds-uninitialised")
+
+LLVM_LIMITS = [
+    "all waves of a launch run in lock step, so s.barrier always holds and a missing barrier (a race) is not seen",
+    "loads past a tensor return 0 here; on a GPU they return whatever memory holds there",
+    "floating-point math is numpy's (IEEE, round to nearest); MFMA accumulates in float64 then rounds to f32",
+]
+INTERPRETER_LIMITS = [
+    "Triton's interpreter runs the kernel's Python semantics: it ignores layouts, num_warps and num_stages, "
+    "and cannot see races, register spills or what the AMD compiler emits",
+    "out-of-bounds accesses are not reported (masked loads are honoured; unmasked ones read host memory)",
+]
+
+
+# ------------------------------------------------------------------------------------------------------- inputs
+def generate_inputs(path: Path, frontend: str, seed: int, shape: dict, out: Path, *, interpret=False, timeout=600):
+    """Run the inputs child for one seed and shape; returns (description, buffers as bytes, outputs or None)."""
+    root = str(Path(__file__).resolve().parents[2])
+    argv = [sys.executable, "-m", "tools.check._inputs_child", str(path), frontend, str(seed), json.dumps(shape),
+            str(out)] + (["interpret"] if interpret else [])  # fmt: skip
+    env = {"PYTHONPATH": root}
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    result = LOCAL.run(argv, timeout=timeout, env=env, cwd=path.parent)
+    if not result.ok:
+        tail = "\n".join(result.stderr.strip().splitlines()[-30:])
+        if result.timed_out:
+            raise KernelpilotError(f"building inputs for {path.name} took over {timeout:.0f}s",
+                                   hint="use smaller shapes (--shape) or raise --timeout")  # fmt: skip
+        if result.returncode == 4:
+            raise InputError(
+                f"{path.name}: {tail}",
+                hint="define kernelpilot_inputs(seed, **shape) returning the launch arguments, or kernelpilot_entry() "
+                "in the example-argument form (see the README, 'check')",
+            )
+        raise InputError(f"{path.name} failed while {'running under the interpreter' if interpret else 'building inputs'}",
+                         hint="fix the error above (it is your file's own)", details=tail)  # fmt: skip
+    desc = json.loads((out / "inputs.json").read_text())
+    bufs = [(out / f"buf{i}.bin").read_bytes() for i in range(len(desc["buffers"]))]
+    outs = [(out / f"out{i}.bin").read_bytes() for i in range(len(desc["buffers"]))] if interpret else None
+    return desc, bufs, outs
+
+
+# ------------------------------------------------------------------------------------------------------- compare
+def _typed(data: bytes, dtype: str) -> np.ndarray:
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if dtype == "bfloat16":
+        return (raw.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+    if dtype.startswith("float8"):
+        from tools.check import xlane
+
+        fmt = ("bf8" if "e5m2" in dtype else "fp8") + ("_fnuz" if "fnuz" in dtype else "_ocp")
+        return xlane.fp8_decode(raw, fmt)
+    np_name = {"bool": "bool"}.get(dtype, dtype)
+    try:
+        return raw.view(np.dtype(np_name))
+    except TypeError:
+        return raw  # an exotic dtype: compare bytes
+
+
+def _index(flat: int, buf_index: int, desc: dict) -> list[int]:
+    for launch in desc["launches"]:
+        for a in launch["args"] + launch["kwargs"]:
+            if a.get("tensor") == buf_index and a["offset"] == 0 and a["shape"]:
+                dense = np.prod(a["shape"]) * 1 == desc_elems(desc, buf_index)
+                contiguous = list(np.cumprod([1, *a["shape"][::-1]])[:-1][::-1]) == a["strides"]
+                if dense and contiguous:
+                    return [int(i) for i in np.unravel_index(flat, a["shape"])]
+    return [flat]
+
+
+def desc_elems(desc: dict, i: int) -> int:
+    b = desc["buffers"][i]
+    return b["nbytes"] // b["element_size"]
+
+
+def compare_buffers(desc, before: list[bytes], after: list[bytes], written: dict[int, list[str]], atol, rtol):
+    verdicts, mismatches = [], []
+    for i in sorted(written):
+        b = desc["buffers"][i]
+        x, y = _typed(before[i], b["dtype"]), _typed(after[i], b["dtype"])
+        same_bits = np.frombuffer(before[i], np.uint8) == np.frombuffer(after[i], np.uint8)
+        esize = len(before[i]) // max(len(x), 1) if len(x) else 1
+        equal = same_bits.reshape(-1, esize).all(axis=1) if len(x) else np.ones(0, bool)
+        diff = None
+        if x.dtype.kind == "f":
+            xf, yf = x.astype(np.float64), y.astype(np.float64)
+            if atol or rtol:
+                equal = equal | np.isclose(xf, yf, atol=atol, rtol=rtol, equal_nan=True)
+            finite = np.isfinite(xf) & np.isfinite(yf)
+            diff = float(np.max(np.abs(xf - yf)[finite])) if finite.any() else None
+        elif x.dtype.kind in "iu":
+            d = np.abs(x.astype(np.int64) - y.astype(np.int64))
+            diff = float(d.max()) if len(d) else None
+        bad = np.nonzero(~equal)[0]
+        verdicts.append(BufferVerdict(name=b["name"], dtype=b["dtype"], elements=len(x), written_by=written[i],
+                                      mismatches=len(bad), max_abs_diff=diff,
+                                      verdict="different" if len(bad) else "same"))  # fmt: skip
+        for j in bad[: max(0, MAX_MISMATCHES - len(mismatches))]:
+            mismatches.append(Mismatch(buffer=b["name"], index=_index(int(j), i, desc), before=repr(x[j].item()),
+                                       after=repr(y[j].item())))  # fmt: skip
+    return verdicts, mismatches
+
+
+def judge(case: CaseResult) -> CaseResult:
+    """A case's verdict from its buffers and memory events (the numbers beside the verdict say the same)."""
+    after_bad = [e for e in case.events if e.kernel == "after" and e.kind in ERROR_KINDS]
+    before_bad = [e for e in case.events if e.kernel == "before" and e.kind in ERROR_KINDS]
+    diff = [b for b in case.buffers if b.verdict == "different"]
+    if diff:
+        first = case.mismatches[0] if case.mismatches else None
+        where = f"; first at {first.buffer}{first.index}: {first.before} → {first.after}" if first else ""
+        case.verdict, case.reason = "different", (
+            f"{sum(b.mismatches for b in diff)} element(s) differ in {', '.join(b.name for b in diff)}{where}"
+        )
+    elif after_bad:
+        e = after_bad[0]
+        case.verdict = "different"
+        case.reason = f"AFTER: {e.kind} {e.access} of {e.bytes} B at offset {e.offset} of {e.buffer} ({e.user_line})"
+    elif before_bad:
+        e = before_bad[0]
+        case.verdict = "undetermined"
+        case.reason = f"BEFORE itself makes a {e.kind} {e.access} ({e.user_line}); outputs agree but prove nothing there"
+    elif not case.buffers:
+        case.verdict, case.reason = "undetermined", "neither kernel wrote any buffer"
+    else:
+        n = sum(b.elements for b in case.buffers)
+        case.verdict, case.reason = "same", f"{n} element(s) in {len(case.buffers)} written buffer(s) agree"
+    return case
+
+
+# ------------------------------------------------------------------------------------------------------- llvm engine
+def _llvm_kernels(path: Path, arch: str, timeout: float):
+    from tools.dump_ir import dump_ir
+
+    result = dump_ir(path, arch, timeout=timeout)
+    kernels = []
+    for k in result.kernels:
+        stages = {s.name: Path(s.path) for s in k.stages}
+        llvm = stages.get("llvm_ir") or stages.get("llir")
+        if llvm is None:
+            raise InputError(f"{path.name}: kernel {k.name} has no LLVM IR stage", hint="check needs llvm_ir / llir")
+        kernels.append((k.name, llvm.read_text(), stages.get("origin"), result.frontend))
+    return kernels
+
+
+def _run_llvm(kernels, desc, bufs, arch, who: str):
+    from tools.check import engine, flydsl_abi
+    from tools.check.ir import load_kernel
+
+    prepared = engine.lay_out([(b["name"], data) for b, data in zip(desc["buffers"], bufs, strict=True)])
+    events, written = [], set()
+    for name, llvm_text, origin, frontend in kernels:
+        kernel = load_kernel(llvm_text, name)
+        if frontend != "flydsl":
+            raise InputError(
+                f"the llvm engine maps arguments for FlyDSL kernels only; {name} is {frontend}",
+                hint="use --engine interpreter for Triton files",
+            )
+        launch = flydsl_abi.read_launch(origin.read_text(), name)
+        jit_args = desc["launches"][0]["args"]
+
+        def address_of(arg, prepared=prepared, desc=desc):
+            esize = desc["buffers"][arg["tensor"]]["element_size"]
+            return prepared.address(arg["tensor"]) + arg["offset"] * esize
+
+        params = flydsl_abi.kernel_params([t for t, _ in kernel.params], launch, jit_args, address_of)
+        block = tuple(launch["block"])
+        if kernel.reqd_block and tuple(kernel.reqd_block) != block:
+            raise InputError(f"{name}: launched with block {block} but compiled for {kernel.reqd_block}", hint="")
+        machine = engine.Machine(kernel, engine.Launch(grid=tuple(launch["grid"]), block=block), prepared.memory,
+                                 prepared.allocations, params, arch)  # fmt: skip
+        run = machine.run()
+        written |= run.written
+        counts = run.event_counts
+        for e in run.events:
+            events.append(MemoryEvent(kernel=who, count=counts.get((e.kind, e.instruction), 1),
+                                      **e.__dict__))  # fmt: skip
+    out = [bytes(prepared.memory[a.start : a.start + a.size]) for a in prepared.allocations]
+    return out, written, events
+
+
+def _dedupe(events: list[MemoryEvent], keep: int = 12) -> list[MemoryEvent]:
+    """At most ``keep`` events, the first of each (kernel, kind, instruction) before repeats."""
+    firsts, rest, seen = [], [], set()
+    for e in events:
+        key = (e.kernel, e.kind, e.instruction)
+        (rest if key in seen else firsts).append(e)
+        seen.add(key)
+    return (firsts + rest)[:keep]
+
+
+# ------------------------------------------------------------------------------------------------------- entry point
+def check(
+    before: str | Path,
+    after: str | Path,
+    *,
+    engine: str = "auto",
+    arch: str = "gfx942",
+    seeds: list[int] | None = None,
+    shapes: list[dict] | None = None,
+    atol: float = 0.0,
+    rtol: float = 0.0,
+    timeout: float = 600,
+) -> CheckReport:
+    """Run BEFORE and AFTER on the same inputs for every (seed, shape) and compare every buffer either writes."""
+    from tools.dump_ir import _check_source
+    from tools.frontends import detect_frontend
+    from tools.isa.arch import normalize_arch
+
+    t0 = time.perf_counter()
+    b_path, a_path = _check_source(Path(before)), _check_source(Path(after))
+    frontend = detect_frontend(b_path)
+    if detect_frontend(a_path) != frontend:
+        raise InputError(f"{b_path.name} is {frontend} but {a_path.name} is {detect_frontend(a_path)}",
+                         hint="compare two versions of the same kernel")  # fmt: skip
+    if frontend not in ("flydsl", "triton"):
+        raise InputError(f"check runs FlyDSL and Triton files; {b_path.name} is {frontend}",
+                         hint="for CUDA/HIP compare on a GPU")  # fmt: skip
+    if engine == "auto":
+        engine = "llvm" if frontend == "flydsl" else "interpreter"
+    if engine == "interpreter" and frontend != "triton":
+        raise InputError("the interpreter engine runs Triton files only", hint="use --engine llvm for FlyDSL")
+    if engine == "llvm" and frontend != "flydsl":
+        raise InputError(
+            "the llvm engine maps launch arguments for FlyDSL files only in this version",
+            hint="use --engine interpreter (the default for Triton files)",
+        )
+    arch = normalize_arch(arch)
+    seeds = seeds or [0]
+    shapes = shapes or [{}]
+    cases = []
+    names: list[str] = []
+    if engine == "llvm":
+        kb, ka = _llvm_kernels(b_path, arch, timeout), _llvm_kernels(a_path, arch, timeout)
+        names = [f"{x[0]} → {y[0]}" for x, y in zip(kb, ka, strict=False)]
+    with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
+        for shape in shapes:
+            for seed in seeds:
+                c0 = time.perf_counter()
+                case = CaseResult(seed=seed, shape=shape, verdict="error")
+                work = Path(tmp) / f"s{seed}-{len(cases)}"
+                try:
+                    if engine == "llvm":
+                        desc, bufs, _ = generate_inputs(b_path, frontend, seed, shape, work / "in", timeout=timeout)
+                        out_b, w_b, ev_b = _run_llvm(kb, desc, bufs, arch, "before")
+                        out_a, w_a, ev_a = _run_llvm(ka, desc, bufs, arch, "after")
+                        events = ev_b + ev_a
+                    else:
+                        desc, bufs, out_b = generate_inputs(b_path, frontend, seed, shape, work / "b", interpret=True,
+                                                            timeout=timeout)  # fmt: skip
+                        desc_a, bufs_a, out_a = generate_inputs(a_path, frontend, seed, shape, work / "a",
+                                                                interpret=True, timeout=timeout)  # fmt: skip
+                        if bufs_a != bufs or [b["nbytes"] for b in desc_a["buffers"]] != [
+                            b["nbytes"] for b in desc["buffers"]
+                        ]:
+                            raise InputError(
+                                f"{b_path.name} and {a_path.name} build different inputs for seed {seed}",
+                                hint="both files must take the same arguments (same kernelpilot_entry/inputs)",
+                            )
+                        w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
+                        w_a = {i for i, (x, y) in enumerate(zip(bufs, out_a, strict=True)) if x != y}
+                        events = []
+                    written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
+                    case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol)
+                    case.events = _dedupe(events)
+                    judge(case)
+                except KernelpilotError as exc:
+                    if len(seeds) * len(shapes) == 1 or "unsupported in check" in exc.message:
+                        raise
+                    case.verdict, case.reason = "error", exc.message
+                case.seconds = round(time.perf_counter() - c0, 3)
+                cases.append(case)
+    order = ["different", "error", "undetermined", "same"]
+    worst = min(cases, key=lambda c: order.index(c.verdict))
+    verdict = worst.verdict
+    reason = worst.reason if verdict != "same" else f"{len(cases)} input set(s) agree: {worst.reason}"
+    if verdict != "same" and len(cases) > 1:
+        reason = f"seed {worst.seed}{' ' + json.dumps(worst.shape) if worst.shape else ''}: {reason}"
+    report = CheckReport(
+        summary=f"{verdict}: {b_path.name} vs {a_path.name} ({engine} engine, {len(cases)} input set(s)) — {reason}",
+        before=str(b_path),
+        after=str(a_path),
+        engine=engine,
+        arch=arch if engine == "llvm" else None,
+        kernels=names,
+        cases=cases,
+        verdict=verdict,
+        reason=reason,
+        limits=LLVM_LIMITS if engine == "llvm" else INTERPRETER_LIMITS,
+        seconds=round(time.perf_counter() - t0, 3),
+    )
+    return report
+
+
+def format_report(report: CheckReport) -> str:
+    lines = [f"check: {report.verdict.upper()} — {report.reason}",
+             f"  {Path(report.before).name} → {Path(report.after).name}  engine {report.engine}"
+             + (f" ({report.arch})" if report.arch else "") + f", {report.seconds:.2f}s"]  # fmt: skip
+    for k in report.kernels:
+        lines.append(f"  kernel {k}")
+    for case in report.cases:
+        shape = " " + json.dumps(case.shape) if case.shape else ""
+        lines.append(f"  seed {case.seed}{shape}: {case.verdict} — {case.reason} ({case.seconds:.2f}s)")
+        for b in case.buffers:
+            diff = f", max |diff| {b.max_abs_diff:g}" if b.max_abs_diff else ""
+            lines.append(f"    {b.verdict:<9} {b.name} ({b.dtype}[{b.elements}], written by {'+'.join(b.written_by)}): "
+                         f"{b.mismatches} mismatch(es){diff}")  # fmt: skip
+        for mm in case.mismatches:
+            lines.append(f"    mismatch {mm.buffer}{mm.index}: before {mm.before}, after {mm.after}")
+        for e in case.events:
+            lines.append(f"    {e.kernel} {e.kind}: {e.access} of {e.bytes} B at offset {e.offset} of {e.buffer}, "
+                         f"workgroup {e.workgroup} thread {e.thread} ({e.count} lane(s)) at {e.line}")  # fmt: skip
+    lines.append("limits: " + "; ".join(report.limits))
+    return "\n".join(lines)
