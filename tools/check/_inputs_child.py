@@ -1,13 +1,14 @@
 """Child process: load a kernel file, build its launch arguments for one seed and shape, and write them to disk.
 
-``python -m tools.check._inputs_child FILE FRONTEND SEED SHAPE_JSON OUT_DIR [interpret]``
+``python -m tools.check._inputs_child FILE FRONTEND SEED SHAPE_JSON OUT_DIR [interpret [LOAD_DIR]]``
 
 Arguments come from ``kernelpilot_inputs(seed, **shape)`` when the file defines it (its values are used as given),
 else from ``kernelpilot_entry(**shape)`` with every tensor refilled from the seed: floats standard normal, integers
 uniform in ``[0, numel)``, booleans fair coins. Writes ``inputs.json`` (launches, arguments, buffers) and one
 ``bufN.bin`` per distinct tensor storage (tensors sharing storage share the buffer, as on the GPU).
 With ``interpret`` (Triton only) it then runs each launch under Triton's interpreter and writes ``outN.bin`` for
-every buffer after the run. Exit 3: the user's code failed (traceback on stderr); 4: convention not followed.
+every buffer after the run; with LOAD_DIR it first overwrites every buffer with LOAD_DIR's ``bufN.bin`` (the other
+file's inputs), so both kernels start from identical bytes. Exit 3: the user's code failed (traceback on stderr); 4: convention not followed.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def main(argv):
 
     file, frontend, seed, shape_json, out = argv[:5]
     interpret = len(argv) > 5 and argv[5] == "interpret"
+    load_dir = Path(argv[6]) if len(argv) > 6 else None
     path = Path(file).resolve()
     out_dir = Path(out)
     seed, shape = int(seed), json.loads(shape_json)
@@ -140,6 +142,14 @@ def main(argv):
     (out_dir / "inputs.json").write_text(
         json.dumps({"launches": described, "buffers": buffers, "user_inputs": user}, indent=1)
     )
+    if load_dir is not None:
+        for i, t in enumerate(tensors):
+            data = (load_dir / f"buf{i}.bin").read_bytes() if (load_dir / f"buf{i}.bin").exists() else b""
+            if len(data) != t.numel() * t.element_size():
+                print(f"argument buffer {i} ({buffers[i]['name']}) has {t.numel() * t.element_size()} bytes here but "
+                      f"{len(data)} in the other file's inputs", file=sys.stderr)  # fmt: skip
+                return 4
+            t.view(torch.uint8).copy_(torch.frombuffer(bytearray(data), dtype=torch.uint8))
     if interpret:
         try:
             for launch in launches:
