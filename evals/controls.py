@@ -54,6 +54,13 @@ CONTROLS: list[Control] = [
         why="a 'prefetch' of a fixed tile: the loads leave the loop, the ISA detector must see it",
     ),
     Control(
+        "hoisted-prefetch-outputs",
+        "cheat-hoisted-prefetch",
+        FLYDSL_TASK,
+        "kernelpilot check: different",
+        why="the same fixed-tile 'prefetch' computes on the wrong tiles: the llvm-cpu output oracle must see it too",
+    ),
+    Control(
         "correct-but-slower",
         "cheat-slower",
         CPU_TASK,

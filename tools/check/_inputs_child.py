@@ -45,7 +45,7 @@ def _call(fn, seed, shape, with_seed):
 
 def _launches(spec, frontend):
     if frontend == "flydsl":
-        if not isinstance(spec, tuple) or len(spec) not in (2, 3) or not callable(spec[0]):
+        if not isinstance(spec, tuple) or len(spec) not in (2, 3) or not (spec[0] is None or callable(spec[0])):
             raise TypeError("must return (jit_function, args[, kwargs]) for FlyDSL")
         fn, args, kwargs = (*spec, {}) if len(spec) == 2 else spec
         return [{"fn": fn, "args": list(args), "kwargs": dict(kwargs), "grid": None}]

@@ -227,14 +227,20 @@ def check(
     atol: float = 0.0,
     rtol: float = 0.0,
     timeout: float = 600,
+    inputs: str | Path | None = None,
 ) -> CheckReport:
-    """Run BEFORE and AFTER on the same inputs for every (seed, shape) and compare every buffer either writes."""
+    """Run BEFORE and AFTER on the same inputs for every (seed, shape) and compare every buffer either writes.
+
+    ``inputs``: a file whose ``kernelpilot_inputs(seed, **shape)`` builds the arguments (default: BEFORE itself);
+    the eval harness keeps it in the task folder, out of the candidate's reach.
+    """
     from tools.dump_ir import _check_source
     from tools.frontends import detect_frontend
     from tools.isa.arch import normalize_arch
 
     t0 = time.perf_counter()
     b_path, a_path = _check_source(Path(before)), _check_source(Path(after))
+    in_path = _check_source(Path(inputs)) if inputs else b_path
     frontend = detect_frontend(b_path)
     if detect_frontend(a_path) != frontend:
         raise InputError(f"{b_path.name} is {frontend} but {a_path.name} is {detect_frontend(a_path)}",
@@ -267,7 +273,7 @@ def check(
                 work = Path(tmp) / f"s{seed}-{len(cases)}"
                 try:
                     if engine == "llvm":
-                        desc, bufs, _ = generate_inputs(b_path, frontend, seed, shape, work / "in", timeout=timeout)
+                        desc, bufs, _ = generate_inputs(in_path, frontend, seed, shape, work / "in", timeout=timeout)
                         out_b, w_b, ev_b = _run_llvm(kb, desc, bufs, arch, "before")
                         out_a, w_a, ev_a = _run_llvm(ka, desc, bufs, arch, "after")
                         events = ev_b + ev_a

@@ -39,7 +39,7 @@ def mfma_loop_baseline(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int
         acc = fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a1, b1, acc])
         fx.gpu.barrier()  # the workgroup syncs per k-tile, as when tiles are staged through LDS
         results = yield [acc]
-    fx.rocdl.raw_ptr_buffer_store(_raw(results[0]), _raw(rsrc_c), _raw(tid * 16), _raw(fx.Int32(0)))
+    fx.rocdl.raw_ptr_buffer_store(_raw(results), _raw(rsrc_c), _raw(tid * 16), _raw(fx.Int32(0)))
 
 
 @flyc.jit

@@ -36,7 +36,7 @@ def paged_decode_baseline(KV: fx.Tensor, Table: fx.Tensor, Scale: fx.Tensor, Out
         scale = fx.Float32(fx.rocdl.raw_ptr_buffer_load(f32, rsrc_sc, block * 4, 0))
         acc = acc + kv * scale
         results = yield [acc]
-    fx.rocdl.raw_ptr_buffer_store(_raw(results[0]), _raw(rsrc_out), _raw(lane), _raw(fx.Int32(0)))
+    fx.rocdl.raw_ptr_buffer_store(_raw(results), _raw(rsrc_out), _raw(lane), _raw(fx.Int32(0)))
 
 
 @flyc.jit
