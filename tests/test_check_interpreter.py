@@ -12,7 +12,7 @@ from .conftest import REPO
 
 TASK = REPO / "evals" / "tasks" / "vgpr-spill-row-norm"
 # The task's kernel predates the example-argument form: the test gives it inputs the check convention accepts.
-INPUTS = '''
+INPUTS = """
 
 def kernelpilot_inputs(seed, rows=4, N=3000):
     g = torch.Generator().manual_seed(seed)
@@ -21,7 +21,7 @@ def kernelpilot_inputs(seed, rows=4, N=3000):
     out = torch.empty_like(x)
     return {"kernel": row_norm_kernel, "args": (x, w, out, N, 1e-5), "kwargs": {"BLOCK": BLOCK, **OPTIONS},
             "grid": (rows,)}
-'''
+"""
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-
 from tools.errors import InputError
 
 
@@ -50,6 +49,3 @@ def run(args: argparse.Namespace) -> int:
                    atol=args.atol, rtol=args.rtol, timeout=args.timeout)  # fmt: skip
     print(report.model_dump_json(indent=2) if args.json else format_report(report))
     return {"same": 0, "different": 1}.get(report.verdict, 2 if report.verdict == "error" else 3)
-
-
-

@@ -36,7 +36,14 @@ INTERPRETER_LIMITS = [
 
 # ------------------------------------------------------------------------------------------------------- inputs
 def generate_inputs(
-    path: Path, frontend: str, seed: int, shape: dict, out: Path, *, interpret=False, load: Path | None = None,
+    path: Path,
+    frontend: str,
+    seed: int,
+    shape: dict,
+    out: Path,
+    *,
+    interpret=False,
+    load: Path | None = None,
     timeout=600,
 ):
     """Run the inputs child for one seed and shape; returns (description, buffers as bytes, outputs or None)."""
@@ -135,8 +142,9 @@ def judge(case: CaseResult) -> CaseResult:
     if diff:
         first = case.mismatches[0] if case.mismatches else None
         where = f"; first at {first.buffer}{first.index}: {first.before} → {first.after}" if first else ""
-        case.verdict, case.reason = "different", (
-            f"{sum(b.mismatches for b in diff)} element(s) differ in {', '.join(b.name for b in diff)}{where}"
+        case.verdict, case.reason = (
+            "different",
+            (f"{sum(b.mismatches for b in diff)} element(s) differ in {', '.join(b.name for b in diff)}{where}"),
         )
     elif after_bad:
         e = after_bad[0]
@@ -145,7 +153,9 @@ def judge(case: CaseResult) -> CaseResult:
     elif before_bad:
         e = before_bad[0]
         case.verdict = "undetermined"
-        case.reason = f"BEFORE itself makes a {e.kind} {e.access} ({e.user_line}); outputs agree but prove nothing there"
+        case.reason = (
+            f"BEFORE itself makes a {e.kind} {e.access} ({e.user_line}); outputs agree but prove nothing there"
+        )
     elif not case.buffers:
         case.verdict, case.reason = "undetermined", "neither kernel wrote any buffer"
     else:

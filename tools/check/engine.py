@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tools.check import xlane
 from tools.check.ir import Instr, Kernel, Ty, unsupported
 from tools.errors import InputError
 
@@ -220,7 +219,8 @@ class Machine:
         import re
 
         m = re.search(
-            r"getelementptr (?:inbounds |nuw |nusw )*\((.+?), ptr addrspace\(3\) @([\w.$]+)(?:, i\d+ (-?\d+))?\)", op.text
+            r"getelementptr (?:inbounds |nuw |nusw )*\((.+?), ptr addrspace\(3\) @([\w.$]+)(?:, i\d+ (-?\d+))?\)",
+            op.text,
         )
         if m and m.group(2) in self.k.globals:
             from tools.check.ir import parse_type
@@ -296,7 +296,9 @@ class Machine:
         idx = rel[:, None] + np.arange(size)[None, :]
         valid = np.ones(idx.shape, dtype=bool)
         if limit is not None:
-            inside = (addr - base).astype(np.int64)[:, None] + np.arange(size)[None, :] < limit.astype(np.int64)[:, None]
+            inside = (addr - base).astype(np.int64)[:, None] + np.arange(size)[None, :] < limit.astype(np.int64)[
+                :, None
+            ]
             bad = ~inside.all(axis=1)
             if bad.any():
                 owner = self._alloc_of(rel[bad])
@@ -411,7 +413,6 @@ class Machine:
     # ------------------------------------------------------------------------------------------------ run
     def run(self, max_steps: int = 5_000_000) -> RunResult:
         blocks = self.k.blocks
-        by_id = {b.id: b for b in blocks}
         index_of = {b.id: b.index for b in blocks}
         done = len(blocks)
         pc = np.where(self.alive, index_of[self.k.entry], done).astype(np.int64)

@@ -24,7 +24,7 @@ _GPU_FUNC = re.compile(r"gpu\.func @([\w.$]+)\((.*?)\)\s*kernel", re.S)
 
 
 def _strip_locs(text: str) -> str:
-    return re.sub(r'\s*loc\((?:[^()]|\([^()]*\))*\)', "", text)
+    return re.sub(r"\s*loc\((?:[^()]|\([^()]*\))*\)", "", text)
 
 
 def _split_args(sig: str) -> list[tuple[str, str]]:

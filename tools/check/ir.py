@@ -358,7 +358,9 @@ def _callee_name(instr) -> str:
     return ops[-1].name if ops else ""
 
 
-_PRED = re.compile(r"= (?:icmp|fcmp)(?: [a-z]+)*? (eq|ne|ugt|uge|ult|ule|sgt|sge|slt|sle|oeq|ogt|oge|olt|ole|one|ord|ueq|une|uno|true|false) ")
+_PRED = re.compile(
+    r"= (?:icmp|fcmp)(?: [a-z]+)*? (eq|ne|ugt|uge|ult|ule|sgt|sge|slt|sle|oeq|ogt|oge|olt|ole|one|ord|ueq|une|uno|true|false) "
+)
 
 
 def _operand(o) -> Operand:

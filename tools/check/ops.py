@@ -178,8 +178,10 @@ def _gep(m, ins: Instr):
             k = int(np.asarray(idx).flat[0])
             offs, off = [], 0
             for mem in ty.members:
-                off = (off + (1 if ty.packed else mem.align) - 1) // (1 if ty.packed else mem.align) * (
-                    1 if ty.packed else mem.align
+                off = (
+                    (off + (1 if ty.packed else mem.align) - 1)
+                    // (1 if ty.packed else mem.align)
+                    * (1 if ty.packed else mem.align)
                 )
                 offs.append(off)
                 off += mem.size
@@ -385,7 +387,9 @@ def _wave_full(m, ins):
                           ins.text)  # fmt: skip
 
 
-_MFMA = re.compile(r"llvm\.amdgcn\.mfma\.f32\.(\d+)x(\d+)x(\d+)\.?(f16|bf16(?:\.1k)?|fp8\.fp8|bf8\.bf8|fp8\.bf8|bf8\.fp8|f16|bf16)$")
+_MFMA = re.compile(
+    r"llvm\.amdgcn\.mfma\.f32\.(\d+)x(\d+)x(\d+)\.?(f16|bf16(?:\.1k)?|fp8\.fp8|bf8\.bf8|fp8\.bf8|bf8\.fp8|f16|bf16)$"
+)
 
 
 def _mfma(m, ins):
@@ -646,15 +650,33 @@ def _barrier(m, ins):
 
 
 HANDLERS = {
-    **{op: _int_binop for op in ("add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "udiv", "sdiv",
-                                 "urem", "srem")},  # fmt: skip
+    **{
+        op: _int_binop
+        for op in ("add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "udiv", "sdiv", "urem", "srem")
+    },  # fmt: skip
     **{op: _float_binop for op in ("fadd", "fsub", "fmul", "fdiv", "frem")},
     "fneg": _fneg,
     "icmp": _icmp,
     "fcmp": _fcmp,
     "select": _select,
-    **{op: _cast for op in ("zext", "sext", "trunc", "fptrunc", "fpext", "sitofp", "uitofp", "fptosi", "fptoui",
-                            "ptrtoint", "inttoptr", "addrspacecast", "bitcast")},  # fmt: skip
+    **{
+        op: _cast
+        for op in (
+            "zext",
+            "sext",
+            "trunc",
+            "fptrunc",
+            "fpext",
+            "sitofp",
+            "uitofp",
+            "fptosi",
+            "fptoui",
+            "ptrtoint",
+            "inttoptr",
+            "addrspacecast",
+            "bitcast",
+        )
+    },  # fmt: skip
     "getelementptr": _gep,
     "load": _load,
     "store": _store,

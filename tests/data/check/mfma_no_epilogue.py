@@ -1,5 +1,4 @@
-"""Planted bug (check test data): the epilogue MFMAs of the last k-tile were dropped; the loop result is stored as is.
-"""
+"""Planted bug (check test data): the epilogue MFMAs of the last k-tile were dropped; the loop result is stored as is."""
 
 import flydsl.compiler as flyc
 import flydsl.expr as fx
@@ -48,7 +47,7 @@ def mfma_no_epilogue(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32
 
 
 @flyc.jit
-def mfma_loop(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32, stream: fx.Stream = fx.Stream(None)):
+def mfma_loop(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32, stream: fx.Stream = fx.Stream(None)):  # noqa: B008
     mfma_no_epilogue(A, B, C, k_tiles).launch(grid=(1, 1, 1), block=(256, 1, 1), stream=stream)
 
 

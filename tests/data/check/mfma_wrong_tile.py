@@ -49,7 +49,7 @@ def mfma_wrong_tile(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32)
 
 
 @flyc.jit
-def mfma_loop(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32, stream: fx.Stream = fx.Stream(None)):
+def mfma_loop(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32, stream: fx.Stream = fx.Stream(None)):  # noqa: B008
     mfma_wrong_tile(A, B, C, k_tiles).launch(grid=(1, 1, 1), block=(256, 1, 1), stream=stream)
 
 
