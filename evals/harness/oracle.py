@@ -30,20 +30,21 @@ def llvm_cpu_oracle(task: Task, code_dir: Path, work: Path, score: TaskScore, rn
     cases = [(s, False) for s in c.shapes] + [(s, True) for s in c.hidden_shapes]
     outcomes, errors = [], []
     for arch in task.spec.archs:
-        for shape, hidden in cases:
-            seeds = [rng.randrange(1 << 30) for _ in range(c.seeds_per_shape)]
-            for target in targets:
-                name = f"{shape.name} ({arch}, seeds {', '.join(map(str, seeds))})"
-                try:
-                    rep = check(ref_dir / target, code_dir / target, arch=arch, seeds=seeds, shapes=[shape.params],
-                                inputs=inputs, atol=c.atol, rtol=c.rtol, engine="llvm")  # fmt: skip
-                except KernelpilotError as exc:
-                    errors.append(f"output oracle (kernelpilot check) failed on {name}: {exc.message}")
-                    outcomes.append(CaseOutcome(case=name, hidden=hidden, passed=False, detail=exc.message))
-                    continue
-                diffs = [b.max_abs_diff for case in rep.cases for b in case.buffers if b.max_abs_diff is not None]
-                outcomes.append(CaseOutcome(case=name, hidden=hidden, passed=rep.verdict == "same",
-                                            detail=f"kernelpilot check: {rep.verdict}: {rep.reason}",
+        seeds = [rng.randrange(1 << 30) for _ in range(c.seeds_per_shape)]
+        for target in targets:
+            try:  # one call per arch: one inputs process for every shape and seed
+                rep = check(ref_dir / target, code_dir / target, arch=arch, seeds=seeds,
+                            shapes=[s.params for s, _ in cases], inputs=inputs, atol=c.atol, rtol=c.rtol,
+                            engine="llvm")  # fmt: skip
+            except KernelpilotError as exc:
+                errors.append(f"output oracle (kernelpilot check) failed on {target} ({arch}): {exc.message}")
+                continue
+            for k, case in enumerate(rep.cases):
+                shape, hidden = cases[k // len(seeds)]
+                diffs = [b.max_abs_diff for b in case.buffers if b.max_abs_diff is not None]
+                outcomes.append(CaseOutcome(case=f"{shape.name} ({arch}, seed {case.seed})", hidden=hidden,
+                                            passed=case.verdict == "same",
+                                            detail=f"kernelpilot check: {case.verdict}: {case.reason}",
                                             max_abs_err=max(diffs) if diffs else None))  # fmt: skip
     score.cases += outcomes
     score.reasons += errors

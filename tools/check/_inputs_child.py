@@ -1,13 +1,16 @@
 """Child process: load a kernel file, build its launch arguments for one seed and shape, and write them to disk.
 
-``python -m tools.check._inputs_child FILE FRONTEND SEED SHAPE_JSON OUT_DIR [interpret [LOAD_DIR]]``
+``python -m tools.check._inputs_child FILE FRONTEND CASES_JSON OUT_DIR [interpret [LOAD_DIR]]``
+
+``CASES_JSON`` lists ``[seed, shape]`` pairs; case ``i`` is written to ``OUT_DIR/case<i>/`` (one process for all
+cases: importing torch and the compiler is most of the cost).
 
 Arguments come from ``kernelpilot_inputs(seed, **shape)`` when the file defines it (its values are used as given),
 else from ``kernelpilot_entry(**shape)`` with every tensor refilled from the seed: floats standard normal, integers
 uniform in ``[0, numel)``, booleans fair coins. Writes ``inputs.json`` (launches, arguments, buffers) and one
 ``bufN.bin`` per distinct tensor storage (tensors sharing storage share the buffer, as on the GPU).
 With ``interpret`` (Triton only) it then runs each launch under Triton's interpreter and writes ``outN.bin`` for
-every buffer after the run; with LOAD_DIR it first overwrites every buffer with LOAD_DIR's ``bufN.bin`` (the other
+every buffer after the run; with LOAD_DIR it first overwrites every buffer with ``LOAD_DIR/case<i>/bufN.bin`` (the other
 file's inputs), so both kernels start from identical bytes. Exit 3: the user's code failed (traceback on stderr); 4: convention not followed.
 """
 
@@ -75,12 +78,10 @@ def _param_names(fn, n):
 def main(argv):
     import torch
 
-    file, frontend, seed, shape_json, out = argv[:5]
-    interpret = len(argv) > 5 and argv[5] == "interpret"
-    load_dir = Path(argv[6]) if len(argv) > 6 else None
+    file, frontend, cases_json, out = argv[:4]
+    interpret = len(argv) > 4 and argv[4] == "interpret"
+    load_dir = Path(argv[5]) if len(argv) > 5 else None
     path = Path(file).resolve()
-    out_dir = Path(out)
-    seed, shape = int(seed), json.loads(shape_json)
     sys.path.insert(0, str(path.parent))
     try:
         import importlib.util
@@ -97,6 +98,15 @@ def main(argv):
     if not callable(maker):
         print(f"{path.name} defines neither {INPUTS}(seed) nor {ENTRY}()", file=sys.stderr)
         return 4
+    for i, (seed, shape) in enumerate(json.loads(cases_json)):
+        load = load_dir / f"case{i}" if load_dir else None
+        rc = _case(torch, maker, user, frontend, int(seed), shape, Path(out) / f"case{i}", interpret, load)
+        if rc:
+            return rc
+    return 0
+
+
+def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_dir):
     try:
         launches = _launches(_call(maker, seed, shape, user), frontend)
     except SystemExit as exc:

@@ -38,18 +38,17 @@ INTERPRETER_LIMITS = [
 def generate_inputs(
     path: Path,
     frontend: str,
-    seed: int,
-    shape: dict,
+    cases: list[tuple[int, dict]],
     out: Path,
     *,
     interpret=False,
     load: Path | None = None,
     timeout=600,
 ):
-    """Run the inputs child for one seed and shape; returns (description, buffers as bytes, outputs or None)."""
+    """Run the inputs child once for all (seed, shape) cases; per case (description, buffers, outputs or None)."""
     root = str(Path(__file__).resolve().parents[2])
-    argv = [sys.executable, "-m", "tools.check._inputs_child", str(path), frontend, str(seed), json.dumps(shape),
-            str(out)] + (["interpret"] if interpret else []) + ([str(load)] if load else [])  # fmt: skip
+    argv = [sys.executable, "-m", "tools.check._inputs_child", str(path), frontend, json.dumps(cases), str(out)]
+    argv += (["interpret"] if interpret else []) + ([str(load)] if load else [])
     env = {"PYTHONPATH": root}
     if interpret:
         env["TRITON_INTERPRET"] = "1"
@@ -57,20 +56,30 @@ def generate_inputs(
     if not result.ok:
         tail = "\n".join(result.stderr.strip().splitlines()[-30:])
         if result.timed_out:
-            raise KernelpilotError(f"building inputs for {path.name} took over {timeout:.0f}s",
-                                   hint="use smaller shapes (--shape) or raise --timeout")  # fmt: skip
+            raise KernelpilotError(
+                f"building inputs for {path.name} took over {timeout:.0f}s",
+                hint="use smaller shapes (--shape) or raise --timeout",
+            )
         if result.returncode == 4:
             raise InputError(
                 f"{path.name}: {tail}",
                 hint="define kernelpilot_inputs(seed, **shape) returning the launch arguments, or kernelpilot_entry() "
                 "in the example-argument form (see the README, 'check')",
             )
-        raise InputError(f"{path.name} failed while {'running under the interpreter' if interpret else 'building inputs'}",
-                         hint="fix the error above (it is your file's own)", details=tail)  # fmt: skip
-    desc = json.loads((out / "inputs.json").read_text())
-    bufs = [(out / f"buf{i}.bin").read_bytes() for i in range(len(desc["buffers"]))]
-    outs = [(out / f"out{i}.bin").read_bytes() for i in range(len(desc["buffers"]))] if interpret else None
-    return desc, bufs, outs
+        raise InputError(
+            f"{path.name} failed while {'running under the interpreter' if interpret else 'building inputs'}",
+            hint="fix the error above (it is your file's own)",
+            details=tail,
+        )
+    got = []
+    for i in range(len(cases)):
+        d = out / f"case{i}"
+        desc = json.loads((d / "inputs.json").read_text())
+        n = len(desc["buffers"])
+        bufs = [(d / f"buf{j}.bin").read_bytes() for j in range(n)]
+        outs = [(d / f"out{j}.bin").read_bytes() for j in range(n)] if interpret else None
+        got.append((desc, bufs, outs))
+    return got
 
 
 # ------------------------------------------------------------------------------------------------------- compare
@@ -275,36 +284,41 @@ def check(
     if engine == "llvm":
         kb, ka = _llvm_kernels(b_path, arch, timeout), _llvm_kernels(a_path, arch, timeout)
         names = [f"{x[0]} → {y[0]}" for x, y in zip(kb, ka, strict=False)]
+    todo = [(seed, shape) for shape in shapes for seed in seeds]
     with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
-        for shape in shapes:
-            for seed in seeds:
-                c0 = time.perf_counter()
-                case = CaseResult(seed=seed, shape=shape, verdict="error")
-                work = Path(tmp) / f"s{seed}-{len(cases)}"
-                try:
-                    if engine == "llvm":
-                        desc, bufs, _ = generate_inputs(in_path, frontend, seed, shape, work / "in", timeout=timeout)
-                        out_b, w_b, ev_b = _run_llvm(kb, desc, bufs, arch, "before")
-                        out_a, w_a, ev_a = _run_llvm(ka, desc, bufs, arch, "after")
-                        events = ev_b + ev_a
-                    else:
-                        desc, bufs, out_b = generate_inputs(b_path, frontend, seed, shape, work / "b", interpret=True,
-                                                            timeout=timeout)  # fmt: skip
-                        _, _, out_a = generate_inputs(a_path, frontend, seed, shape, work / "a", interpret=True,
-                                                      load=work / "b", timeout=timeout)  # fmt: skip
-                        w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
-                        w_a = {i for i, (x, y) in enumerate(zip(bufs, out_a, strict=True)) if x != y}
-                        events = []
-                    written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
-                    case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol)
-                    case.events = _dedupe(events)
-                    judge(case)
-                except KernelpilotError as exc:
-                    if len(seeds) * len(shapes) == 1 or "unsupported in check" in exc.message:
-                        raise
-                    case.verdict, case.reason = "error", exc.message
-                case.seconds = round(time.perf_counter() - c0, 3)
-                cases.append(case)
+        c0 = time.perf_counter()
+        if engine == "llvm":
+            inputs_b = generate_inputs(in_path, frontend, todo, Path(tmp) / "in", timeout=timeout)
+            inputs_a = [None] * len(todo)
+        else:
+            inputs_b = generate_inputs(b_path, frontend, todo, Path(tmp) / "b", interpret=True, timeout=timeout)
+            inputs_a = generate_inputs(
+                a_path, frontend, todo, Path(tmp) / "a", interpret=True, load=Path(tmp) / "b", timeout=timeout
+            )
+        share = (time.perf_counter() - c0) / len(todo)  # the children's time, split evenly over the cases
+        for (seed, shape), (desc, bufs, out_b), got_a in zip(todo, inputs_b, inputs_a, strict=True):
+            c0 = time.perf_counter()
+            case = CaseResult(seed=seed, shape=shape, verdict="error")
+            try:
+                if engine == "llvm":
+                    out_b, w_b, ev_b = _run_llvm(kb, desc, bufs, arch, "before")
+                    out_a, w_a, ev_a = _run_llvm(ka, desc, bufs, arch, "after")
+                    events = ev_b + ev_a
+                else:
+                    out_a = got_a[2]
+                    w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
+                    w_a = {i for i, (x, y) in enumerate(zip(bufs, out_a, strict=True)) if x != y}
+                    events = []
+                written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
+                case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol)
+                case.events = _dedupe(events)
+                judge(case)
+            except KernelpilotError as exc:
+                if len(todo) == 1 or "unsupported in check" in exc.message:
+                    raise
+                case.verdict, case.reason = "error", exc.message
+            case.seconds = round(time.perf_counter() - c0 + share, 3)
+            cases.append(case)
     order = ["different", "error", "undetermined", "same"]
     worst = min(cases, key=lambda c: order.index(c.verdict))
     verdict = worst.verdict
