@@ -144,8 +144,9 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
                 args.append({"name": name, "scalar": a, "type": type(a).__name__})
             else:
                 args.append({"name": name, "opaque": type(a).__name__})
+        params = [{"name": p.name, "constexpr": bool(p.is_constexpr)} for p in getattr(launch["fn"], "params", [])]
         described.append({"args": args[: len(launch["args"])], "kwargs": args[len(launch["args"]) :],
-                          "grid": launch["grid"]})  # fmt: skip
+                          "grid": launch["grid"], "params": params})  # fmt: skip
     out_dir.mkdir(parents=True, exist_ok=True)
     for i, t in enumerate(tensors):
         (out_dir / f"buf{i}.bin").write_bytes(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")

@@ -184,36 +184,42 @@ def _llvm_kernels(path: Path, arch: str, timeout: float):
         llvm = stages.get("llvm_ir") or stages.get("llir")
         if llvm is None:
             raise InputError(f"{path.name}: kernel {k.name} has no LLVM IR stage", hint="check needs llvm_ir / llir")
-        kernels.append((k.name, llvm.read_text(), stages.get("origin"), result.frontend))
+        kernels.append(
+            (k.name, llvm.read_text(), stages.get("origin") or llvm.parent / "metadata.json", result.frontend)
+        )
     return kernels
 
 
 def _run_llvm(kernels, desc, bufs, arch, who: str):
-    from tools.check import engine, flydsl_abi
+    from tools.check import engine, flydsl_abi, triton_abi
     from tools.check.ir import load_kernel
 
     prepared = engine.lay_out([(b["name"], data) for b, data in zip(desc["buffers"], bufs, strict=True)])
     events, written = [], set()
-    for name, llvm_text, origin, frontend in kernels:
+    for index, (name, llvm_text, origin, frontend) in enumerate(kernels):
         kernel = load_kernel(llvm_text, name)
-        if frontend != "flydsl":
-            raise InputError(
-                f"the llvm engine maps arguments for FlyDSL kernels only; {name} is {frontend}",
-                hint="use --engine interpreter for Triton files",
-            )
-        launch = flydsl_abi.read_launch(origin.read_text(), name)
-        jit_args = desc["launches"][0]["args"]
 
         def address_of(arg, prepared=prepared, desc=desc):
             esize = desc["buffers"][arg["tensor"]]["element_size"]
             return prepared.address(arg["tensor"]) + arg["offset"] * esize
 
-        params = flydsl_abi.kernel_params([t for t, _ in kernel.params], launch, jit_args, address_of)
-        block = tuple(launch["block"])
+        dynamic_lds = 65536  # FlyDSL: the largest LDS a gfx942 workgroup may have
+        if frontend == "flydsl":
+            launch = flydsl_abi.read_launch(origin.read_text(), name)
+            params = flydsl_abi.kernel_params([t for t, _ in kernel.params], launch, desc["launches"][0]["args"],
+                                              address_of)  # fmt: skip
+            grid, block = tuple(launch["grid"]), tuple(launch["block"])
+        else:
+            spec = desc["launches"][index if len(desc["launches"]) == len(kernels) else 0]
+            meta = json.loads(origin.read_text()) if origin and origin.exists() else {}
+            params = triton_abi.kernel_params([t for t, _ in kernel.params], spec, address_of)
+            grid = tuple((list(spec["grid"]) + [1, 1, 1])[:3])
+            block = (int(meta.get("num_warps", 4)) * int(meta.get("warp_size", 64)), 1, 1)
+            dynamic_lds = int(meta.get("shared") or 0) or 1
         if kernel.reqd_block and tuple(kernel.reqd_block) != block:
             raise InputError(f"{name}: launched with block {block} but compiled for {kernel.reqd_block}", hint="")
-        machine = engine.Machine(kernel, engine.Launch(grid=tuple(launch["grid"]), block=block), prepared.memory,
-                                 prepared.allocations, params, arch)  # fmt: skip
+        machine = engine.Machine(kernel, engine.Launch(grid=grid, block=block), prepared.memory,
+                                 prepared.allocations, params, arch, dynamic_lds)  # fmt: skip
         run = machine.run()
         written |= run.written
         counts = run.event_counts
@@ -224,10 +230,35 @@ def _run_llvm(kernels, desc, bufs, arch, who: str):
     return out, written, events
 
 
+def outputs(
+    path: str | Path,
+    engine: str,
+    *,
+    seed: int = 0,
+    shape: dict | None = None,
+    arch: str = "gfx942",
+    timeout: float = 600,
+) -> dict[str, np.ndarray]:
+    """One file's buffers after one run on one engine, typed (for cross-checking the engines against each other)."""
+    path = Path(path).resolve()
+    from tools.frontends import detect_frontend
+
+    frontend = detect_frontend(path)
+    with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
+        ((desc, bufs, outs),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp),
+                                                interpret=engine == "interpreter", timeout=timeout)  # fmt: skip
+        if engine == "llvm":
+            outs, _, events = _run_llvm(_llvm_kernels(path, arch, timeout), desc, bufs, arch, "before")
+            bad = [e for e in events if e.kind in ERROR_KINDS]
+            if bad:
+                raise InputError(f"{path.name}: {bad[0].kind} {bad[0].access} at {bad[0].line}", hint="")
+    return {b["name"]: _typed(o, b["dtype"]) for b, o in zip(desc["buffers"], outs, strict=True)}
+
+
 def _dedupe(events: list[MemoryEvent], keep: int = 12) -> list[MemoryEvent]:
     """At most ``keep`` events, the first of each (kernel, kind, instruction) before repeats."""
     firsts, rest, seen = [], [], set()
-    for e in events:
+    for e in sorted(events, key=lambda e: e.kind not in ERROR_KINDS):  # errors first, hardware-defined ones after
         key = (e.kernel, e.kind, e.instruction)
         (rest if key in seen else firsts).append(e)
         seen.add(key)
@@ -271,11 +302,6 @@ def check(
         engine = "llvm" if frontend == "flydsl" else "interpreter"
     if engine == "interpreter" and frontend != "triton":
         raise InputError("the interpreter engine runs Triton files only", hint="use --engine llvm for FlyDSL")
-    if engine == "llvm" and frontend != "flydsl":
-        raise InputError(
-            "the llvm engine maps launch arguments for FlyDSL files only in this version",
-            hint="use --engine interpreter (the default for Triton files)",
-        )
     arch = normalize_arch(arch)
     seeds = seeds or [0]
     shapes = shapes or [{}]
@@ -356,7 +382,11 @@ def format_report(report: CheckReport) -> str:
                          f"{b.mismatches} mismatch(es){diff}")  # fmt: skip
         for mm in case.mismatches:
             lines.append(f"    mismatch {mm.buffer}{mm.index}: before {mm.before}, after {mm.after}")
-        for e in case.events:
+        bounded = [e for e in case.events if e.kind == "past-num-records"]
+        if bounded:
+            lines.append(f"    note: {sum(e.count for e in bounded)} lane access(es) past a buffer resource's num_records "
+                         "(the hardware reads 0 / drops the store: how Triton masks buffer ops); --json lists them")  # fmt: skip
+        for e in (e for e in case.events if e.kind != "past-num-records"):
             lines.append(f"    {e.kernel} {e.kind}: {e.access} of {e.bytes} B at offset {e.offset} of {e.buffer}, "
                          f"workgroup {e.workgroup} thread {e.thread} ({e.count} lane(s)) at {e.line}")  # fmt: skip
     lines.append("limits: " + "; ".join(report.limits))

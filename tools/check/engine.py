@@ -145,7 +145,14 @@ class Machine:
     """One launch of one kernel over numpy lanes. ``args`` holds a value per kernel parameter (scalars, addresses)."""
 
     def __init__(
-        self, kernel: Kernel, launch: Launch, memory: np.ndarray, allocations: list[Allocation], args: list, arch: str
+        self,
+        kernel: Kernel,
+        launch: Launch,
+        memory: np.ndarray,
+        allocations: list[Allocation],
+        args: list,
+        arch: str,
+        dynamic_lds: int = 65536,
     ):
         self.k = kernel
         self.arch = arch
@@ -173,7 +180,7 @@ class Machine:
         self.ends = np.array([a.start + a.size for a in self.allocs], dtype=np.int64)
         lds = max(kernel.lds_bytes, 1)
         if any(size == 0 for _, size in kernel.globals.values()):  # dynamic shared memory ([0 x i8])
-            lds = max(lds, 65536)
+            lds = max(lds, dynamic_lds)
         self.lds_bytes = lds
         self.lds = np.zeros(self.n_wg * lds, dtype=np.uint8)
         self.lds_init = np.zeros(self.n_wg * lds, dtype=bool)
@@ -301,7 +308,7 @@ class Machine:
             ]
             bad = ~inside.all(axis=1)
             if bad.any():
-                owner = self._alloc_of(rel[bad])
+                owner = self._alloc_of(base[bad].astype(np.int64) - GLOBAL_BASE)
                 self.record(
                     "past-num-records", access, ins, lanes[bad], (addr - base)[bad], size,
                     self._name(int(owner[0])),

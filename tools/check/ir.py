@@ -397,12 +397,54 @@ def _rpo(entry: int, succ: dict[int, list[int]]) -> list[int]:
     return order[::-1]
 
 
+_SPECIAL = re.compile(r"\b(half|bfloat|float|double) ([-+]?)(inf|nan|qnan)\b")
+_SPECIAL_BITS = {
+    ("half", "inf"): "0xH7C00", ("half", "-inf"): "0xHFC00", ("half", "nan"): "0xH7E00",
+    ("bfloat", "inf"): "0xR7F80", ("bfloat", "-inf"): "0xRFF80", ("bfloat", "nan"): "0xR7FC0",
+    ("float", "inf"): "0x7FF0000000000000", ("float", "-inf"): "0xFFF0000000000000",
+    ("float", "nan"): "0x7FF8000000000000", ("double", "inf"): "0x7FF0000000000000",
+    ("double", "-inf"): "0xFFF0000000000000", ("double", "nan"): "0x7FF8000000000000",
+}  # fmt: skip
+
+
+def _hex_float_literals(text: str) -> str:
+    """Newer LLVM prints ``float -inf``/``nan``; llvmlite's parser reads only the hex spelling of such constants."""
+
+    def repl(m):
+        kind = "nan" if m.group(3) != "inf" else ("-inf" if m.group(2) == "-" else "inf")
+        return f"{m.group(1)} {_SPECIAL_BITS[(m.group(1), kind)]}"
+
+    text = _SPECIAL.sub(repl, text)
+    if "f0x" in text:
+        text = "\n".join(_F0X.sub(lambda m, line=line: _f0x(m, line), line) if "f0x" in line else line
+                         for line in text.split("\n"))  # fmt: skip
+    return text
+
+
+_F0X = re.compile(r"\bf0x([0-9A-Fa-f]+)\b")
+
+
+def _f0x(m, line: str) -> str:
+    """``f0x3FB8AA3B`` (the bits in the type's own width) → the spelling llvmlite reads."""
+    digits = m.group(1)
+    if len(digits) == 16:
+        return "0x" + digits.upper()
+    if len(digits) == 8:
+        value = np.uint32(int(digits, 16)).view(np.float32)
+        return "0x" + format(int(np.float64(value).view(np.uint64)), "016X")
+    if len(digits) == 4:
+        before = line[: m.start()]
+        is_bf16 = before.rfind("bfloat") > before.rfind("half")
+        return ("0xR" if is_bf16 else "0xH") + digits.upper()
+    raise unsupported(f"float literal {m.group(0)}", line.strip())
+
+
 def load_kernel(text: str, name: str | None = None) -> Kernel:
     """Parse ``text`` (an AMDGPU LLVM IR module) and return its kernel ``name`` (or its only kernel)."""
     import llvmlite.binding as llvm
 
     try:
-        module = llvm.parse_assembly(text)
+        module = llvm.parse_assembly(_hex_float_literals(text))
     except RuntimeError as exc:
         raise InputError(
             f"llvmlite could not parse the LLVM IR: {str(exc).splitlines()[0]}",
