@@ -38,7 +38,7 @@ def spill_pair(tmp_path):
 @pytest.mark.slow
 def test_spill_task_reference_solution_computes_the_same(spill_pair):
     before, after = spill_pair
-    rep = check(before, after, seeds=[0, 1], shapes=[{"rows": 3, "N": 3000}])
+    rep = check(before, after, engine="interpreter", seeds=[0, 1], shapes=[{"rows": 3, "N": 3000}])
     assert rep.engine == "interpreter" and rep.verdict == "same", rep.reason
     # only out is written: 3 rows x 3000 columns
     assert [(b.name, b.elements) for b in rep.cases[0].buffers] == [("out_ptr", 9000)]
@@ -51,6 +51,19 @@ def test_spill_task_missing_mask_is_different(spill_pair, tmp_path):
     wrong = tmp_path / "wrong.py"
     # without the mask the 1096 padding columns (x = 0) enter the variance as (0 - mean)^2: every output moves
     wrong.write_text(after.read_text().replace("xc = tl.where(mask, x - mean, 0.0)", "xc = x - mean"))
-    rep = check(before, wrong, shapes=[{"rows": 2, "N": 3000}])
+    rep = check(before, wrong, engine="interpreter", shapes=[{"rows": 2, "N": 3000}])
     assert rep.verdict == "different"
     assert rep.cases[0].buffers[0].mismatches == 6000
+
+
+@pytest.mark.slow
+def test_spill_task_on_the_llvm_engine_differs_only_by_reduction_order(spill_pair, tmp_path):
+    before, after = spill_pair
+    # 1 warp vs 8 warps sum the row in a different order (DPP within waves, LDS across them): last-bit differences
+    exact = check(before, after, engine="llvm", shapes=[{"rows": 2, "N": 3000}])
+    buf = exact.cases[0].buffers[0]
+    assert exact.verdict == "different" and 0 < buf.max_abs_diff < 1e-6
+    assert check(before, after, engine="llvm", shapes=[{"rows": 2, "N": 3000}], atol=1e-6).verdict == "same"
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(after.read_text().replace("xc = tl.where(mask, x - mean, 0.0)", "xc = x - mean"))
+    assert check(before, wrong, engine="llvm", shapes=[{"rows": 2, "N": 3000}], atol=1e-6).verdict == "different"

@@ -29,8 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("before", help="the kernel file as it was (FlyDSL or Triton, with kernelpilot_entry())")
     p.add_argument("after", help="the rewritten kernel file")
     p.add_argument("--engine", choices=["auto", "llvm", "interpreter"], default="auto",
-                   help="llvm: run the AMDGPU LLVM IR on the CPU (FlyDSL); interpreter: Triton's interpreter; "
-                   "auto picks by language")  # fmt: skip
+                   help="llvm (auto): run the AMDGPU LLVM IR on the CPU (FlyDSL, Triton); interpreter: Triton's "
+                   "interpreter")  # fmt: skip
     p.add_argument("--arch", default="gfx942", help="AMD target whose LLVM IR is run (llvm engine)")
     p.add_argument("--seed", type=int, action="append", help="input seed (repeatable; default 0)")
     p.add_argument("--shape", action="append", type=parse_shape,

@@ -298,8 +298,8 @@ def check(
     if frontend not in ("flydsl", "triton"):
         raise InputError(f"check runs FlyDSL and Triton files; {b_path.name} is {frontend}",
                          hint="for CUDA/HIP compare on a GPU")  # fmt: skip
-    if engine == "auto":
-        engine = "llvm" if frontend == "flydsl" else "interpreter"
+    if engine == "auto":  # the LLVM IR is what the GPU runs; the interpreter stays a choice for Triton
+        engine = "llvm"
     if engine == "interpreter" and frontend != "triton":
         raise InputError("the interpreter engine runs Triton files only", hint="use --engine llvm for FlyDSL")
     arch = normalize_arch(arch)
