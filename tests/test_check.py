@@ -166,3 +166,56 @@ def test_cli_bad_shape_key_is_an_error_with_a_hint(capsys):
     assert main(["check", str(MFMA / "baseline.py"), str(MFMA / "prefetched.py"), "--shape", "tiles=2"]) == 2
     err = capsys.readouterr().err
     assert "takes no parameter 'tiles'" in err and "hint:" in err
+
+
+LDS_EXCHANGE = """
+@smem = internal addrspace(3) global [256 x i32] undef, align 4
+
+define amdgpu_kernel void @k(ptr addrspace(1) %out, i32 %shift, i32 %mod) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %w = getelementptr [256 x i32], ptr addrspace(3) @smem, i32 0, i32 %tid
+  store i32 %tid, ptr addrspace(3) %w
+  BARRIER
+  %s = add i32 %tid, %shift
+  %src = urem i32 %s, %mod
+  %r = getelementptr [256 x i32], ptr addrspace(3) @smem, i32 0, i32 %src
+  %v = load i32, ptr addrspace(3) %r
+  %o = getelementptr i32, ptr addrspace(1) %out, i32 %tid
+  store i32 %v, ptr addrspace(1) %o
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare void @llvm.amdgcn.s.barrier()
+"""
+
+
+def _lds_run(barrier: bool, shift: int, threads: int = 128, mod: int = 128):
+    ir = LDS_EXCHANGE.replace("BARRIER", "call void @llvm.amdgcn.s.barrier()" if barrier else "")
+    mem = lay_out([("out", bytes(4 * threads))])
+    m = Machine(load_kernel(ir), Launch((1, 1, 1), (threads, 1, 1)), mem.memory, mem.allocations,
+                [mem.address(0), shift, mod], "gfx942")  # fmt: skip
+    run = m.run()
+    return mem.memory[: 4 * threads].view(np.int32), run
+
+
+def test_lds_exchange_across_waves_after_a_barrier_is_clean():
+    out, run = _lds_run(barrier=True, shift=64)
+    assert np.array_equal(out, (np.arange(128) + 64) % 128) and not run.events  # 2 waves swap halves
+
+
+def test_lds_read_of_another_waves_write_without_a_barrier_is_a_race():
+    _, run = _lds_run(barrier=False, shift=64)
+    races = [e for e in run.events if e.kind == "lds-race"]
+    # all 128 lanes read what the other wave wrote in the same barrier interval
+    assert run.event_counts[("lds-race", races[0].instruction)] == 128 and races[0].access == "load"
+
+
+def test_lds_read_within_the_own_wave_needs_no_barrier():
+    _, run = _lds_run(barrier=False, shift=1, threads=64, mod=64)  # one wave: lanes read their neighbour's slot
+    assert not run.events
+
+
+def test_lds_bytes_nobody_wrote_are_reported_uninitialised():
+    _, run = _lds_run(barrier=True, shift=128, mod=256)  # lanes read slots 128..255, which no lane wrote
+    assert {e.kind for e in run.events} == {"lds-uninitialised"}
+    assert run.event_counts[("lds-uninitialised", run.events[0].instruction)] == 128

@@ -20,10 +20,11 @@ from tools.executors import LOCAL
 from tools.models.check import BufferVerdict, CaseResult, CheckReport, MemoryEvent, Mismatch
 
 MAX_MISMATCHES = 10
-ERROR_KINDS = ("past-allocation", "lds-out-of-range", "private-out-of-range", "lds-uninitialised")
+ERROR_KINDS = ("past-allocation", "lds-out-of-range", "private-out-of-range", "lds-uninitialised", "lds-race")
 
 LLVM_LIMITS = [
-    "all waves of a launch run in lock step, so s.barrier always holds and a missing barrier (a race) is not seen",
+    "all waves of a launch run in lock step: a missing barrier shows as an lds-race when one wave reads or overwrites "
+    "LDS another wave wrote since the last barrier; a write after another wave's read (WAR) is not seen",
     "loads past a tensor return 0 here; on a GPU they return whatever memory holds there",
     "floating-point math is numpy's (IEEE, round to nearest); MFMA accumulates in float64 then rounds to f32",
 ]

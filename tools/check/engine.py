@@ -4,8 +4,10 @@ Lanes are numbered ``(workgroup, wave, lane)``: a workgroup is its waves, a wave
 of the launch are one numpy axis; each SSA value is an array over it. Control flow follows the hardware's exec mask:
 the lanes waiting at the block earliest in reverse post-order run next, with a mask of exactly those lanes, so
 divergent branches run one side after the other and reconverge at the first block both sides reach; phis read each
-lane's own predecessor. Because all waves run in lock step, ``s.barrier`` holds trivially, and a barrier reached by
-some waves of a workgroup while others are elsewhere is an error. LDS is per workgroup and remembers which bytes were
+lane's own predecessor. Because all waves run in lock step, ``s.barrier`` holds trivially; what a barrier orders is
+checked instead: a wave reading or overwriting LDS bytes another wave of its workgroup wrote since the last barrier
+is an ``lds-race`` (the hardware gives no order between them). A barrier reached by some waves of a workgroup while
+others are elsewhere is an error. LDS is per workgroup and remembers which bytes were
 written; global memory is the launch's tensors, each an allocation with bounds; buffer resources carry base and
 ``num_records``. Out-of-range buffer accesses read 0 (hardware), accesses outside every allocation read 0 too (the
 GPU would read someone else's memory) — both are recorded with lane, offset and source line.
@@ -36,7 +38,7 @@ class Allocation:
 class Event:
     """One out-of-bounds access or uninitialised LDS read, as the report shows it."""
 
-    kind: str  # past-allocation | past-num-records | lds-uninitialised | lds-out-of-range | private-out-of-range
+    kind: str  # past-allocation | past-num-records | lds-uninitialised | lds-race | lds-out-of-range | private-…
     access: str  # load | store | atomic
     workgroup: int
     thread: int
@@ -184,6 +186,12 @@ class Machine:
         self.lds_bytes = lds
         self.lds = np.zeros(self.n_wg * lds, dtype=np.uint8)
         self.lds_init = np.zeros(self.n_wg * lds, dtype=bool)
+        # races: which wave of its workgroup last wrote each LDS byte, and in which barrier interval
+        self.lds_writer = np.full(self.n_wg * lds, -1, dtype=np.int32)
+        self.lds_epoch = np.zeros(self.n_wg * lds, dtype=np.int64)
+        self.wg_epoch = np.zeros(self.n_wg, dtype=np.int64)
+        self.wave_in_wg = (self.tid // WAVE).astype(np.int32)
+        self.in_atomic = False
         self.private = None
         self.private_size = 0
         self.values: dict[int, object] = {}
@@ -366,21 +374,35 @@ class Machine:
         flat = self.wg[lanes][:, None] * self.lds_bytes + np.minimum(idx, self.lds_bytes - 1)
         return lanes, off, flat, ok
 
+    def _lds_race(self, ins, access, lanes, off, flat, ok, size):
+        """Bytes another wave of the workgroup wrote since the last barrier: no ordering between the two waves."""
+        if self.in_atomic:
+            return
+        other = (self.lds_writer[flat] >= 0) & (self.lds_writer[flat] != self.wave_in_wg[lanes][:, None])
+        same_interval = self.lds_epoch[flat] == self.wg_epoch[self.wg[lanes]][:, None]
+        bad = ok & (other & same_interval).any(axis=1)
+        if bad.any():
+            self.record("lds-race", access, ins, lanes[bad], off[bad], size, "LDS")
+
     def load_lds(self, ins, addr, ty: Ty):
         lanes, off, flat, ok = self._lds_index(ins, addr, ty.size, "load")
         init = self.lds_init[flat].all(axis=1)
         bad = ok & ~init
         if bad.any():
             self.record("lds-uninitialised", "load", ins, lanes[bad], off[bad], ty.size, "LDS")
+        self._lds_race(ins, "load", lanes, off, flat, ok, ty.size)
         data = np.zeros((self.n, ty.size), dtype=np.uint8)
         data[lanes] = np.where(ok[:, None], self.lds[flat], 0)
         return from_bytes(data, ty)
 
     def store_lds(self, ins, addr, value, ty: Ty):
         lanes, off, flat, ok = self._lds_index(ins, addr, ty.size, "store")
+        self._lds_race(ins, "store", lanes, off, flat, ok, ty.size)
         data = to_bytes(value, ty, self.n)[lanes]
         self.lds[flat[ok]] = data[ok]
         self.lds_init[flat[ok]] = True
+        self.lds_writer[flat[ok]] = np.broadcast_to(self.wave_in_wg[lanes][:, None], flat.shape)[ok]
+        self.lds_epoch[flat[ok]] = np.broadcast_to(self.wg_epoch[self.wg[lanes]][:, None], flat.shape)[ok]
 
     def _private(self, ins, addr, size, access):
         lanes = self._active_lanes()

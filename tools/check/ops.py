@@ -289,6 +289,7 @@ def _atomicrmw(m, ins: Instr):
     op = ins.extra["op"]
     out = np.zeros_like(np.asarray(val))
     saved = m.mask
+    m.in_atomic = True  # atomics are ordered by the hardware: no race between waves
     for lane in np.nonzero(saved)[0]:  # one lane at a time, in lane order: atomics serialise
         m.mask = np.zeros(m.n, dtype=bool)
         m.mask[lane] = True
@@ -314,13 +315,14 @@ def _atomicrmw(m, ins: Instr):
         elif op == "xor":
             new = old ^ v
         else:
-            m.mask = saved
+            m.mask, m.in_atomic = saved, False
             raise unsupported(f"atomicrmw {op}", ins.text)
         new_arr = np.zeros_like(np.asarray(val))
         new_arr[lane] = new
         m.store(ins, ptr_ty, addr, _fix(ty, new_arr), ty)
         out[lane] = old
     m.mask = saved
+    m.in_atomic = False
     return out
 
 
@@ -647,6 +649,7 @@ def _barrier(m, ins):
     touched = m.mask.reshape(m.n_wg, -1).any(axis=1)
     if np.any(touched & ~per_wg.all(axis=1)):
         raise unsupported("s.barrier reached by some waves of a workgroup while others are elsewhere", ins.text)
+    m.wg_epoch[touched] += 1  # a new barrier interval: LDS written before it is ordered for every wave
 
 
 HANDLERS = {

@@ -36,7 +36,8 @@ class MemoryEvent(BaseModel):
     kernel: Literal["before", "after"]
     kind: str = Field(
         description="past-allocation (outside the tensor: error), past-num-records (outside the buffer resource's "
-        "range: the hardware returns 0 / drops the store), lds-uninitialised, lds-out-of-range, private-out-of-range"
+        "range: the hardware returns 0 / drops the store), lds-uninitialised, lds-race (LDS another wave wrote since the "
+        "last barrier), lds-out-of-range, private-out-of-range"
     )
     access: str
     workgroup: int
