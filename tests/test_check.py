@@ -219,3 +219,17 @@ def test_lds_bytes_nobody_wrote_are_reported_uninitialised():
     _, run = _lds_run(barrier=True, shift=128, mod=256)  # lanes read slots 128..255, which no lane wrote
     assert {e.kind for e in run.events} == {"lds-uninitialised"}
     assert run.event_counts[("lds-uninitialised", run.events[0].instruction)] == 128
+
+
+@pytest.mark.parametrize(
+    ("fmt", "torch_dtype"),
+    [("fp8_fnuz", "float8_e4m3fnuz"), ("bf8_fnuz", "float8_e5m2fnuz"), ("fp8_ocp", "float8_e4m3fn"),
+     ("bf8_ocp", "float8_e5m2")],
+)  # fmt: skip
+def test_fp8_operand_decoding_matches_torch(fmt, torch_dtype):
+    torch = pytest.importorskip("torch")
+    raw = np.arange(256, dtype=np.uint8)
+    want = torch.from_numpy(raw).view(getattr(torch, torch_dtype)).float().numpy()
+    got = xlane.fp8_decode(raw, fmt)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
