@@ -33,5 +33,9 @@ def kernelpilot_inputs(seed, rows=3, n_cols=200):
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(rows, n_cols, generator=g)
     out = torch.zeros_like(x)
-    return {"kernel": softmax_kernel, "args": (x, out, n_cols), "kwargs": {"BLOCK": BLOCK, "num_warps": 2},
-            "grid": (rows,)}
+    return {
+        "kernel": softmax_kernel,
+        "args": (x, out, n_cols),
+        "kwargs": {"BLOCK": BLOCK, "num_warps": 2},
+        "grid": (rows,),
+    }
