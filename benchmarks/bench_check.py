@@ -1,7 +1,7 @@
 """Time `kernelpilot check` on the bundled FlyDSL pairs (llvm engine) at test shapes; goal under 10 s each.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_check.py``. Prints one row per pair: cold (compile both files, then
-check) and warm (dump cache hit: inputs child + two CPU runs) wall times, and the engine's own share.
+Run: ``PYTHONPATH=. python benchmarks/bench_check.py``. Prints one row per pair: cold (compile both files, build
+the inputs in a child, run) and warm (dump and inputs cache hits: the two CPU runs and the comparison) wall times.
 """
 
 from __future__ import annotations
