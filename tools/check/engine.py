@@ -250,17 +250,22 @@ class Machine:
             shape = (self.n, 4)
         return np.broadcast_to(x, shape)
 
+    def merge(self, sel: np.ndarray, new, old, ty: Ty):
+        """``new`` on the lanes in ``sel``, ``old`` elsewhere; aggregates member by member."""
+        if ty.kind in ("struct", "array"):
+            members = ty.members if ty.kind == "struct" else [ty.elem] * ty.count
+            olds = old if old is not None else [None] * len(members)
+            return [self.merge(sel, n, o, t) for n, o, t in zip(new, olds, members, strict=True)]
+        new = self.full(new, ty)
+        if old is None:
+            return np.array(new)
+        return np.where(sel if new.ndim == 1 else sel[:, None], new, old)
+
     def set(self, ins: Instr, value):
-        if ins.ty.kind in ("struct", "array") or self.all_active:
+        if self.all_active:
             self.values[ins.result] = value
             return
-        old = self.values.get(ins.result)
-        new = self.full(value, ins.ty)
-        if old is None:
-            self.values[ins.result] = np.array(new)
-            return
-        m = self.mask if new.ndim == 1 else self.mask[:, None]
-        self.values[ins.result] = np.where(m, new, old)
+        self.values[ins.result] = self.merge(self.mask, value, self.values.get(ins.result), ins.ty)
 
     # ------------------------------------------------------------------------------------------------ events
     def where(self, ins: Instr) -> tuple[str, str]:
@@ -478,22 +483,13 @@ class Machine:
             return
         new = []
         for ins in block.phis:
-            out = None
+            out = self.values.get(ins.result)
             for op, pred in zip(ins.ops, ins.incoming, strict=True):
                 sel = self.mask & (prev == self.index_of.get(pred, -2))
-                if not sel.any():
-                    continue
-                val = self.full(self.get(op), ins.ty) if ins.ty.kind not in ("struct", "array") else self.get(op)
-                if ins.ty.kind in ("struct", "array"):
-                    out = val
-                    continue
-                if out is None:
-                    base = self.values.get(ins.result)
-                    out = np.array(base if base is not None else np.zeros_like(val))
-                m = sel if val.ndim == 1 else sel[:, None]
-                out = np.where(m, val, out)
+                if sel.any():
+                    out = self.merge(sel, self.get(op), out, ins.ty)
             new.append((ins, out))
-        for ins, out in new:
+        for ins, out in new:  # every phi reads its inputs before any of them is written
             if out is not None:
                 self.values[ins.result] = out
 
