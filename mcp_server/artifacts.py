@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import sys
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from mcp_server._grep import iter_lines
 from mcp_server.paths import confine
 from tools.errors import InputError
+from tools.executors import LOCAL
+from tools.paths import regular_file
 from tools.toolchain import cache_root
 
 DUMP_URI = "kernelpilot://dump/{dump_id}/{kernel}/{stage}"
@@ -107,47 +112,93 @@ def resolve_uri(uri: str) -> Path:
     raise InputError(f"no artifact at {uri}", hint="run the tool again; its result lists the URIs")
 
 
+PATTERN_TIMEOUT_ENV = "KERNELPILOT_PATTERN_TIMEOUT_S"
+
+
+def _total_lines(path: Path, chunk: int = 1 << 20) -> int:
+    """Lines in the file (a last line without a newline counts), counted chunk by chunk: bounded memory."""
+    n, last = 0, b"\n"
+    with open(path, "rb") as f:
+        while data := f.read(chunk):
+            n += data.count(b"\n")
+            last = data[-1:]
+    return n + (last != b"\n")
+
+
+def _page(path: Path, offset: int, limit: int) -> tuple[list[str], int, int | None]:
+    """(lines, total_lines, next_offset), reading the file only up to the end of the page."""
+    out: list[str] = []
+    chars, next_offset = 0, None
+    with open(path, "rb") as f:
+        for i, line in enumerate(iter_lines(f)):
+            if i < offset:
+                continue
+            if len(out) >= limit or (out and chars + len(line) + 1 > PAGE_CHARS):
+                next_offset = i
+                break
+            out.append(line)
+            chars += len(line) + 1
+    return out, _total_lines(path), next_offset
+
+
+def _grep(path: Path, offset: int, limit: int, pattern: str) -> dict:
+    """The pattern search in a child with a deadline: a backtracking pattern costs seconds, never the server."""
+    budget = float(os.environ.get(PATTERN_TIMEOUT_ENV, "10"))
+    root = str(Path(__file__).resolve().parents[1])
+    argv = [sys.executable, "-m", "mcp_server._grep", str(path), str(offset), str(limit), str(PAGE_CHARS), pattern]
+    res = LOCAL.run(argv, timeout=budget, env={"PYTHONPATH": root}, max_capture=4 * PAGE_CHARS + 65536)
+    if res.timed_out:
+        raise InputError(
+            f"pattern /{pattern[:200]}/ ran longer than {budget:g} s on {path.name} and was stopped",
+            hint="simplify it (nested quantifiers such as (a+)+ backtrack without end), or page without a pattern",
+        )
+    try:
+        return json.loads(res.stdout)
+    except ValueError:
+        raise InputError(
+            f"searching {path.name} for /{pattern[:200]}/ failed",
+            hint="check the pattern (a Python regular expression)",
+            details=res.stderr[-2000:],
+        ) from None
+
+
 def read_page(
     path: Path, *, offset: int = 0, limit: int = PAGE_LINES, pattern: str | None = None, uri: str | None = None
 ) -> ArtifactPage:
-    """Lines ``offset .. offset+limit`` of a text file (or, with ``pattern``, the matching lines from ``offset``)."""
+    """Lines ``offset .. offset+limit`` of a text file (or, with ``pattern``, the matching lines from ``offset``).
+
+    Memory stays bounded whatever the file: it is read only up to the page (then its newlines counted), lines are
+    cut at ``MAX_LINE_CHARS``, FIFOs and devices are refused, and a pattern runs in a child under a deadline.
+    """
     path = confine(str(path), what="artifact", artifacts=True)
-    if path.is_dir():
-        raise InputError(f"{path} is a directory", hint="give one of the files listed in the tool result")
-    data = path.read_bytes()
-    if b"\x00" in data[:8192]:
-        raise InputError(f"{path} is a binary file ({len(data)} bytes)", hint="read its text stages instead")
-    all_lines = data.decode(errors="replace").splitlines()
+    regular_file(path, "artifact")
+    with open(path, "rb") as f:
+        head = f.read(8192)
+    if b"\x00" in head:
+        raise InputError(f"{path} is a binary file ({path.stat().st_size} bytes)", hint="read its text stages instead")
     offset, limit = max(offset, 0), max(1, min(limit, 5000))
-    regex = None
     if pattern:
         try:
-            regex = re.compile(pattern)
+            re.compile(pattern)
         except re.error as exc:
             raise InputError(f"bad pattern {pattern!r}: {exc}", hint="pattern is a Python regular expression") from exc
-    out: list[str] = []
-    chars, i = 0, offset
-    while i < len(all_lines) and len(out) < limit:
-        line = all_lines[i]
-        if regex is None or regex.search(line):
-            entry = line if regex is None else f"{i}: {line}"
-            if chars + len(entry) + 1 > PAGE_CHARS and out:
-                break
-            out.append(entry)
-            chars += len(entry) + 1
-        i += 1
-    next_offset = i if i < len(all_lines) else None
-    where = f"lines {offset}-{i - 1} of {len(all_lines)}" if i > offset else f"no lines at offset {offset}"
-    found = f", {len(out)} matching /{pattern}/" if regex else ""
+        found = _grep(path, offset, limit, pattern)
+        out, total, next_offset = found["lines"], found["total_lines"], found["next_offset"]
+        last = (next_offset if next_offset is not None else total) - 1
+    else:
+        out, total, next_offset = _page(path, offset, limit)
+        last = (next_offset if next_offset is not None else total) - 1
+    where = f"lines {offset}-{last} of {total}" if last >= offset else f"no lines at offset {offset}"
+    found_note = f", {len(out)} matching /{pattern}/" if pattern else ""
     steps = [f"read-artifact with offset={next_offset} for the next page"] if next_offset is not None else []
     return ArtifactPage(
-        summary=f"{path.name}: {where}{found}",
+        summary=f"{path.name}: {where}{found_note}",
         next_steps=steps,
         path=str(path),
         uri=uri,
         offset=offset,
         lines=len(out),
-        total_lines=len(all_lines),
+        total_lines=total,
         next_offset=next_offset,
         pattern=pattern,
         text="\n".join(out),

@@ -23,14 +23,18 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from mcp_server.paths import project_dir
+from mcp_server.paths import allowed_roots, project_dir
+from tools import cache
 from tools.errors import CompileError, KernelpilotError
 from tools.executors import LOCAL, kill_process_tree
 from tools.toolchain import cache_root
 
 HEARTBEAT_ENV = "KERNELPILOT_MCP_HEARTBEAT_S"
+MAX_RUNNING_ENV = "KERNELPILOT_MCP_MAX_JOBS"
+MAX_RUNNING_DEFAULT = 4  # compiles and profiles at once: each can take a core and gigabytes
 _REPO_ROOT = str(Path(__file__).resolve().parents[1])
 _MAX_JOBS = 64
+_swept = False
 
 
 @dataclass
@@ -56,12 +60,33 @@ class Job:
 JOBS: dict[str, Job] = {}
 
 
+def max_running() -> int:
+    try:
+        return max(1, int(os.environ.get(MAX_RUNNING_ENV, MAX_RUNNING_DEFAULT)))
+    except ValueError:
+        return MAX_RUNNING_DEFAULT
+
+
 def start(tool: str, call: str, kwargs: dict[str, Any], *, timeout: float, label: str) -> Job:
-    """Start ``mcp_server.worker`` on ``call(**kwargs)`` in its own process group."""
+    """Start ``mcp_server.worker`` on ``call(**kwargs)`` in its own process group (at most ``max_running()`` at
+    once); the worker is confined to the server's allowed roots."""
+    global _swept
+    running = [j for j in JOBS.values() if j.proc.poll() is None]
+    if len(running) >= max_running():
+        listed = ", ".join(f"{j.tool} job {j.id} ({j.label}, {j.elapsed:.0f}s)" for j in running[:4])
+        raise KernelpilotError(
+            f"{len(running)} jobs are already running on this server, its limit ({MAX_RUNNING_ENV}={max_running()})",
+            hint=f"wait for one by calling its tool again with its job_id ({listed}), or cancel it; the server's "
+            f"operator can raise {MAX_RUNNING_ENV}",
+        )
+    if not _swept:  # once per server: leftovers of earlier servers and killed compiles
+        _swept = True
+        cache.sweep()
     job_id = uuid.uuid4().hex[:12]
     job_dir = cache_root() / "mcp-jobs" / job_id
     job_dir.mkdir(parents=True)
-    (job_dir / "request.json").write_text(json.dumps({"call": call, "kwargs": kwargs}))
+    roots = [str(r) for r in allowed_roots(artifacts=True)]
+    (job_dir / "request.json").write_text(json.dumps({"call": call, "kwargs": kwargs, "roots": roots}))
     pythonpath = os.pathsep.join(p for p in (_REPO_ROOT, os.environ.get("PYTHONPATH")) if p)
     with open(job_dir / "stdout.log", "w") as out, open(job_dir / "stderr.log", "w") as err:
         proc = LOCAL.start(

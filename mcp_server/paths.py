@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 
 from tools.errors import InputError
+from tools.paths import ROOTS_ENV, resolve
 from tools.toolchain import cache_root
 
-ROOTS_ENV = "KERNELPILOT_ALLOWED_ROOTS"
+__all__ = ["ROOTS_ENV", "allowed_roots", "confine", "project_dir"]
 
 
 def project_dir() -> Path:
@@ -32,19 +33,11 @@ def allowed_roots(*, artifacts: bool = False) -> list[Path]:
 
 def confine(path: str, *, what: str = "file", must_exist: bool = True, artifacts: bool = False) -> Path:
     """Resolve ``path`` (symlinks included) and insist that it lies under an allowed root."""
-    if not path or "\x00" in path:
-        raise InputError(f"empty or invalid {what} path", hint="give an absolute path or one relative to the project")
     base = project_dir()
-    p = Path(path).expanduser()
-    resolved = (p if p.is_absolute() else base / p).resolve()
-    roots = allowed_roots(artifacts=artifacts)
-    if not any(resolved.is_relative_to(r) for r in roots):
-        raise InputError(
-            f"{what} {resolved} is outside the directories this server may read ({', '.join(map(str, roots))})",
-            hint=f"move it under the project directory, or add its directory to {ROOTS_ENV} "
-            f"(separated by '{os.pathsep}') in the MCP server's environment and restart it",
-        )
+    resolved = resolve(path, roots=allowed_roots(artifacts=artifacts), base=base, what=what)
     if must_exist and not resolved.exists():
-        rel = "" if p.is_absolute() else f" (relative paths start at the project directory {base})"
+        rel = (
+            "" if Path(path).expanduser().is_absolute() else f" (relative paths start at the project directory {base})"
+        )
         raise InputError(f"{what} not found: {resolved}{rel}", hint="check the path; absolute paths always work")
     return resolved

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import hmac
-import ipaddress
 import os
+import secrets
 import signal
 import sys
 import uuid
@@ -48,11 +48,13 @@ from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.models.trace import TraceReport
+from tools.paths import confined_to
 from tools.toolchain import cache_root
 
 Arch = Literal[tuple([*AMD_ARCHS, *NVIDIA_ARCHS])]  # type: ignore[valid-type]
 SKILLS_DIR = Path(__file__).resolve().parents[1] / "skills"
 TOKEN_ENV = "KERNELPILOT_MCP_TOKEN"
+ALLOW_COMMANDS_ENV = "KERNELPILOT_ALLOW_COMMANDS"
 
 # Analyses read files and write only their cache: safe to run without asking, and again with the same result.
 ANALYSIS = ToolAnnotations(read_only_hint=True, idempotent_hint=True, destructive_hint=False, open_world_hint=False)
@@ -122,6 +124,22 @@ def read_input(path: str, what: str) -> str:
     return str(confine(path, what=what, artifacts=True))
 
 
+def confined(fn, /, **kwargs):
+    """``fn(**kwargs)`` with every file the engine opens (directory scans, siblings) checked against the roots."""
+    with confined_to(allowed_roots(artifacts=True)):
+        return fn(**kwargs)
+
+
+def require_command_mode(tool: str) -> None:
+    """Running an arbitrary program is opt-in for the server's operator, not the caller's choice."""
+    if os.environ.get(ALLOW_COMMANDS_ENV) != "1":
+        raise InputError(
+            f"{tool} command mode is off on this server: it would run any program as the server's user",
+            hint=f"the person running the server can set {ALLOW_COMMANDS_ENV}=1 in its environment and restart it; "
+            + ("or use file mode: source='kernel.py'" if tool == "dump-ir" else "or read an existing trace: trace=..."),
+        )
+
+
 # ---------------------------------------------------------------------------------------------------- dump-ir
 
 
@@ -163,6 +181,7 @@ async def dump_ir(
 
     def start():
         if command:
+            require_command_mode("dump-ir")
             run_dir = confine(cwd or str(project_dir()), what="cwd")
             kwargs = {"argv": command, "arch": arch, "frontend": frontend or "auto", "debug_info": debug_info}
             kwargs |= {"timeout": timeout, "cwd": str(run_dir)}
@@ -254,7 +273,7 @@ def vgpr_pressure(
 
     with agent_errors():
         path = read_input(isa, "ISA")
-        reports = analyze_path(path, kernel, arch, per_instruction=True, top_k=top_k)
+        reports = confined(analyze_path, path=path, kernel=kernel, arch=arch, per_instruction=True, top_k=top_k)
         rows = ["kernel\tindex\tline\tlive_vgprs\tlive_agprs\tlive_sgprs\tinstruction\tsource"]
         for rep in reports.reports:
             for i in rep.per_instruction or []:
@@ -266,7 +285,8 @@ def vgpr_pressure(
         uri = artifacts.save(run_id, "liveness.tsv", "\n".join(rows) + "\n") if len(rows) > 1 else None
         diff = None
         if before:
-            diff = diff_reports(analyze_path(read_input(before, "BEFORE ISA"), kernel, arch, top_k=top_k), reports)
+            old = confined(analyze_path, path=read_input(before, "BEFORE ISA"), kernel=kernel, arch=arch, top_k=top_k)
+            diff = diff_reports(old, reports)
         shown = [r.model_copy(update={"per_instruction": None}) for r in reports.reports[:MAX_KERNELS]]
         steps = []
         if diff is not None:
@@ -360,7 +380,7 @@ async def prefetch_data_load(
             return output(got)
         call, kwargs, _, _ = start()
         fn = verify_prefetch if call == "prefetch-verify" else analyze_prefetch
-        result = await anyio.to_thread.run_sync(lambda: fn(**kwargs))
+        result = await anyio.to_thread.run_sync(lambda: confined(fn, **kwargs))
         return output(result.model_dump(mode="json"))
 
 
@@ -403,6 +423,7 @@ async def kernel_trace(
             raise InputError(
                 "give trace (a profiler output), command, or job_id", hint="e.g. trace='out/kernel_trace.csv'"
             )
+        require_command_mode("kernel-trace")
         out_dir = project_dir() / "kernelpilot-out" / f"trace-{uuid.uuid4().hex[:8]}"
         kwargs = {"command": command, "executor": executor, "profiler": profiler, "att_trace": att}
         kwargs |= {"kernel_regex": kernel_regex, "launch_count": launch_count, "top_k": top_k, "timeout": timeout}
@@ -430,7 +451,7 @@ async def kernel_trace(
         kwargs = {"path": read_input(trace, "trace"), "top_k": top_k, "kernel_regex": kernel_regex}
         kwargs["isa"] = read_input(isa, "ISA") if isa else None
         kwargs["compare"] = read_input(compare, "BEFORE trace") if compare else None
-        return output(await anyio.to_thread.run_sync(lambda: summarize_trace(**kwargs)))
+        return output(await anyio.to_thread.run_sync(lambda: confined(summarize_trace, **kwargs)))
 
 
 # ---------------------------------------------------------------------------------------------------- artifacts
@@ -547,26 +568,20 @@ _register_prompts()
 # ---------------------------------------------------------------------------------------------------- transports
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 class BearerTokenMiddleware:
-    """Rejects HTTP requests without ``Authorization: Bearer <token>`` (constant-time compare)."""
+    """Rejects HTTP requests without exactly one ``Authorization: Bearer <token>`` (constant-time compare)."""
 
     def __init__(self, app, token: str) -> None:
+        if not token:
+            raise ValueError("an empty token protects nothing")
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            given = [v for k, v in scope.get("headers") or [] if k.lower() == b"authorization"]
+            # two Authorization headers are ambiguous (proxies disagree on which wins): refuse, never pick one
+            if len(given) != 1 or not hmac.compare_digest(given[0], self.expected):
                 await send(
                     {
                         "type": "http.response.start",
@@ -582,20 +597,35 @@ class BearerTokenMiddleware:
 
 
 def http_app(host: str, token: str | None):
-    """The streamable-HTTP ASGI app (path /mcp); refuses a non-loopback bind without a token."""
-    if not token and not is_loopback(host):
+    """The streamable-HTTP ASGI app (path /mcp), always behind the bearer token: on a shared host any local user
+    can reach a loopback port, and the tools run code."""
+    if not token:
         raise SystemExit(
             f"kernelpilot-mcp: refusing to listen on {host} without a token; set {TOKEN_ENV} (clients send "
-            "'Authorization: Bearer <token>'), or bind 127.0.0.1 and use an ssh tunnel"
+            "'Authorization: Bearer <token>')"
         )
-    app = mcp.streamable_http_app(host=host)
-    return BearerTokenMiddleware(app, token) if token else app
+    return BearerTokenMiddleware(mcp.streamable_http_app(host=host), token)
+
+
+def http_token() -> str:
+    """``KERNELPILOT_MCP_TOKEN``, or (unset or empty) a fresh random one, printed once to stderr for the client."""
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if token:
+        return token
+    token = secrets.token_urlsafe(24)
+    print(
+        f"kernelpilot-mcp: {TOKEN_ENV} is not set; this run's token is {token}\n"
+        f"kernelpilot-mcp: clients send 'Authorization: Bearer {token}' (set {TOKEN_ENV} to choose your own)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return token
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kernelpilot-mcp", description="kernelpilot MCP server (stdio by default)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help=f"HTTP bind address; non-loopback needs {TOKEN_ENV}")
+    p.add_argument("--host", default="127.0.0.1", help=f"HTTP bind address (always behind {TOKEN_ENV})")
     p.add_argument("--port", type=int, default=8765, help="HTTP port")
     p.add_argument("--version", action="version", version=f"kernelpilot-mcp {__version__}")
     return p
@@ -603,14 +633,15 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
-    # SIGTERM from the host → normal exit, so atexit kills running compile and profile jobs.
+    # SIGTERM/SIGHUP from the host → normal exit, so atexit kills running compile and profile jobs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(0))
     if not args.http:
         mcp.run()
         return 0
     import uvicorn
 
-    app = http_app(args.host, os.environ.get(TOKEN_ENV) or None)
+    app = http_app(args.host, http_token())
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 

@@ -8,6 +8,7 @@ killed by ``Executor.run``'s cleanup before this process exits.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import signal
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 
 from tools.errors import KernelpilotError
+from tools.paths import confined_to
 
 # name -> "module:function"; only these can be called, whatever the request says.
 CALLS: dict[str, str] = {
@@ -39,10 +41,12 @@ def main(argv: list[str]) -> int:
     job_dir = Path(argv[0])
     request = json.loads((job_dir / "request.json").read_text())
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
     module, _, func = CALLS[request["call"]].partition(":")
     fn = getattr(importlib.import_module(module), func)
     try:
-        result = fn(**request["kwargs"])
+        with confined_to(request.get("roots") or []) if "roots" in request else contextlib.nullcontext():
+            result = fn(**request["kwargs"])
         payload = {"ok": True, "result": result.model_dump(mode="json")}
     except KernelpilotError as exc:
         error = {"kind": type(exc).__name__, "message": exc.message, "hint": exc.hint, "details": exc.details}

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
 
-from tools.errors import KernelpilotError
+from tools.errors import Interrupted, KernelpilotError
 
 # command -> (module, one-line help). Modules are imported lazily.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -45,22 +48,53 @@ def _load(module: str):
         raise
 
 
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+def _install_signal_handlers() -> dict:
+    """SIGTERM/SIGHUP clean up like Ctrl-C: compilers' process groups killed, staging renamed, exit 128+signum.
+    Returns the previous handlers (main() restores them: a caller embedding the CLI keeps its own)."""
+    return {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGTERM, signal.SIGHUP)}
+
+
+def _stdout_closed() -> int:
+    """The reader went away (``| head``): stop quietly; later flushes go to /dev/null, not a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141  # 128 + SIGPIPE, as a shell tool killed by it would
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
+    previous = _install_signal_handlers() if threading.current_thread() is threading.main_thread() else {}
     try:
         parser = build_parser(command if command in COMMANDS else None)
         args = parser.parse_args(argv)
         if not args.command:
             parser.print_help()
             return 0
-        return int(_load(COMMANDS[args.command][0]).run(args) or 0)
+        code = int(_load(COMMANDS[args.command][0]).run(args) or 0)
+        sys.stdout.flush()  # inside the try: a reader that went away (| head) is handled below
+        return code
     except KernelpilotError as exc:
         print(exc.render(), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Interrupted as exc:
+        print(f"terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:
+        return _stdout_closed()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,12 @@ copied to ``--out`` when given.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
+import tempfile
 import time
+import uuid
 from pathlib import Path
 
 from tools import cache
@@ -18,6 +22,7 @@ from tools.errors import InputError, KernelpilotError
 from tools.frontends import detect_frontend, get_frontend
 from tools.isa.arch import normalize_arch
 from tools.models.dump import DumpResult, KernelDump
+from tools.paths import regular_file
 
 
 def _check_source(path: Path) -> Path:
@@ -25,7 +30,9 @@ def _check_source(path: Path) -> Path:
         raise InputError(f"kernel file not found: {path}", hint="check the path (relative paths start at the cwd)")
     if path.is_dir():
         raise InputError(f"{path} is a directory, not a kernel file", hint="give a .py, .cu or .hip file")
-    head = path.read_bytes()[:4096]
+    regular_file(path, "kernel file")  # a FIFO or /dev/zero would block or never end
+    with open(path, "rb") as f:
+        head = f.read(4096)
     if b"\x00" in head:
         raise InputError(f"{path} is a binary file, not kernel source", hint="give a .py, .cu or .hip source file")
     return path.resolve()
@@ -53,23 +60,71 @@ def _summary(kernels: list[KernelDump], arch: str, source: str, hit: bool) -> st
     )
 
 
+OUT_MARKER = ".kernelpilot-out.json"  # in every --out directory kernelpilot writes: the files it put there
+
+
+def _listing(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.name != OUT_MARKER)
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an --out that holds anything kernelpilot did not write there (it replaces only its own output)."""
+    if out.is_symlink():
+        raise InputError(f"--out {out} is a symlink", hint="give the real directory, or a new one")
+    if out.exists() and not out.is_dir():
+        raise InputError(
+            f"--out {out} exists and is not a directory", hint="give a new or empty directory for the artifacts"
+        )
+    if not out.exists() or not any(out.iterdir()):
+        return
+    try:
+        owned = set(json.loads((out / OUT_MARKER).read_text())["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(
+            f"--out {out} is not empty and was not written by kernelpilot",
+            hint="choose a new or empty directory; kernelpilot never deletes files it did not write",
+        ) from None
+    foreign = [name for name in _listing(out) if name not in owned]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" (+{len(foreign) - 5} more)" if len(foreign) > 5 else "")
+        raise InputError(
+            f"--out {out} holds files kernelpilot did not write: {shown}",
+            hint="move them elsewhere or choose another directory; kernelpilot never deletes files it did not write",
+        )
+
+
+def _mark(out: Path) -> None:
+    (out / OUT_MARKER).write_text(json.dumps({"tool": "kernelpilot dump-ir", "files": _listing(out)}, indent=1))
+
+
 def _copy_out(result: DumpResult, out: Path | None) -> DumpResult:
+    """Copy the artifacts to ``out`` (replacing only an earlier kernelpilot output there), all or nothing."""
     if out is None:
         return result
     src = Path(result.out_dir)
-    out = out.resolve()
-    if out.exists() and any(out.iterdir()) and not (out / cache.RESULT_FILE).exists():
-        raise InputError(
-            f"--out {out} exists and is not an earlier kernelpilot dump",
-            hint="choose an empty or new directory; kernelpilot does not overwrite other files",
-        )
-    tmp = out.with_name(out.name + ".kp-tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(src, tmp)
-    text = result.model_dump_json(indent=1).replace(str(src), str(out))
-    (tmp / cache.RESULT_FILE).write_text(text)
-    shutil.rmtree(out, ignore_errors=True)
-    tmp.rename(out)
+    out = Path(os.path.abspath(out))
+    _check_out(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.kp-tmp", dir=out.parent))
+    old = None
+    try:
+        shutil.copytree(src, tmp, dirs_exist_ok=True)
+        text = result.model_dump_json(indent=1).replace(str(src), str(out))
+        (tmp / cache.RESULT_FILE).write_text(text)
+        _mark(tmp)
+        if out.exists():
+            old = out.with_name(f".{out.name}.kp-old{uuid.uuid4().hex[:8]}")
+            out.rename(old)
+        tmp.rename(out)
+    except BaseException:
+        if old is not None and not out.exists():
+            old.rename(out)  # put the earlier output back
+            old = None
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)  # checked above: only kernelpilot's own files
     return DumpResult.model_validate_json(text)
 
 
@@ -90,9 +145,13 @@ def dump_ir(
     name = frontend or detect_frontend(path)
     fe = get_frontend(name)
     arch = fe.check_arch(arch)
+    fe.check_flags(path, list(flags or []))  # before anything runs: a refused flag never reaches a compiler
     options = {"debug_info": debug_info, "flags": list(flags or [])}
     versions = fe.versions()
     key = cache.cache_key(path, path.read_bytes(), name, arch, options, versions.versions)
+    cache.sweep()
+    if out is not None:
+        _check_out(Path(os.path.abspath(out)))  # before compiling: a refused --out should not cost a compile
     if use_cache and (hit := cache.lookup(key)):
         return _copy_out(hit, Path(out) if out else None)
     staging = cache.new_staging_dir(key)
@@ -113,7 +172,6 @@ def dump_ir(
         result = cache.commit(staging, key, result)
     except BaseException as exc:
         failed = staging.with_name(staging.name.replace(".tmp", ".failed"))
-        shutil.rmtree(failed, ignore_errors=True)
         if staging.exists():
             staging.rename(failed)  # keep the log for the curious, never under a success name
         if isinstance(exc, KernelpilotError):
@@ -140,7 +198,12 @@ def dump_ir_command(
         )
     arch = normalize_arch(arch)
     names = ["flydsl", "triton"] if frontend == "auto" else [frontend]
-    out_dir = Path(out).resolve() if out else cache.new_staging_dir(f"cmd-{int(time.time() * 1000)}")
+    cache.sweep()
+    if out:
+        out_dir = Path(os.path.abspath(out))
+        _check_out(out_dir)
+    else:
+        out_dir = cache.new_staging_dir(f"cmd-{int(time.time() * 1000)}")
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     kernels: list[KernelDump] = []
@@ -157,6 +220,8 @@ def dump_ir_command(
             errors.append(exc)
         if frontend == "auto" and kernels:
             break
+    if out:
+        _mark(out_dir)  # ours now, even when nothing compiled: a rerun may replace it
     if not kernels:
         if errors:
             raise errors[0]

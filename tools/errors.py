@@ -38,3 +38,16 @@ class ToolchainError(KernelpilotError):
 
 class CompileError(KernelpilotError):
     """The kernel did not compile; ``details`` holds the compiler's own message."""
+
+
+class Interrupted(BaseException):
+    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C (BaseException, so no ``except Exception`` swallows it) and
+    every ``finally`` runs: children killed, staging renamed. The CLI exits ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum

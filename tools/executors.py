@@ -1,13 +1,15 @@
 """Where commands run: this machine, an ssh host, or a docker container.
 
-Every subprocess in kernelpilot goes through here: argument lists (never shell strings), a timeout, and on timeout or
-cancellation the whole process tree is killed (each command starts its own process group).
+Every subprocess in kernelpilot goes through here: argument lists (never shell strings), a deadline on the whole call
+(pipe draining included), output capped (head + tail kept, the size left out stated), and when the call ends, for any
+reason, the whole process group is killed (each command starts its own session). The CLI turns SIGTERM/SIGHUP into
+``tools.errors.Interrupted``, which unwinds through ``run_process`` like Ctrl-C, so that clean-up runs.
 """
 
 from __future__ import annotations
 
-import io
 import os
+import selectors
 import shlex
 import signal
 import subprocess
@@ -21,9 +23,12 @@ from pydantic import BaseModel
 
 from tools.errors import ToolchainError
 
+MAX_CAPTURE_BYTES = 32 * 1024 * 1024  # per stream: room for a large kernel's SASS listing, still bounded
+CAPTURE_HEAD_FRACTION = 0.25
+
 
 class RunResult(BaseModel):
-    """What a finished command left behind."""
+    """What a finished command left behind (stdout/stderr capped: head and tail kept, the size left out stated)."""
 
     argv: list[str]
     returncode: int
@@ -31,30 +36,195 @@ class RunResult(BaseModel):
     stderr: str
     duration_s: float
     timed_out: bool = False
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
 
     @property
     def ok(self) -> bool:
         return self.returncode == 0 and not self.timed_out
 
+    @property
+    def signal_name(self) -> str | None:
+        """``SIGSEGV`` when the process was killed by a signal (returncode -11), else None."""
+        if self.returncode >= 0:
+            return None
+        try:
+            return signal.Signals(-self.returncode).name
+        except ValueError:
+            return f"signal {-self.returncode}"
+
+
+class _Capture:
+    """Keeps the first ``head`` and the last ``tail`` bytes of a stream, counting everything in between."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = int(limit * CAPTURE_HEAD_FRACTION)
+        self.tail_limit = limit - self.head_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.tail_limit:
+                del self.tail[: len(self.tail) - self.tail_limit]
+
+    def text(self) -> str:
+        tail = self.tail[-self.tail_limit :] if self.tail_limit else b""
+        dropped = self.total - len(self.head) - len(tail)
+        if dropped <= 0:
+            return (bytes(self.head) + bytes(tail)).decode(errors="replace")
+        note = (
+            f"\n[kernelpilot: {dropped} bytes of output left out of {self.total}; "
+            f"kept the first {len(self.head)} and the last {len(tail)}]\n"
+        )
+        return bytes(self.head).decode(errors="replace") + note + bytes(tail).decode(errors="replace")
+
+
+def _exited(pid: int) -> bool:
+    """True once ``pid`` has exited, without reaping it: its process group id stays valid for killpg."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process left in group ``pgid`` (grandchildren that outlived the leader included)."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
 
 def kill_process_tree(proc: subprocess.Popen) -> None:
-    """SIGTERM the process group, then SIGKILL what is left after a short grace period."""
-    if proc.poll() is not None:
-        return
-    try:
-        pgid = os.getpgid(proc.pid)
-    except ProcessLookupError:
-        return
-    for sig, grace in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
+    """SIGTERM the process group, then SIGKILL what is left after a short grace period (stragglers included)."""
+    pgid = proc.pid  # every command starts its own session: its group id is its pid
+    if proc.poll() is None:
+        for sig, grace in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
+            try:
+                os.killpg(pgid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                proc.wait(timeout=grace)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+    kill_group(pgid)
+
+
+def _read_ready(sel: selectors.BaseSelector, timeout: float) -> bool:
+    """Read what the registered pipes have ready (waiting up to ``timeout``); False when nothing was ready."""
+    events = sel.select(timeout=timeout)
+    for key, _ in events:
         try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
+            data = os.read(key.fd, 65536)
+        except BlockingIOError:
             continue
+        if data:
+            key.data.add(data)
+        else:
+            sel.unregister(key.fileobj)
+    return bool(events)
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    max_capture: int = MAX_CAPTURE_BYTES,
+    stdout_to: Path | None = None,
+) -> RunResult:
+    """Run ``argv`` in its own process group; the one place kernelpilot waits for a child.
+
+    ``timeout`` bounds the whole call, pipe draining included (a grandchild holding stdout open cannot stall it).
+    When the call ends, for any reason (success, failure, timeout, an exception, SIGTERM), every process left in
+    the group is killed. Each stream keeps at most ``max_capture`` bytes (head and tail; the rest counted and
+    noted). ``stdout_to`` sends stdout to that file instead (uncapped, for data such as a tar stream).
+    """
+    argv = [str(a) for a in argv]
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + max(0.0, timeout)
+    out_file = open(stdout_to, "wb") if stdout_to is not None else None  # noqa: SIM115 - closed in finally
+    try:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdout=out_file if out_file is not None else subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                cwd=str(cwd) if cwd else None,
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            raise ToolchainError(
+                f"cannot run '{argv[0][:200]}': not found on PATH", hint=f"install {argv[0][:200]} or put it on PATH"
+            ) from exc
+        except PermissionError as exc:
+            raise ToolchainError(
+                f"cannot run '{argv[0][:200]}': permission denied", hint="check the file's mode"
+            ) from exc
+        out_cap = _Capture(max_capture) if proc.stdout is not None else None
+        err_cap = _Capture(max_capture)
+        sel = selectors.DefaultSelector()
+        for stream, cap in ((proc.stdout, out_cap), (proc.stderr, err_cap)):
+            if stream is not None:
+                os.set_blocking(stream.fileno(), False)
+                sel.register(stream, selectors.EVENT_READ, cap)
+        timed_out = False
+        try:
+            while sel.get_map():
+                now = time.monotonic()
+                if now >= deadline:
+                    timed_out = not _exited(proc.pid)
+                    break
+                _read_ready(sel, min(0.1, deadline - now))
+                if _exited(proc.pid):
+                    # the leader is gone; a straggler may still hold the pipes: take what is there, then stop
+                    drain_until = min(deadline, time.monotonic() + 0.5)
+                    while sel.get_map() and time.monotonic() < drain_until and _read_ready(sel, 0.02):
+                        pass
+                    break
+            while not timed_out and not _exited(proc.pid):  # pipes closed early: wait for the leader
+                if time.monotonic() >= deadline:
+                    timed_out = True
+                    break
+                time.sleep(0.01)
+        finally:
+            # every exit path: nothing we started outlives the call (the leader is not reaped before the group
+            # kill, so its group id cannot have been reused)
+            if not _exited(proc.pid):
+                kill_process_tree(proc)
+            kill_group(proc.pid)
+            proc.wait()
+            sel.close()
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+    finally:
+        if out_file is not None:
+            out_file.close()
+    return RunResult(
+        argv=argv,
+        returncode=proc.returncode if proc.returncode is not None else -9,
+        stdout=out_cap.text() if out_cap else "",
+        stderr=err_cap.text(),
+        duration_s=time.perf_counter() - t0,
+        timed_out=timed_out,
+        stdout_bytes=out_cap.total if out_cap else 0,
+        stderr_bytes=err_cap.total,
+    )
 
 
 @dataclass
@@ -154,28 +324,17 @@ class Executor:
         timeout: float,
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
+        max_capture: int = MAX_CAPTURE_BYTES,
     ) -> RunResult:
-        """Run to completion or until ``timeout`` seconds, then kill the process tree."""
-        t0 = time.perf_counter()
-        proc = self.start(argv, env=env, cwd=cwd)
-        timed_out = False
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_process_tree(proc)
-            out, err = proc.communicate()
-        except BaseException:
-            kill_process_tree(proc)
-            raise
-        return RunResult(
-            argv=[str(a) for a in argv],
-            returncode=proc.returncode if proc.returncode is not None else -9,
-            stdout=out or "",
-            stderr=err or "",
-            duration_s=time.perf_counter() - t0,
-            timed_out=timed_out,
+        """Run to completion or until ``timeout`` seconds (see ``run_process``: group killed, capture capped)."""
+        full = self.wrap(
+            argv, env if self.kind != "local" else None, str(cwd) if cwd and self.kind != "local" else None
         )
+        local_env = {**os.environ, **env} if self.kind == "local" and env is not None else None
+        result = run_process(
+            full, timeout=timeout, env=local_env, cwd=cwd if self.kind == "local" else None, max_capture=max_capture
+        )
+        return result.model_copy(update={"argv": [str(a) for a in argv]})
 
 
 LOCAL = Executor()
@@ -191,23 +350,25 @@ def fetch_tree(executor: Executor, remote_dir: str, local_dir: str | Path, *, ti
     local = Path(local_dir)
     local.mkdir(parents=True, exist_ok=True)
     argv = executor.wrap(["tar", "-C", remote_dir, "-cf", "-", "."])
+    stream = local / ".kernelpilot-fetch.tar"
     try:
-        proc = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True
-        )
-    except FileNotFoundError as exc:
-        raise ToolchainError(f"cannot run '{argv[0]}': not found on PATH", hint=f"install {argv[0]}") from exc
-    try:
-        data, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        kill_process_tree(proc)
-        raise ToolchainError(f"copying {remote_dir} back timed out after {timeout:.0f} s") from exc
-    if proc.returncode != 0:
-        raise ToolchainError(
-            f"cannot copy {remote_dir} from {executor.kind}:{executor.target}",
-            hint="check that the directory exists there and that tar is installed",
-            details=err.decode(errors="replace")[-2000:],
-        )
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(local, filter="data")
+        res = run_process(argv, timeout=timeout, stdout_to=stream)
+        if res.timed_out:
+            raise ToolchainError(f"copying {remote_dir} back timed out after {timeout:.0f} s")
+        if res.returncode != 0:
+            raise ToolchainError(
+                f"cannot copy {remote_dir} from {executor.kind}:{executor.target}",
+                hint="check that the directory exists there and that tar is installed",
+                details=res.stderr[-2000:],
+            )
+        try:
+            with tarfile.open(stream) as tar:
+                tar.extractall(local, filter="data")
+        except (tarfile.TarError, OSError) as exc:
+            raise ToolchainError(
+                f"copying {remote_dir} from {executor.kind}:{executor.target} returned no usable tar stream: {exc}",
+                hint="check that the command prints nothing else on stdout there (e.g. a login banner in .bashrc)",
+            ) from exc
+    finally:
+        stream.unlink(missing_ok=True)
     return local

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+from tools import paths
 from tools.errors import InputError, ToolchainError
 from tools.executors import Executor, fetch_tree
 from tools.isa.metadata import detect_arch, read_resources
@@ -66,12 +67,12 @@ def _find_outputs(directory: Path) -> list[Path]:
 
 def load_trace(path: str | Path) -> Trace:
     """Read any supported profiler output, detecting its format from the name and content."""
-    p = Path(path)
+    p = paths.guard(path, "trace")
     if not p.exists():
         raise InputError(f"{p} does not exist", hint=f"expected {FORMATS_EXPECTED}")
     if p.is_dir():
         if att.is_att_dir(p):
-            return att.read_att_dir(p)
+            return att.read_att_dir(paths.guard_tree(p, "ATT directory"))
         outputs = _find_outputs(p)
         if outputs:
             return load_trace(outputs[0])
@@ -83,7 +84,7 @@ def load_trace(path: str | Path) -> Trace:
         return rocprofv3.read_rocpd(p)
     if suffix == ".json":
         if p.name == "code.json":
-            return att.read_att_dir(p.parent)
+            return att.read_att_dir(paths.guard_tree(p.parent, "ATT directory"))
         return rocprofv3.read_results_json(p)
     if suffix == ".ncu-rep":
         raise InputError(
@@ -264,7 +265,9 @@ def summarize_trace(
 
     ``compare`` is the BEFORE trace: the report (of ``path``, the after) then carries per-kernel speedups.
     """
-    isa_text = Path(isa).read_text(errors="replace") if isa else None
+    isa_text = paths.guard(isa, "ISA").read_text(errors="replace") if isa else None
+    if timeline:
+        paths.guard(timeline, "timeline")
     before = load_trace(compare) if compare else None
     return build_report(
         load_trace(path),

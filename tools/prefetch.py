@@ -12,6 +12,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from tools import paths
 from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.models.dump import Resources
@@ -45,7 +46,7 @@ def _load_input(
     """[(isa_text, isa_path, resources)], arch, origin — compiling kernel sources through dump-ir."""
     if isinstance(source, str) and "\n" in source:
         return [(source, "<text>", None)], arch, "<text>"
-    path = Path(source)
+    path = paths.guard(source, "input")
     if not path.exists():
         raise InputError(f"{path} does not exist", hint="give a kernel file, an ISA/SASS file or a dump directory")
     if path.is_dir():
@@ -61,6 +62,7 @@ def _load_input(
                 f"{path} holds no final ISA (*final_isa.s, *.amdgcn, *.s) or SASS (*.sass)",
                 hint="pass a directory written by `kernelpilot dump-ir --out DIR`, or the ISA file itself",
             )
+        files = [paths.guard(p, f"ISA file in {path}") for p in files]
         return [(p.read_text(errors="replace"), str(p), None) for p in files], arch, str(path)
     if path.suffix in SOURCE_SUFFIXES:
         from tools.dump_ir import dump_ir

@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from tools import paths
 from tools.errors import InputError, KernelpilotError
 from tools.isa import arch as archmod
 from tools.isa import metadata as metamod
@@ -62,7 +63,7 @@ PEAK_REGRESSION_THRESHOLD = 8  # live VGPRs: below one allocation granule is noi
 
 def find_isa_files(path: str | Path) -> list[Path]:
     """The ISA files of a dump directory (``*final_isa.s`` first, then ``*.amdgcn``, then ``*.s``), or the file."""
-    p = Path(path)
+    p = paths.guard(path, "ISA")
     if not p.exists():
         raise InputError(f"{p} does not exist", hint="pass an ISA file (.s/.amdgcn), a cubin, or a dump directory")
     if p.is_file():
@@ -70,7 +71,7 @@ def find_isa_files(path: str | Path) -> list[Path]:
     for pattern in ("*final_isa.s", "*.amdgcn", "*.s"):
         found = sorted(f for f in p.rglob(pattern) if f.is_file())
         if found:
-            return found
+            return [paths.guard(f, f"ISA file in {p}") for f in found]
     raise InputError(
         f"{p} contains no ISA files (*final_isa.s, *.amdgcn, *.s)",
         hint="dump with FLYDSL_DUMP_IR=1 / hipcc --save-temps, or run `kernelpilot dump-ir` first",

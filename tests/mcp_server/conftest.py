@@ -25,6 +25,7 @@ def mcp_env(monkeypatch, mcp_cache_dir):
     monkeypatch.setenv("KERNELPILOT_PROJECT_DIR", str(REPO))
     monkeypatch.setenv("KERNELPILOT_ALLOWED_ROOTS", str(FIXTURES))
     monkeypatch.setenv(HEARTBEAT_ENV, "0.2")
+    monkeypatch.setenv("KERNELPILOT_ALLOW_COMMANDS", "1")  # command mode is opt-in; tests of the refusal unset it
 
 
 @pytest.fixture

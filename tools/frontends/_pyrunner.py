@@ -9,8 +9,9 @@ the compiler's dump environment already set by the parent. The file-mode convent
 * Triton: a dict ``{"kernel": fn, "signature": {...}, "constexprs": {...}, "options": {...}}`` (options such as
   ``num_warps``/``num_stages``), or a list of such dicts.
 
-Exit codes: 0 compiled; 3 the user's code failed (its traceback is on stderr, without this runner's frames);
-4 the file does not follow the convention.
+The outcome goes to ``OUT_DIR/runner.json`` (``{"status": "ok" | "user_error" | "convention" | "exited", ...}``);
+the exit code (0 compiled, 3 the user's code failed, 4 the convention was not followed) is informative only, since a
+kernel file may exit with any code itself. No runner.json means the process ended early (``os._exit``, a crash).
 """
 
 from __future__ import annotations
@@ -87,6 +88,21 @@ def _triton_stages(kernel, arch: str, out: Path, index: int) -> dict:
     return {"name": name, "dir": str(kdir), "stages": stages}
 
 
+RESULT_FILE = "runner.json"
+
+
+def _report(out_dir: Path, status: str, **fields) -> None:
+    """The outcome for the parent, in a file: exit codes are the user's to choose (``sys.exit(4)`` in a kernel file
+    must not read as one of ours), so the parent trusts this file and never the exit code."""
+    tmp = out_dir / (RESULT_FILE + ".tmp")
+    tmp.write_text(json.dumps({"status": status, **fields}))
+    tmp.replace(out_dir / RESULT_FILE)
+
+
+def _exit_message(exc: SystemExit, where: str) -> str:
+    return f"the kernel file called sys.exit({exc.code!r}) {where}; kernel files must not exit the interpreter"
+
+
 def main(argv: list[str]) -> int:
     frontend, file, arch, out = argv
     path = Path(file).resolve()
@@ -95,20 +111,27 @@ def main(argv: list[str]) -> int:
         module = _load(path)
     except SyntaxError as exc:
         print("".join(traceback.format_exception_only(type(exc), exc)), file=sys.stderr)
+        _report(out_dir, "user_error", message="syntax error")
+        return 3
+    except SystemExit as exc:
+        _report(out_dir, "exited", message=_exit_message(exc, "while it was being imported"))
         return 3
     except Exception as exc:  # the user's module failed at import: show their traceback
         print(_user_traceback(exc, path), file=sys.stderr)
+        _report(out_dir, "user_error", message="the module raised while it was being imported")
         return 3
     entry = getattr(module, ENTRY, None)
     if not callable(entry):
-        print(f"{path.name} defines no {ENTRY}() function", file=sys.stderr)
+        _report(out_dir, "convention", message=f"{path.name} defines no {ENTRY}() function")
         return 4
     try:
         spec = entry()
         if frontend == "flydsl":
             if spec is not None:
                 if not isinstance(spec, tuple) or len(spec) not in (2, 3) or not callable(spec[0]):
-                    print(f"{ENTRY}() must return (jit_function, args[, kwargs]) or None", file=sys.stderr)
+                    _report(
+                        out_dir, "convention", message=f"{ENTRY}() must return (jit_function, args[, kwargs]) or None"
+                    )
                     return 4
                 fn, args, kwargs = (*spec, {}) if len(spec) == 2 else spec
                 fn(*args, **kwargs)
@@ -116,15 +139,21 @@ def main(argv: list[str]) -> int:
         else:
             specs = spec if isinstance(spec, list) else [spec]
             if not all(isinstance(s, dict) and "kernel" in s and "signature" in s for s in specs):
-                print(
-                    f"{ENTRY}() must return a dict with 'kernel' and 'signature' (or a list of them)", file=sys.stderr
+                _report(
+                    out_dir,
+                    "convention",
+                    message=f"{ENTRY}() must return a dict with 'kernel' and 'signature' (or a list of them)",
                 )
                 return 4
             result = {"kernels": [_triton_stages(s, arch, out_dir, i) for i, s in enumerate(specs)]}
+    except SystemExit as exc:
+        _report(out_dir, "exited", message=_exit_message(exc, f"inside {ENTRY}()"))
+        return 3
     except Exception as exc:
         print(_user_traceback(exc, path), file=sys.stderr)
+        _report(out_dir, "user_error", message=f"{ENTRY}() raised")
         return 3
-    (out_dir / "runner.json").write_text(json.dumps(result))
+    _report(out_dir, "ok", **result)
     return 0
 
 

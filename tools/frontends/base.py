@@ -7,6 +7,7 @@ adding a file here and a line in ``FRONTENDS``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -20,6 +21,7 @@ from tools.isa.metadata import read_resources
 from tools.models.dump import CompilerVersions, KernelDump, Resources, Stage
 
 _STAGE_NUMBER = re.compile(r"^\d+_")
+ENTRY_NAME = "kernelpilot_entry"
 
 
 def stage_name(path: Path) -> str:
@@ -57,6 +59,14 @@ class Frontend(ABC):
             )
         return arch
 
+    def check_flags(self, path: Path, flags: list[str]) -> None:
+        """Refuse compiler flags this frontend does not pass on safely (the Python frontends take none)."""
+        if flags:
+            raise InputError(
+                f"the {self.name} frontend takes no compiler flags (got {' '.join(flags)[:200]})",
+                hint="flags apply to .cu, .hip and .mojo files; set Triton/FlyDSL options in kernelpilot_entry()",
+            )
+
     @abstractmethod
     def versions(self) -> CompilerVersions:
         """Compiler versions, cheaply (no heavy imports): part of the cache key and of every result."""
@@ -69,6 +79,9 @@ class Frontend(ABC):
         raise InputError(f"command mode is not supported for {self.name}", hint="use file mode")
 
 
+RUNNER_CAPTURE_BYTES = 1024 * 1024  # a kernel file printing in a loop must not fill memory, the log or the cache
+
+
 def python_runner(
     frontend: str, path: Path, arch: str, out_dir: Path, env: dict[str, str], timeout: float
 ) -> RunResult:
@@ -78,17 +91,58 @@ def python_runner(
     inherited = [p for p in (env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")) if p]
     pythonpath = os.pathsep.join([root, *inherited])
     argv = [sys.executable, "-m", "tools.frontends._pyrunner", frontend, str(path), arch, str(out_dir)]
-    return LOCAL.run(argv, timeout=timeout, env={**env, "PYTHONPATH": pythonpath}, cwd=path.parent)
+    (out_dir / "runner.json").unlink(missing_ok=True)
+    return LOCAL.run(
+        argv,
+        timeout=timeout,
+        env={**env, "PYTHONPATH": pythonpath},
+        cwd=path.parent,
+        max_capture=RUNNER_CAPTURE_BYTES,
+    )
+
+
+def run_user_command(argv: list[str], env: dict[str, str], options: dict) -> RunResult:
+    """Command mode: the user's program with the compiler's dump environment, its output bounded like a kernel
+    file's (it may print without end)."""
+    return LOCAL.run(
+        argv,
+        timeout=options.get("timeout", 600),
+        env=env,
+        cwd=options.get("cwd"),
+        max_capture=RUNNER_CAPTURE_BYTES,
+    )
 
 
 _NOISE = re.compile(
     r"^\[flydsl\.compile\] dump |^\s*warn_once\(|UserWarning: (TRITON_DEFAULT_FP_FUSION|Failed to initialize NumPy)"
 )
+_SIGNAL_MEANING = {
+    "SIGSEGV": "segmentation fault",
+    "SIGBUS": "bus error",
+    "SIGABRT": "abort",
+    "SIGILL": "illegal instruction",
+    "SIGFPE": "arithmetic fault",
+    "SIGKILL": "killed, often by the out-of-memory killer",
+}
+
+
+def runner_outcome(out_dir: Path) -> dict | None:
+    """What ``_pyrunner`` reported in ``out_dir/runner.json``; None when it ended before reporting."""
+    try:
+        outcome = json.loads((out_dir / "runner.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return outcome if isinstance(outcome, dict) and "status" in outcome else None
 
 
 def raise_for_runner(result: RunResult, path: Path, frontend: str, log_path: Path) -> None:
-    """Turn a failed child run into a CompileError/InputError carrying the user's own traceback."""
-    if result.ok:
+    """Turn a failed child run into a CompileError/InputError carrying the user's own traceback.
+
+    The runner's own report (runner.json) decides, never the exit code: a kernel file may exit with any code.
+    """
+    outcome = runner_outcome(log_path.parent)
+    status = outcome["status"] if outcome else None
+    if status == "ok" and not result.timed_out:
         return
     err = "\n".join(line for line in result.stderr.splitlines() if not _NOISE.search(line)).strip()
     tail = "\n".join(err.splitlines()[-60:])
@@ -98,10 +152,35 @@ def raise_for_runner(result: RunResult, path: Path, frontend: str, log_path: Pat
             hint="raise --timeout, or reduce the problem sizes used by kernelpilot_entry()",
             details=tail,
         )
-    if result.returncode == 4:
+    if status == "convention":
         raise InputError(
-            f"{path.name} does not follow the file-mode convention: {tail}",
+            f"{path.name} does not follow the file-mode convention: {outcome.get('message', '')}",
             hint="define kernelpilot_entry() as described in the README (File mode), or use --cmd",
+            details=tail,
+        )
+    if status == "exited":
+        raise InputError(
+            f"{path.name}: {outcome.get('message', 'the kernel file exited the interpreter')}",
+            hint="remove the sys.exit() call, or guard script code with `if __name__ == '__main__':` (kernelpilot "
+            f"imports the file and calls {ENTRY_NAME}())",
+            details=tail,
+        )
+    if status is None:
+        if result.signal_name:
+            meaning = _SIGNAL_MEANING.get(result.signal_name, "killed by a signal")
+            raise CompileError(
+                f"the process compiling {path.name} with {frontend} crashed: {result.signal_name} ({meaning}) "
+                f"(full log: {log_path})",
+                hint="a crash in native code (the compiler, or a library the kernel file calls); the last lines "
+                "above are what it printed before dying",
+                details=tail,
+            )
+        raise CompileError(
+            f"the process compiling {path.name} ended with exit code {result.returncode} before it reported a "
+            "result: the kernel file (or a library it calls) ended the interpreter, e.g. with os._exit()",
+            hint=f"remove the os._exit()/exit call from the kernel file; kernelpilot imports it and calls "
+            f"{ENTRY_NAME}()",
+            details=tail,
         )
     if "lld invocation failed" in err:
         raise CompileError(

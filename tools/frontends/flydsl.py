@@ -11,12 +11,12 @@ import shutil
 from pathlib import Path
 
 from tools.errors import CompileError
-from tools.executors import LOCAL
 from tools.frontends.base import (
     Frontend,
     amd_resources,
     python_runner,
     raise_for_runner,
+    run_user_command,
     stages_of,
     write_log,
 )
@@ -139,6 +139,7 @@ class FlyDSLFrontend(Frontend):
         result = python_runner("flydsl", path, arch, out_dir, env, options.get("timeout", 600))
         log = write_log(out_dir, result)
         raise_for_runner(result, path, self.name, log)
+        (out_dir / "runner.json").unlink(missing_ok=True)
         kernels = self.collect(dump_dir, arch, out_dir, linker)
         shutil.rmtree(dump_dir, ignore_errors=True)
         if not kernels:
@@ -152,7 +153,7 @@ class FlyDSLFrontend(Frontend):
         arch = self.check_arch(arch)
         dump_dir = out_dir / ".flydsl_dump"
         env, linker = self.environment(arch, dump_dir, options)
-        result = LOCAL.run(argv, timeout=options.get("timeout", 600), env=env, cwd=options.get("cwd"))
+        result = run_user_command(argv, env, options)
         write_log(out_dir, result)
         kernels = self.collect(dump_dir, arch, out_dir, linker)
         shutil.rmtree(dump_dir, ignore_errors=True)

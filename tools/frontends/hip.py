@@ -11,7 +11,7 @@ from pathlib import Path
 from tools.errors import CompileError, ToolchainError
 from tools.executors import LOCAL
 from tools.frontends.base import Frontend, amd_resources, stages_of, write_log
-from tools.frontends.cuda import file_flags
+from tools.frontends.cuda import checked_flags, file_flags
 from tools.isa.arch import AMD_TARGETS
 from tools.isa.metadata import read_kernel_metadata
 from tools.models.dump import CompilerVersions, KernelDump
@@ -36,6 +36,10 @@ class HipFrontend(Frontend):
     archs = AMD_TARGETS
     suffixes = (".hip", ".cpp", ".cc")
 
+    def check_flags(self, path: Path, flags: list[str]) -> None:
+        checked_flags(file_flags(path), path, f"the '// kernelpilot:' comment in {path.name}")
+        checked_flags(list(flags), path, "the flags argument")
+
     def versions(self) -> CompilerVersions:
         out = LOCAL.run([find_hipcc(), "--version"], timeout=60).stdout
         line = next((ln for ln in out.splitlines() if "HIP version" in ln or "clang version" in ln), "unknown")
@@ -43,6 +47,7 @@ class HipFrontend(Frontend):
 
     def compile_file(self, path: Path, arch: str, out_dir: Path, options: dict) -> list[KernelDump]:
         arch = self.check_arch(arch)
+        self.check_flags(path, options.get("flags", []))
         hipcc = find_hipcc()
         flags = ["-O3", "-g", *file_flags(path), *options.get("flags", [])]
         obj = out_dir / f"{path.stem}.o"

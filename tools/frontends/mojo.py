@@ -29,6 +29,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools import paths
 from tools.errors import CompileError, InputError, ToolchainError
 from tools.executors import LOCAL, RunResult
 from tools.frontends.base import Frontend, amd_resources, stages_of, write_log
@@ -271,6 +272,25 @@ class MojoFrontend(Frontend):
     archs = AMD_TARGETS + NVIDIA_TARGETS
     suffixes = (".mojo",)
 
+    def check_flags(self, path: Path, flags: list[str]) -> None:
+        """``mojo run`` gets only defines, include dirs (inside the roots when confined) and -O levels."""
+        i = 0
+        while i < len(flags):
+            flag, nxt = flags[i], flags[i + 1] if i + 1 < len(flags) else None
+            if flag in ("-D", "-I") and nxt is not None:
+                if flag == "-I":
+                    paths.resolve(nxt, base=path.parent, what="include directory of the flags argument")
+                elif not re.fullmatch(r"[A-Za-z_]\w*(=.*)?", nxt):
+                    raise InputError(f"mojo flag -D {nxt[:200]!r} is not NAME[=VALUE]", hint="e.g. -D BLOCK=256")
+                i += 2
+                continue
+            if not re.fullmatch(r"-D[A-Za-z_]\w*(=.*)?|-O[0-3]", flag):
+                raise InputError(
+                    f"mojo flag {flag[:200]!r} from the flags argument is not allowed",
+                    hint="the Mojo frontend passes only -D NAME[=VALUE], -I <dir> and -O0..-O3 (README: Security)",
+                )
+            i += 1
+
     def versions(self) -> CompilerVersions:
         versions = {MAX_CORE: package_version(MAX_CORE) or "missing"}
         compiler = package_version("mojo-compiler")
@@ -341,6 +361,7 @@ class MojoFrontend(Frontend):
         argv = [str(mojo), "run", "--diagnostic-format", "json", "--disable-warnings", "-I", str(path.parent)]
         if options.get("debug_info", True):
             argv.append("-g1")  # line tables: .loc in the ISA, !dbg in the IR, line info in the cubin
+        self.check_flags(path, options.get("flags", []))
         argv += [*options.get("flags", []), str(harness)]
         result = LOCAL.run(argv, timeout=options.get("timeout", 600), env=mojo_cache_env(path), cwd=out_dir)
         log = write_log(out_dir, result)

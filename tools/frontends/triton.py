@@ -11,8 +11,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tools.errors import CompileError
-from tools.executors import LOCAL
-from tools.frontends.base import Frontend, amd_resources, python_runner, raise_for_runner, stages_of, write_log
+from tools.frontends.base import (
+    Frontend,
+    amd_resources,
+    python_runner,
+    raise_for_runner,
+    run_user_command,
+    stages_of,
+    write_log,
+)
 from tools.frontends.nvidia import nvidia_resources, write_sass
 from tools.isa.arch import AMD_TARGETS, NVIDIA_TARGETS, is_amd
 from tools.models.dump import CompilerVersions, KernelDump
@@ -79,7 +86,7 @@ class TritonFrontend(Frontend):
     def compile_command(self, argv: list[str], arch: str, out_dir: Path, options: dict) -> list[KernelDump]:
         cache_dir = out_dir / ".triton_cache"
         env = {"TRITON_CACHE_DIR": str(cache_dir), "TRITON_ALWAYS_COMPILE": "1"}
-        result = LOCAL.run(argv, timeout=options.get("timeout", 600), env=env, cwd=options.get("cwd"))
+        result = run_user_command(argv, env, options)
         write_log(out_dir, result)
         kernels = []
         for meta_file in sorted(cache_dir.glob("*/*.json")) if cache_dir.exists() else []:
