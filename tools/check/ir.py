@@ -22,8 +22,8 @@ def unsupported(what: str, line: str = "") -> InputError:
     where = f" (at {line})" if line else ""
     return InputError(
         f"unsupported in check: {what}{where}",
-        hint="kernelpilot check models the intrinsics and opcodes its README lists; compare this kernel on a GPU, "
-        "or file an issue with the IR line above",
+        hint="kernelpilot check models the intrinsics and opcodes its README lists; for Triton files try "
+        "--engine interpreter, else compare on a GPU (or file an issue with the IR line above)",
     )
 
 
