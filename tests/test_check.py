@@ -233,3 +233,22 @@ def test_fp8_operand_decoding_matches_torch(fmt, torch_dtype):
     got = xlane.fp8_decode(raw, fmt)
     assert np.array_equal(np.isnan(got), np.isnan(want))
     assert np.array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+@pytest.mark.slow
+def test_flydsl_lds_exchange_through_shared_allocator_runs_as_written():
+    from tools.check.compare import outputs
+
+    got = outputs(PLANTED / "lds_swap.py", "llvm", seed=2)
+    assert np.array_equal(got["Out"], np.roll(got["Inp"], -64))  # thread t stores Inp[t], reads slot (t+64) % 128
+
+
+@pytest.mark.slow
+def test_flydsl_lds_exchange_without_barrier_is_a_race_at_the_read_line():
+    rep = check(PLANTED / "lds_swap.py", PLANTED / "lds_swap_no_barrier.py")
+    case = rep.cases[0]
+    assert case.buffers[0].verdict == "same"  # lock step hides it in the values ...
+    race = case.events[0]
+    # ... but every one of the 128 lanes reads a slot the other wave wrote in the same barrier interval
+    assert rep.verdict == "different" and (race.kind, race.access, race.count) == ("lds-race", "load", 128)
+    assert race.user_line == "lds_swap_no_barrier.py:23"  # w = smem[(tid + 64) % 128]
