@@ -252,3 +252,24 @@ def test_flydsl_lds_exchange_without_barrier_is_a_race_at_the_read_line():
     # ... but every one of the 128 lanes reads a slot the other wave wrote in the same barrier interval
     assert rep.verdict == "different" and (race.kind, race.access, race.count) == ("lds-race", "load", 128)
     assert race.user_line == "lds_swap_no_barrier.py:23"  # w = smem[(tid + 64) % 128]
+
+
+@pytest.mark.slow
+def test_flydsl_mfma_kernel_output_equals_numpy_matmul_of_its_fragments():
+    from tools.check.compare import outputs
+
+    got = outputs(MFMA / "baseline.py", "llvm", seed=4, shape={"k_tiles": 2})
+    a = got["arg0"].astype(np.float64)  # A and B are the same tensor in this example
+    c = got["arg2"]
+    for w in range(4):  # each wave computes its own 16x16 tile: D = sum over tiles and both MFMAs of A_frag @ B_frag
+        d = np.zeros((16, 16))
+        for kt in range(2):
+            for half in range(2):
+                frag = [a[kt * 2048 + (64 * w + lane) * 8 + 4 * half :][:4] for lane in range(64)]
+                amat = np.array([[frag[i + 16 * (k // 4)][k % 4] for k in range(16)] for i in range(16)])
+                bmat = np.array([[frag[j + 16 * (k // 4)][k % 4] for j in range(16)] for k in range(16)])
+                d += amat @ bmat
+        for lane in range(64):  # lane stores D[4*(lane//16) + item][lane % 16], item 0..3, at C[4*thread + item]
+            for item in range(4):
+                want = d[4 * (lane // 16) + item, lane % 16]
+                assert abs(c[4 * (64 * w + lane) + item] - want) <= 1e-5 * max(1.0, abs(want))
