@@ -206,7 +206,10 @@ async def dump_ir(
 @mcp.tool(name="check", title="Check a rewrite computes the same (CPU)", annotations=RUNS_CODE)
 async def check(
     ctx: Context,
-    before: Annotated[str | None, Field(description="the kernel file as it was (FlyDSL or Triton)")] = None,
+    before: Annotated[
+        str | None,
+        Field(description="the kernel file as it was (FlyDSL or Triton), or a git revision: HEAD:./kernel.py"),
+    ] = None,
     after: Annotated[str | None, Field(description="the rewritten kernel file")] = None,
     engine: Annotated[
         Literal["auto", "llvm", "interpreter"],
@@ -233,10 +236,16 @@ async def check(
     def start():
         if not before or not after:
             raise InputError("give before and after (two kernel files), or job_id", hint="e.g. before='k_old.py'")
-        b, a = confine(before, what="before"), confine(after, what="after")
-        kwargs = {"before": str(b), "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
+        a = confine(after, what="after")
+        try:
+            b = str(confine(before, what="before"))
+        except InputError:
+            if ":" not in before:
+                raise
+            b = before  # a git revision (HEAD:./kernel.py), read from AFTER's (confined) repository
+        kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
         kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout}
-        return "check", kwargs, 2 * timeout + 60, f"check {b.name} → {a.name}"
+        return "check", kwargs, 2 * timeout + 60, f"check {Path(b).name} → {a.name}"
 
     with agent_errors():
         got = await run_job(ctx, "check", job_id, wait_seconds, start)

@@ -273,3 +273,20 @@ def test_flydsl_mfma_kernel_output_equals_numpy_matmul_of_its_fragments():
             for item in range(4):
                 want = d[4 * (lane // 16) + item, lane % 16]
                 assert abs(c[4 * (64 * w + lane) + item] - want) <= 1e-5 * max(1.0, abs(want))
+
+
+@pytest.mark.slow
+def test_before_may_be_a_git_revision_of_after(tmp_path):
+    import subprocess
+
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text((MFMA / "baseline.py").read_text())
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "add", "kernel.py"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=tmp_path, check=True)
+    kernel.write_text((PLANTED / "mfma_wrong_tile.py").read_text())  # the working tree holds the rewrite
+    rep = check("HEAD:./kernel.py", kernel, shapes=[{"k_tiles": 2}])
+    assert rep.verdict == "different" and rep.kernels == ["mfma_loop_baseline_0 → mfma_wrong_tile_0"]
+    with pytest.raises(InputError, match="neither a file nor a git revision"):
+        check("HEAD:./missing.py", kernel)

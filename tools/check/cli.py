@@ -26,7 +26,8 @@ def parse_shape(text: str) -> dict:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("before", help="the kernel file as it was (FlyDSL or Triton, with kernelpilot_entry())")
+    p.add_argument("before", help="the kernel file as it was (FlyDSL or Triton, with kernelpilot_entry()), or a git "
+                   "revision of it: HEAD:./kernel.py (path relative to AFTER's folder)")  # fmt: skip
     p.add_argument("after", help="the rewritten kernel file")
     p.add_argument("--engine", choices=["auto", "llvm", "interpreter"], default="auto",
                    help="llvm (auto): run the AMDGPU LLVM IR on the CPU (FlyDSL, Triton); interpreter: Triton's "

@@ -321,7 +321,8 @@ def check(
     from tools.isa.arch import normalize_arch
 
     t0 = time.perf_counter()
-    b_path, a_path = _check_source(Path(before)), _check_source(Path(after))
+    a_path = _check_source(Path(after))
+    b_path = _check_source(_git_revision(str(before), a_path) if not Path(before).exists() else Path(before))
     in_path = _check_source(Path(inputs)) if inputs else b_path
     frontend = detect_frontend(b_path)
     if detect_frontend(a_path) != frontend:
@@ -397,6 +398,31 @@ def check(
         seconds=round(time.perf_counter() - t0, 3),
     )
     return report
+
+
+def _git_revision(spec: str, after: Path) -> Path:
+    """``REF:PATH`` (e.g. ``HEAD:kernel.py``, PATH relative to the repository root as ``git show`` takes it, or
+    ``HEAD:./kernel.py`` relative to AFTER's folder) → that revision's file, written under the kernelpilot cache at
+    a path stable for its content so its compile is cached. Anything else is returned as a path."""
+    from tools.toolchain import cache_root
+
+    ref, sep, rel = spec.partition(":")
+    if not sep or not ref or not rel or len(ref) == 1:  # "C:\…" style or a plain path: not a revision
+        return Path(spec)
+    result = LOCAL.run(["git", "show", f"{ref}:{rel}"], timeout=60, cwd=after.parent)
+    if not result.ok:
+        raise InputError(
+            f"BEFORE {spec} is neither a file nor a git revision: {(result.stderr.strip().splitlines() or ['?'])[-1]}",
+            hint="give a path, or REF:PATH as git show takes it (e.g. HEAD:./kernel.py from AFTER's folder)",
+        )
+    data = result.stdout.encode()
+    target = cache_root() / "check-revisions" / hashlib.sha256(data).hexdigest()[:16] / Path(rel).name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+        tmp.write_bytes(data)
+        tmp.replace(target)
+    return target
 
 
 def format_report(report: CheckReport) -> str:
