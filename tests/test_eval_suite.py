@@ -1,6 +1,7 @@
 """The suite end to end on CPU (amd-static track: compile for gfx942/gfx950, ISA checks, CPU correctness through
-the Triton interpreter for the Triton tasks; the FlyDSL tasks have no CPU oracle and are scored on the ISA): the
-reference agent passes every task, the noop agent fails every task, and a re-run resumes instead of scoring again."""
+the Triton interpreter for the Triton tasks, through `kernelpilot check`'s llvm-cpu oracle for the FlyDSL tasks):
+the reference agent passes every task, the noop agent fails every task, and a re-run resumes instead of scoring
+again."""
 
 import pytest
 
@@ -19,15 +20,14 @@ def test_reference_agent_passes_every_amd_static_task(out):
     scores = run_suite(load_tasks(["amd-static"]), "reference", out, jobs=2, progress=lambda m: None)
     assert [(s.task_id, s.passed, s.reasons) for s in scores if not s.passed] == []
     assert all(s.isa_ok and s.compiled for s in scores)
-    assert all(s.correct is (None if s.task_id.startswith("flydsl-") else True) for s in scores)
+    assert all(s.correct is True for s in scores)
 
 
 def test_noop_agent_fails_every_amd_static_task_on_its_isa_checks(out):
     scores = run_suite(load_tasks(["amd-static"]), "noop", out, jobs=2, progress=lambda m: None)
     assert [s.task_id for s in scores if s.passed] == []
-    # the baseline is correct: it fails on structure, not on results (FlyDSL: no CPU oracle, structure only)
-    assert all(s.correct is not False and s.isa_ok is False for s in scores)
-    assert all(s.correct for s in scores if not s.task_id.startswith("flydsl-"))
+    # the baseline is correct: it fails on structure, not on results
+    assert all(s.correct is True and s.isa_ok is False for s in scores)
 
 
 def test_rerun_resumes_from_the_written_results(out):
