@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tools.check.ir import Ty, unsupported
+from tools.check.ir import Ty, split_top, unsupported
 from tools.errors import InputError
 
 _FUNC = re.compile(r"func\.func @([\w.$]+)\((.*?)\)\s*(?:attributes|\{)", re.S)
@@ -29,49 +29,16 @@ def _strip_locs(text: str) -> str:
 
 def _split_args(sig: str) -> list[tuple[str, str]]:
     """'%arg0: !fly.memref<f16, global, ?:1>, %arg1: i32' → [('%arg0', type), …] (commas inside <> kept)."""
-    out, depth, cur = [], 0, ""
-    for ch in sig:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur)
-    pairs = []
-    for item in out:
-        name, _, ty = item.strip().partition(":")
-        pairs.append((name.strip(), ty.strip()))
-    return pairs
+    return [(name.strip(), ty.strip()) for name, _, ty in (item.partition(":") for item in split_top(sig))]
 
 
 def layout_leaves(memref_type: str) -> tuple[list[str], list[str]]:
     """``!fly.memref<f16, global, (?,4):(4,1)>`` → (shape leaves, stride leaves) as strings ('?' or digits)."""
     inner = memref_type[memref_type.index("<") + 1 : memref_type.rindex(">")]
-    parts = [p.strip() for p in _split_args_plain(inner)]
+    parts = [p.strip() for p in split_top(inner)]
     layout = parts[-1] if len(parts) >= 3 else ""
     shape, _, stride = layout.partition(":")
     return re.findall(r"\?|-?\d+", shape), re.findall(r"\?|-?\d+", stride)
-
-
-def _split_args_plain(s: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in s:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur)
-    return out
 
 
 def read_launch(origin_text: str, kernel: str) -> dict:
@@ -96,7 +63,7 @@ def read_launch(origin_text: str, kernel: str) -> dict:
         return tuple(vals)
 
     kargs = []
-    for item in _split_args_plain(launch.group(5)):
+    for item in split_top(launch.group(5)):
         name, _, ty = item.strip().partition(":")
         name = name.strip()
         if name not in host_names:

@@ -165,7 +165,8 @@ def _float_bits_value(tok: str, ty: Ty) -> float:
     return float(tok)
 
 
-def _split_top(s: str) -> list[str]:
+def split_top(s: str) -> list[str]:
+    """Split at the commas outside any bracket: 'i32 1, <2 x i32> <i32 1, i32 2>' → two items."""
     out, depth, cur = [], 0, []
     for ch in s:
         if ch in "<[({":
@@ -212,7 +213,7 @@ def parse_constant(text: str, ty: Ty):
             _, val = _parse_type(inner)
             return np.full(ty.count, scalar_constant(val, ty.elem), dtype=ty.np_dtype)
         if rest.startswith("<") and rest.endswith(">"):
-            items = _split_top(rest[1:-1])
+            items = split_top(rest[1:-1])
             vals = [scalar_constant(_parse_type(it)[1], ty.elem) for it in items]
             return np.array(vals, dtype=np.float64 if ty.elem.kind == "float" else np.uint64).astype(ty.np_dtype)
         raise unsupported(f"vector constant '{text}'")
