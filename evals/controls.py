@@ -33,7 +33,7 @@ class Control:
 
 CPU_TASK = "softmax-fusion"  # Triton: its correctness runs on CPU through the interpreter
 STATIC_TASK = "mfma-loop-prefetch"
-FLYDSL_TASK = "flydsl-mfma-prefetch"  # FlyDSL: scored on the ISA (compiled for gfx942 and gfx950 on CPU)
+FLYDSL_TASK = "flydsl-gemv-int8-prefetch"  # FlyDSL: scored on the ISA (compiled for gfx942 and gfx950 on CPU)
 
 CONTROLS: list[Control] = [
     Control("zeros", "cheat-zeros", CPU_TASK, "degenerate output: all zeros", why="zeros must never pass"),

@@ -200,6 +200,9 @@ class TaskScore(BaseModel):
     agent_outcome: AgentOutcome | None = None
     device: str = "cpu"
     seconds: float = 0.0
+    infra_error: str | None = Field(
+        None, description="the harness (not the agent) failed twice on this task; the verdict is not the agent's"
+    )
 
 
 class RunMetrics(BaseModel):

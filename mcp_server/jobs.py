@@ -151,8 +151,9 @@ async def wait(job: Job, ctx, wait_seconds: float) -> bool:
 def result(job: Job) -> dict[str, Any]:
     """The finished job's model as a dict, or the KernelpilotError it raised (re-raised here)."""
     if job.state == "timed_out":
+        asked = json.loads((job.dir / "request.json").read_text())["kwargs"].get("timeout", job.timeout)
         raise CompileError(
-            f"{job.label} took longer than {job.timeout:.0f}s and was stopped",
+            f"{job.label} did not finish within its {asked:g}s timeout and was stopped",
             hint="raise the timeout argument, or make the input smaller",
         )
     if job.state == "cancelled":

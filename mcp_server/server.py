@@ -42,7 +42,7 @@ from mcp_server.models import (
 )
 from mcp_server.paths import allowed_roots, confine, project_dir
 from tools import __version__
-from tools.errors import InputError, KernelpilotError
+from tools.errors import InputError, KernelpilotError, bounded, from_os_error
 from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS
 from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
@@ -82,7 +82,21 @@ def agent_errors() -> Iterator[None]:
     try:
         yield
     except KernelpilotError as exc:
-        raise ToolError(exc.render()) from exc
+        raise ToolError(bounded(exc.render())) from exc
+    except ToolError:
+        raise
+    except OSError as exc:
+        raise ToolError(bounded(from_os_error(exc).render() if exc.filename else internal_error(exc))) from exc
+    except Exception as exc:  # never a bare "Error executing tool": the agent gets the reason, bounded
+        raise ToolError(bounded(internal_error(exc))) from exc
+
+
+def internal_error(exc: BaseException) -> str:
+    """The text for an exception kernelpilot did not expect: what it was, and that it is ours to fix."""
+    return (
+        f"error: kernelpilot internal error: {type(exc).__name__}: {exc}\n"
+        "hint: this is a kernelpilot bug, not your input's fault; the CLI (kernelpilot <tool> …) shows the traceback"
+    )
 
 
 WaitSeconds = Annotated[
@@ -262,6 +276,20 @@ async def check(
 # ---------------------------------------------------------------------------------------------------- vgpr-pressure
 
 
+def _compiled_only(*paths: str | None) -> None:
+    """This tool is read-only: a kernel source would be compiled (its code run), which is dump-ir's job here."""
+    from tools.errors import InputError
+    from tools.vgpr_pressure import SOURCE_SUFFIXES
+
+    for p in paths:
+        if p and Path(p).suffix in SOURCE_SUFFIXES:
+            raise InputError(
+                f"{Path(p).name} is a kernel source; the vgpr-pressure tool reads compiled output (it runs no code)",
+                hint="call dump-ir on the kernel file, then vgpr-pressure with its out_dir (the CLI compiles "
+                "kernel files itself: kernelpilot vgpr-pressure kernel.py)",
+            )
+
+
 @mcp.tool(name="vgpr-pressure", title="VGPR pressure and liveness", annotations=ANALYSIS)
 def vgpr_pressure(
     isa: Annotated[
@@ -278,10 +306,11 @@ def vgpr_pressure(
     """Register use, exact per-instruction liveness, where live VGPRs peak (and what values are live there),
     spills and their cause, and ranked changes with estimated VGPR savings. With ``before``: the before/after diff
     (a regression is more spills or scratch, lower occupancy, or a higher live-VGPR peak)."""
-    from tools.vgpr_pressure import analyze_path, diff_reports
+    from tools.vgpr_pressure import analyze_path, attach_baseline
 
     with agent_errors():
         path = read_input(isa, "ISA")
+        _compiled_only(path, before)
         reports = confined(analyze_path, path=path, kernel=kernel, arch=arch, per_instruction=True, top_k=top_k)
         rows = ["kernel\tindex\tline\tlive_vgprs\tlive_agprs\tlive_sgprs\tinstruction\tsource"]
         for rep in reports.reports:
@@ -293,9 +322,9 @@ def vgpr_pressure(
         run_id = artifacts.run_id_for("vgpr", path, str(Path(path).stat().st_mtime_ns), kernel or "", arch or "")
         uri = artifacts.save(run_id, "liveness.tsv", "\n".join(rows) + "\n") if len(rows) > 1 else None
         diff = None
-        if before:
+        if before:  # each report carries its KernelDiff in `baseline` too
             old = confined(analyze_path, path=read_input(before, "BEFORE ISA"), kernel=kernel, arch=arch, top_k=top_k)
-            diff = diff_reports(old, reports)
+            diff = attach_baseline(reports, old)
         shown = [r.model_copy(update={"per_instruction": None}) for r in reports.reports[:MAX_KERNELS]]
         steps = []
         if diff is not None:
@@ -337,6 +366,10 @@ async def prefetch_data_load(
         str | None, Field(description="verify mode: the version before your prefetch rewrite (source is AFTER)")
     ] = None,
     allow_occupancy_drop: Annotated[int, Field(description="verify: waves/warps AFTER may lose", ge=0)] = 0,
+    frontend: Annotated[
+        Literal["flydsl", "triton", "cuda", "hip", "mojo"] | None,
+        Field(description="kernel files: override language detection"),
+    ] = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -351,9 +384,9 @@ async def prefetch_data_load(
         after = read_input(source, "input")
         if before:
             kwargs = {"before": read_input(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
-            kwargs["allow_occupancy_drop"] = allow_occupancy_drop
+            kwargs |= {"allow_occupancy_drop": allow_occupancy_drop, "frontend": frontend}
             return "prefetch-verify", kwargs, timeout, f"verifying prefetch in {Path(after).name}"
-        kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel}
+        kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel, "frontend": frontend}
         return "prefetch-data-load", kwargs, timeout, f"prefetch analysis of {Path(after).name}"
 
     def output(got: dict) -> PrefetchOutput:
@@ -493,7 +526,11 @@ def resource_errors() -> Iterator[None]:
     try:
         yield
     except KernelpilotError as exc:
-        raise ResourceError(exc.render()) from exc
+        raise ResourceError(bounded(exc.render())) from exc
+    except ResourceError:
+        raise
+    except Exception as exc:
+        raise ResourceError(bounded(internal_error(exc))) from exc
 
 
 def _resource_text(target: Path, uri: str, offset: int, limit: int) -> str:

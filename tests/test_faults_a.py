@@ -404,7 +404,7 @@ def test_case04_own_out_dir_is_replaced_but_added_files_are_not_deleted(tmp_path
     with pytest.raises(InputError, match="holds files kernelpilot did not write: notes.txt"):
         dump_ir(kernel, "gfx942", out=out)
     assert (out / "notes.txt").read_text() == "mine"
-    with pytest.raises(InputError, match="is not a directory"):
+    with pytest.raises(InputError, match="is a file, not a directory"):
         dump_ir(kernel, "gfx942", out=out / "notes.txt")
 
 

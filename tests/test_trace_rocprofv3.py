@@ -19,7 +19,7 @@ from tools.errors import InputError
 from tools.kernel_trace import load_trace, summarize_trace
 from tools.profilers.analysis import timeline_events
 
-from .trace_fixtures import KERNEL_STATS_CSV, KERNEL_TRACE_CSV, ROCPD_DB
+from .trace_fixtures import KERNEL_STATS_CSV, KERNEL_TRACE_CSV, ROCPD_DB, results_json_doc
 
 
 def test_kernel_trace_csv_rocm7_top_kernel():
@@ -147,44 +147,7 @@ def test_db_without_kernel_tables_is_a_clear_error(tmp_path):
 
 def test_results_json(tmp_path):
     # Shape per rocprofv3-schema.json (TOOL_OUTPUT_FORMATS.md §2); no real JSON fixture is available.
-    doc = {
-        "rocprofiler-sdk-tool": [
-            {
-                "agents": [{"id": {"handle": 7}, "type": 2, "name": "gfx942", "node_id": 2}],
-                "kernel_symbols": [
-                    {
-                        "kernel_id": 3,
-                        "kernel_name": "_Z4axpyPf.kd",
-                        "formatted_kernel_name": "axpy(float*)",
-                        "arch_vgpr_count": 8,
-                        "accum_vgpr_count": 0,
-                        "sgpr_count": 16,
-                    }
-                ],
-                "buffer_records": {
-                    "kernel_dispatch": [
-                        {
-                            "thread_id": 1,
-                            "correlation_id": {"internal": i, "external": 0},
-                            "start_timestamp": 1000 * i,
-                            "end_timestamp": 1000 * i + 100 + i,
-                            "dispatch_info": {
-                                "agent_id": {"handle": 7},
-                                "queue_id": {"handle": 1},
-                                "kernel_id": 3,
-                                "dispatch_id": i,
-                                "private_segment_size": 0,
-                                "group_segment_size": 0,
-                                "workgroup_size": {"x": 64, "y": 1, "z": 1},
-                                "grid_size": {"x": 4096, "y": 1, "z": 1},
-                            },
-                        }
-                        for i in (1, 2, 3)
-                    ]
-                },
-            }
-        ]
-    }
+    doc = results_json_doc((1, 2, 3))
     path = tmp_path / "123_results.json"
     path.write_text(json.dumps(doc))
     report = summarize_trace(path)

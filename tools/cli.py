@@ -8,13 +8,16 @@ Expected failures (KernelpilotError) print ``error:``/``hint:`` lines and exit 2
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import math
 import os
 import signal
 import sys
 import threading
 
-from tools.errors import Interrupted, KernelpilotError
+from tools import __version__
+from tools.errors import Interrupted, KernelpilotError, bounded, from_os_error
 
 # command -> (module, one-line help). Modules are imported lazily.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -29,13 +32,67 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors read like ours: ``error:`` + ``hint:`` on stderr, exit 2, message bounded."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(
+            2, f"error: {bounded(message, 2000)}\nhint: '{self.prog} --help' lists the options and their values\n"
+        )
+
+
+# Numeric options and their ranges, by dest. argparse's int/float accept -5, nan and inf; every numeric option of
+# every command is checked here (one place), so an option added later without a rule still refuses nan/inf and
+# negatives. (low, low_inclusive): the value must be > low, or >= low when inclusive.
+NUMBER_RANGES: dict[str, tuple[float, bool]] = {
+    "timeout": (0, False),
+    "time_limit": (0, False),
+    "top": (1, True),
+    "launch_count": (1, True),
+    "jobs": (1, True),
+    "peak_threshold": (0, True),
+    "allow_occupancy_drop": (0, True),
+}
+
+
+def _checked(convert, dest: str):
+    low, inclusive = NUMBER_RANGES.get(dest, (0, True))
+
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except (ValueError, OverflowError):
+            kind = "an integer" if convert is int else "a number"
+            raise argparse.ArgumentTypeError(f"must be {kind}, got '{bounded(text, 40)}'") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got '{text}'")
+        if value < low or (value == low and not inclusive):
+            raise argparse.ArgumentTypeError(f"must be {'>=' if inclusive else '>'} {low:g}, got {text}")
+        return value
+
+    parse.__name__ = convert.__name__  # argparse names the type in its messages
+    return parse
+
+
+def check_numbers(parser: argparse.ArgumentParser) -> None:
+    """Give every int/float option of ``parser`` a range check (see NUMBER_RANGES)."""
+    for action in parser._actions:
+        if action.type in (int, float):
+            action.type = _checked(action.type, action.dest)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                check_numbers(sub)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kernelpilot", description="GPU kernel optimization tools for AI agents.")
+    parser = Parser(prog="kernelpilot", description="GPU kernel optimization tools for AI agents.")
+    parser.add_argument("--version", action="version", version=f"kernelpilot {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == only:
             _load(module).add_arguments(p)
+            check_numbers(p)
     return parser
 
 
@@ -58,31 +115,46 @@ def _install_signal_handlers() -> dict:
     return {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGTERM, signal.SIGHUP)}
 
 
-def _stdout_closed() -> int:
-    """The reader went away (``| head``): stop quietly; later flushes go to /dev/null, not a traceback."""
+def _safe_streams() -> None:
+    """Output that never fails for its characters: an ascii or latin-1 terminal gets '?' for '—', not a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="replace")
+            except (ValueError, OSError):  # a stream already closed
+                pass
+
+
+def _stdout_gone() -> int:
+    """stdout closed by the reader (``| head``) or full: stop quietly, as a well-behaved filter does."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+        os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's final flush does not fail again
+    except (OSError, ValueError, AttributeError):
         pass
-    return 141  # 128 + SIGPIPE, as a shell tool killed by it would
+    return 141  # 128 + SIGPIPE, what the shell reports for a writer whose reader went away
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     previous = _install_signal_handlers() if threading.current_thread() is threading.main_thread() else {}
+    _safe_streams()
     try:
         parser = build_parser(command if command in COMMANDS else None)
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, a usage error (already printed): its status, not an exit
+            return exc.code if isinstance(exc.code, int) else 0
         if not args.command:
             parser.print_help()
             return 0
         code = int(_load(COMMANDS[args.command][0]).run(args) or 0)
-        sys.stdout.flush()  # inside the try: a reader that went away (| head) is handled below
+        if sys.stdout is not None:
+            sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at interpreter exit
         return code
     except KernelpilotError as exc:
-        print(exc.render(), file=sys.stderr)
+        print(bounded(exc.render()), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -91,10 +163,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
-        return _stdout_closed()
+        return _stdout_gone()
+    except OSError as exc:
+        if exc.filename is not None:  # a file we could not open or write: name it, no traceback
+            print(bounded(from_os_error(exc).render()), file=sys.stderr)
+            return 2
+        if exc.errno in (errno.ENOSPC, errno.EBADF, errno.EIO):
+            print(f"error: cannot write the output: {exc.strerror}", file=sys.stderr)
+            return _stdout_gone()
+        return _internal_error(exc)
+    except Exception as exc:
+        return _internal_error(exc)
+
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _internal_error(exc: Exception) -> int:
+    """An exception we did not expect is our bug: say so in one bounded message; the traceback only on request."""
+    if os.environ.get("KERNELPILOT_TRACEBACK"):
+        raise exc
+    text = f"error: kernelpilot internal error: {type(exc).__name__}: {exc}"
+    print(bounded(text), file=sys.stderr)
+    print(
+        "hint: this is a kernelpilot bug, not your input's fault; KERNELPILOT_TRACEBACK=1 shows where", file=sys.stderr
+    )
+    return 70  # EX_SOFTWARE
 
 
 if __name__ == "__main__":

@@ -67,13 +67,16 @@ def _listing(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.name != OUT_MARKER)
 
 
-def _check_out(out: Path) -> None:
+def _check_out(out: str | Path | None) -> None:
     """Refuse an --out that holds anything kernelpilot did not write there (it replaces only its own output)."""
+    if out is None:
+        return
+    out = Path(os.path.abspath(out))
     if out.is_symlink():
         raise InputError(f"--out {out} is a symlink", hint="give the real directory, or a new one")
     if out.exists() and not out.is_dir():
         raise InputError(
-            f"--out {out} exists and is not a directory", hint="give a new or empty directory for the artifacts"
+            f"--out {out} is a file, not a directory", hint="give a new or empty directory for the artifacts"
         )
     if not out.exists() or not any(out.iterdir()):
         return
@@ -140,6 +143,7 @@ def dump_ir(
     timeout: float = 600,
 ) -> DumpResult:
     """File mode: compile ``source`` for ``arch`` and return every kernel's stages and resources."""
+    _check_out(out)  # before compiling: a refused --out should not cost a compile
     path = _check_source(Path(source))
     arch = normalize_arch(arch)
     name = frontend or detect_frontend(path)
@@ -150,8 +154,6 @@ def dump_ir(
     versions = fe.versions()
     key = cache.cache_key(path, path.read_bytes(), name, arch, options, versions.versions)
     cache.sweep()
-    if out is not None:
-        _check_out(Path(os.path.abspath(out)))  # before compiling: a refused --out should not cost a compile
     if use_cache and (hit := cache.lookup(key)):
         return _copy_out(hit, Path(out) if out else None)
     staging = cache.new_staging_dir(key)
@@ -196,12 +198,12 @@ def dump_ir_command(
         raise InputError(
             "no command given after --cmd", hint="e.g. kernelpilot dump-ir --arch gfx942 --cmd python run.py"
         )
+    _check_out(out)
     arch = normalize_arch(arch)
     names = ["flydsl", "triton"] if frontend == "auto" else [frontend]
     cache.sweep()
     if out:
         out_dir = Path(os.path.abspath(out))
-        _check_out(out_dir)
     else:
         out_dir = cache.new_staging_dir(f"cmd-{int(time.time() * 1000)}")
     out_dir.mkdir(parents=True, exist_ok=True)

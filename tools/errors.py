@@ -51,3 +51,31 @@ class Interrupted(BaseException):
     @property
     def exit_code(self) -> int:
         return 128 + self.signum
+
+
+ERROR_TEXT_LIMIT = 20_000
+
+
+def bounded(text: str, limit: int = ERROR_TEXT_LIMIT) -> str:
+    """``text`` cut to about ``limit`` characters (head and tail kept), saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit // 2 - 40, 10)
+    return f"{text[:keep]} [... {len(text) - 2 * keep} characters left out ...] {text[-keep:]}"
+
+
+def from_os_error(exc: OSError) -> InputError:
+    """An OSError about a named file (unreadable, a directory, missing) as an error the user can act on."""
+    name = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
+    if isinstance(exc, PermissionError):
+        return InputError(
+            f"cannot access {name}: permission denied",
+            hint="make it readable (and its directories searchable) for this user, or pass a copy",
+        )
+    if isinstance(exc, IsADirectoryError):
+        return InputError(f"{name} is a directory where a file was expected", hint="pass the file inside it")
+    if isinstance(exc, NotADirectoryError):
+        return InputError(f"{name}: a part of this path is a file, not a directory", hint="check the path")
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"{name} does not exist", hint="check the path")
+    return InputError(f"cannot use {name}: {exc.strerror or exc}", hint="check the path and the disk")

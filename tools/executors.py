@@ -364,11 +364,20 @@ def fetch_tree(executor: Executor, remote_dir: str, local_dir: str | Path, *, ti
         try:
             with tarfile.open(stream) as tar:
                 tar.extractall(local, filter="data")
-        except (tarfile.TarError, OSError) as exc:
+        except (tarfile.TarError, EOFError) as exc:
+            with open(stream, "rb") as fh:
+                head = fh.read(80).decode(errors="replace").strip() or "nothing"
             raise ToolchainError(
-                f"copying {remote_dir} from {executor.kind}:{executor.target} returned no usable tar stream: {exc}",
-                hint="check that the command prints nothing else on stdout there (e.g. a login banner in .bashrc)",
-            ) from exc
+                f"copying {remote_dir} back from {executor.kind}:{executor.target} gave {stream.stat().st_size} bytes "
+                f"that are not a usable tar stream ({type(exc).__name__}: {exc}); it began with: {head!r}",
+                hint="the remote shell printed something around tar's output (a login banner or profile script?) or "
+                "tar failed there; run the executor's tar command by hand to see",
+            ) from None
+        except OSError as exc:
+            raise ToolchainError(
+                f"cannot unpack the copy of {remote_dir} into {local}: {exc.strerror or exc}",
+                hint="check that the output directory is writable and the disk is not full",
+            ) from None
     finally:
         stream.unlink(missing_ok=True)
     return local

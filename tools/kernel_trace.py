@@ -22,6 +22,7 @@ from tools.executors import Executor, fetch_tree
 from tools.isa.metadata import detect_arch, read_resources
 from tools.models.trace import Trace, TraceReport
 from tools.profilers import analysis, att, ncu, rocprofv3
+from tools.profilers.reading import guarded, read_text, regular_file
 
 FORMATS_EXPECTED = (
     "rocprofv3 kernel_trace.csv / kernel_stats.csv, <pid>_results.json, a rocpd .db, an ATT "
@@ -66,8 +67,16 @@ def _find_outputs(directory: Path) -> list[Path]:
 
 
 def load_trace(path: str | Path) -> Trace:
-    """Read any supported profiler output, detecting its format from the name and content."""
-    p = paths.guard(path, "trace")
+    """Read any supported profiler output, detecting its format from the name and content.
+
+    Any problem with the input (unreadable, wrong shape, a cell that is not a number) is an InputError naming the
+    file and, where it can, the line and field; never another exception.
+    """
+    return _load_trace(paths.guard(path, "trace"))
+
+
+@guarded("profiler output")
+def _load_trace(p: Path) -> Trace:
     if not p.exists():
         raise InputError(f"{p} does not exist", hint=f"expected {FORMATS_EXPECTED}")
     if p.is_dir():
@@ -75,9 +84,10 @@ def load_trace(path: str | Path) -> Trace:
             return att.read_att_dir(paths.guard_tree(p, "ATT directory"))
         outputs = _find_outputs(p)
         if outputs:
-            return load_trace(outputs[0])
+            return _load_trace(paths.guard(outputs[0], "trace"))
         return att.read_att_dir(p)  # raises the "not an ATT directory" error with what was found
     suffix = p.suffix.lower()
+    regular_file(p, "profiler output")
     if p.stat().st_size == 0:
         raise InputError(f"{p} is empty", hint=f"expected {FORMATS_EXPECTED}; did the profiler finish?")
     if suffix in (".db", ".sqlite", ".sqlite3", ".rpd"):
@@ -221,7 +231,13 @@ def build_report(
                 f"{t.path} ({t.format}) has no dispatch timestamps for a timeline",
                 hint="use a rocprofv3 kernel_trace.csv, results.json or rocpd .db",
             )
-        n = analysis.write_timeline(t.dispatches, Path(timeline))
+        try:
+            n = analysis.write_timeline(t.dispatches, Path(timeline))
+        except OSError as exc:
+            raise InputError(
+                f"cannot write the timeline to {timeline}: {exc.strerror or exc}",
+                hint="name a writable file path for --timeline",
+            ) from None
         report.timeline = str(timeline)
         report.notes.append(f"timeline: {n} dispatches written to {timeline} (open in ui.perfetto.dev)")
     report.warnings = warnings
@@ -265,7 +281,11 @@ def summarize_trace(
 
     ``compare`` is the BEFORE trace: the report (of ``path``, the after) then carries per-kernel speedups.
     """
-    isa_text = paths.guard(isa, "ISA").read_text(errors="replace") if isa else None
+    isa_text = read_text(paths.guard(isa, "ISA"), "AMDGCN ISA file (--isa)") if isa else None
+    if timeline is not None and Path(timeline).is_dir():
+        raise InputError(
+            f"--timeline {timeline} is a directory", hint="name the JSON file to write, e.g. --timeline trace.json"
+        )
     if timeline:
         paths.guard(timeline, "timeline")
     before = load_trace(compare) if compare else None
@@ -480,7 +500,13 @@ def _iterations(text: str | None) -> tuple[int, int] | None:
     m = re.fullmatch(r"(\d+):(\d+)", text)
     if not m:
         raise InputError(f"--iterations '{text}' is not FIRST:COUNT", hint="e.g. --iterations 5:10")
-    return int(m.group(1)), int(m.group(2))
+    first, count = int(m.group(1)), int(m.group(2))
+    if first < 1 or count < 1:
+        raise InputError(
+            f"--iterations {text}: FIRST and COUNT must be >= 1 (iterations are numbered from 1)",
+            hint="e.g. --iterations 5:10 profiles iterations 5 to 14",
+        )
+    return first, count
 
 
 def run(args: argparse.Namespace) -> int:

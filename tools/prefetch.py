@@ -41,7 +41,7 @@ def _is_sass(text: str) -> bool:
 
 
 def _load_input(
-    source: str | Path, arch: str | None
+    source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600
 ) -> tuple[list[tuple[str, str, Resources | None]], str | None, str]:
     """[(isa_text, isa_path, resources)], arch, origin — compiling kernel sources through dump-ir."""
     if isinstance(source, str) and "\n" in source:
@@ -68,7 +68,7 @@ def _load_input(
         from tools.dump_ir import dump_ir
 
         arch = archmod.normalize_arch(arch) if arch else _default_arch(path)
-        result = dump_ir(path, arch)
+        result = dump_ir(path, arch, frontend=frontend, timeout=timeout)
         out = []
         for k in result.kernels:
             if k.final_isa:
@@ -170,14 +170,20 @@ def _analyze_text(text: str, path: str, arch: str | None, kernel: str | None, re
     return out
 
 
-def analyze_prefetch(source_or_isa: str | Path, arch: str | None = None, kernel: str | None = None) -> PrefetchReport:
+def analyze_prefetch(
+    source_or_isa: str | Path,
+    arch: str | None = None,
+    kernel: str | None = None,
+    frontend: str | None = None,
+    timeout: float = 600,
+) -> PrefetchReport:
     """Analyse one kernel's loops for exposed load latency; the hot loop comes first.
 
     ``source_or_isa``: a kernel file (.py FlyDSL/Triton, .cu, .hip; compiled through dump-ir for ``arch``, default
     gfx942, sm_90 for .cu), an AMDGCN .s or SASS .sass file, a dump directory, or ISA text. ``kernel`` picks one
     kernel by (sub)name; otherwise the kernel whose hot loop does the most work is reported.
     """
-    texts, arch, origin = _load_input(source_or_isa, arch)
+    texts, arch, origin = _load_input(source_or_isa, arch, frontend, timeout)
     candidates = []
     for text, path, res in texts:
         for name, loops, prologue, has_loc, kres, karch in _analyze_text(text, path, arch, kernel, res):
@@ -247,6 +253,8 @@ def verify_prefetch(
     kernel: str | None = None,
     allow_occupancy_drop: int = 0,
     gpu: bool = True,
+    frontend: str | None = None,
+    timeout: float = 600,
 ) -> VerifyReport:
     """Compile/analyse BEFORE and AFTER and check that AFTER really prefetches: prologue loads before the loop,
     in-loop loads feeding the next iteration, longer load-to-wait distance, no loop-invariant hoisting, no new
@@ -254,8 +262,8 @@ def verify_prefetch(
 
     With ``gpu`` (default), ``measure_gpu`` also runs both files where they define ``kernelpilot_run`` and a GPU is
     present: wrong output or a slower AFTER fail the verification; otherwise ``gpu.note`` says why nothing ran."""
-    b = analyze_prefetch(before, arch, kernel)
-    a = analyze_prefetch(after, arch or b.arch, kernel)
+    b = analyze_prefetch(before, arch, kernel, frontend, timeout)
+    a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout)
     if b.arch and a.arch and b.arch != a.arch:
         raise InputError(f"BEFORE is {b.arch} and AFTER is {a.arch}", hint="compare two builds for one --arch")
     hb, ha = _hot(b), _hot(a)
@@ -471,6 +479,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", nargs="?", help="kernel file, ISA (.s/.amdgcn), SASS (.sass) or dump directory")
     p.add_argument("--arch", help="target when compiling a kernel file (default gfx942; sm_90 for .cu)")
     p.add_argument("--kernel", help="kernel name (or unique substring) when the input holds several")
+    p.add_argument(
+        "--frontend",
+        choices=["flydsl", "triton", "cuda", "hip", "mojo"],
+        help="kernel files: override language detection",
+    )
+    p.add_argument("--timeout", type=float, default=600, help="kernel files: seconds before a compile is stopped")
     p.add_argument("--verify", nargs=2, metavar=("BEFORE", "AFTER"), help="check that AFTER prefetches BEFORE's loop")
     p.add_argument("--allow-occupancy-drop", type=int, default=0, help="--verify: waves/warps AFTER may lose")
     p.add_argument("--no-gpu", action="store_true", help="--verify: skip the GPU correctness and timing run")
@@ -480,7 +494,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.verify:
         rep = verify_prefetch(
-            args.verify[0], args.verify[1], args.arch, args.kernel, args.allow_occupancy_drop, gpu=not args.no_gpu
+            args.verify[0],
+            args.verify[1],
+            args.arch,
+            args.kernel,
+            args.allow_occupancy_drop,
+            gpu=not args.no_gpu,
+            frontend=args.frontend,
+            timeout=args.timeout,
         )
         if args.json:
             print(rep.model_dump_json(indent=2))
@@ -495,6 +516,6 @@ def run(args: argparse.Namespace) -> int:
             "give a kernel file, ISA or dump directory, or --verify BEFORE AFTER",
             hint="kernelpilot prefetch-data-load k.py --arch gfx942",
         )
-    rep = analyze_prefetch(args.source, args.arch, args.kernel)
+    rep = analyze_prefetch(args.source, args.arch, args.kernel, args.frontend, args.timeout)
     print(rep.model_dump_json(indent=2) if args.json else format_report(rep))
     return 0

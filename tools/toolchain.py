@@ -18,9 +18,19 @@ from tools.errors import ToolchainError
 
 
 def cache_root() -> Path:
-    """Where kernelpilot keeps dumps and shims: $KERNELPILOT_CACHE_DIR, else ~/.cache/kernelpilot."""
-    root = os.environ.get("KERNELPILOT_CACHE_DIR") or str(Path.home() / ".cache" / "kernelpilot")
-    return Path(root)
+    """Where kernelpilot keeps dumps and shims: $KERNELPILOT_CACHE_DIR, else ~/.cache/kernelpilot.
+
+    A ToolchainError when that path (or a parent of it) is a file: the cache could never be written there."""
+    root = Path(os.environ.get("KERNELPILOT_CACHE_DIR") or str(Path.home() / ".cache" / "kernelpilot"))
+    for p in (root, *root.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise ToolchainError(
+                    f"the kernelpilot cache directory {root} cannot be used: {p} is a file",
+                    hint="point $KERNELPILOT_CACHE_DIR at a directory (or unset it for ~/.cache/kernelpilot)",
+                )
+            break
+    return root
 
 
 def host_rocm_path() -> Path | None:

@@ -14,12 +14,13 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from tools import paths
+from tools import paths, vgpr_triton
 from tools.errors import InputError, KernelpilotError
+from tools.gitref import resolve_file
 from tools.isa import arch as archmod
 from tools.isa import metadata as metamod
 from tools.isa import pressure
-from tools.isa.amdgcn import Instruction, IsaFile, Kernel, find_kernel, load_isa_text, parse_isa
+from tools.isa.amdgcn import Instruction, IsaFile, Kernel, attribute_loc, find_kernel, load_isa_text, parse_isa
 from tools.isa.cfg import MEMORY_CATEGORIES, build_cfg, find_hot_loop
 from tools.isa.liveness import Liveness, compute_liveness, vgprs
 from tools.models.vgpr import (
@@ -42,6 +43,7 @@ from tools.models.vgpr import (
 )
 
 ISA_SUFFIXES = (".s", ".amdgcn", ".asm", ".isa")
+SOURCE_SUFFIXES = (".py", ".cu", ".hip", ".cpp", ".cc", ".mojo")  # compiled with dump-ir, as prefetch-data-load does
 DISTRIBUTION_KEYS = (
     "scratch_load",
     "scratch_store",
@@ -68,8 +70,11 @@ def find_isa_files(path: str | Path) -> list[Path]:
         raise InputError(f"{p} does not exist", hint="pass an ISA file (.s/.amdgcn), a cubin, or a dump directory")
     if p.is_file():
         return [p]
-    for pattern in ("*final_isa.s", "*.amdgcn", "*.s"):
-        found = sorted(f for f in p.rglob(pattern) if f.is_file())
+    for pattern in ("*final_isa.s", "*_amdgcn.s", "*.amdgcn", "*.s"):  # dump-ir names its ISA NN_amdgcn.s
+        # hidden directories (a compiler's own cache, e.g. .triton_cache) hold copies, not the dump
+        found = sorted(
+            f for f in p.rglob(pattern) if f.is_file() and not any(x.startswith(".") for x in f.relative_to(p).parts)
+        )
         if found:
             return [paths.guard(f, f"ISA file in {p}") for f in found]
     raise InputError(
@@ -103,23 +108,85 @@ def _resolve_arch(isa: IsaFile, arch: str | None, notes: list[str]) -> str | Non
 # --- analysis -------------------------------------------------------------------------------------------------
 
 
+def _source(inst: Instruction) -> str | None:
+    """The user's line for an instruction, through inlined library frames (``(inside tl.sum at kernel.py:21:12)``)."""
+    return str(attribute_loc(inst.loc)) if inst.loc else None
+
+
 def _ref(inst: Instruction, lv: Liveness | None = None) -> InstructionRef:
     return InstructionRef(
         index=inst.index,
         line=inst.line,
         text=inst.text,
-        source=str(inst.loc) if inst.loc else None,
+        source=_source(inst),
+        inlined_at=[str(f) for f in inst.loc.frames] if inst.loc and inst.loc.inlined_at else None,
         live_vgprs=lv.vgpr[inst.index] if lv else None,
     )
 
 
-def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel) -> list[Metric]:
+ADDRESSABLE_SGPRS = 102  # GCN/CDNA: s0..s101; the metadata's sgpr_count adds VCC (and FLAT_SCRATCH/XNACK) on top
+SGPR_WARN_AT = 100
+
+
+def _occupancy_note(res, arch: str | None, info, stages) -> str:
+    """Why waves_per_simd is what it is: every limit with the smallest (the limiter) first, and the
+    ``amdgpu-waves-per-eu`` attribute when the LLVM IR carries one."""
+    parts = []
+    reason = getattr(res, "occupancy_reason", None)  # dump-ir's own account, when the Resources model has it
+    if reason:
+        parts.append(reason)
+    elif info is not None and res.vgpr_count:
+        limits = {"vgpr": archmod.waves_per_simd_from_vgprs(arch, res.vgpr_count)}
+        if res.sgpr_count and info.sgprs_per_simd:
+            limits["sgpr"] = archmod.waves_per_simd_from_sgprs(arch, res.sgpr_count)
+        if res.lds_bytes:
+            wg = res.max_flat_workgroup_size or info.wavefront_size * 4
+            limits["lds"] = archmod.waves_per_simd_from_lds(arch, res.lds_bytes, wg)
+        limits["hardware"] = info.max_waves_per_simd
+        order = sorted(limits.items(), key=lambda kv: (kv[1], kv[0] != "hardware"))  # a tie: the hardware cap
+        parts.append(f"limited by {order[0][0]}: " + ", ".join(f"{k} allows {v}" for k, v in order))
+    wpe = stages.waves_per_eu if stages is not None else None
+    if wpe and info is not None and res.waves_per_simd is not None and res.waves_per_simd > wpe[1]:
+        parts.append(
+            f"the {res.waves_per_simd} waves counted from vgpr_count={res.vgpr_count} exceed the attribute's maximum "
+            f"{wpe[1]}: LLVM pads the allocation to hold occupancy at {wpe[1]} (the ISA's '; Occupancy:' comment "
+            "and .amdhsa_next_free_vgpr show it), so expect " + str(wpe[1])
+        )
+    if wpe and info is not None:
+        budget = info.vgprs_per_lane // wpe[0] // info.vgpr_granule * info.vgpr_granule
+        parts.append(
+            f'amdgpu-waves-per-eu="{wpe[0]},{wpe[1]}" (Triton waves_per_eu): the compiler must fit {wpe[0]} waves, so '
+            f"at most {min(budget, info.max_vgprs_per_wave)} VGPRs per wave (it spills rather than use more); "
+            f"its maximum {wpe[1]} caps the compiler's occupancy (LLVM reserves VGPRs up to the {wpe[1]}-wave "
+            "allocation, .amdhsa_next_free_vgpr), so a kernel that uses fewer VGPRs still runs "
+            f"{wpe[1]} waves/SIMD — raise waves_per_eu (or drop it) for more"
+        )
+    fwgs = stages.flat_workgroup_size if stages is not None else None
+    if fwgs and info is not None:
+        parts.append(
+            f'launch bounds amdgpu-flat-work-group-size="{fwgs[0]},{fwgs[1]}": at most {fwgs[1]} threads '
+            f"({-(-fwgs[1] // info.wavefront_size)} waves) per workgroup"
+        )
+    return "; ".join(parts)
+
+
+def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=None) -> list[Metric]:
+    """Every metric with a status; a ``warn``/``bad`` note says why and names the threshold it crossed."""
     info = archmod.AMD_ARCHS.get(arch) if arch else None
     spills = res.vgpr_spill_count or 0
     m: list[Metric] = []
     vgpr_waves = archmod.waves_per_simd_from_vgprs(arch, res.vgpr_count) if info and res.vgpr_count else None
-    st = "bad" if spills else ("warn" if vgpr_waves is not None and vgpr_waves <= 1 else "ok")
-    note = f"unified arch+AGPR total; alone allows {vgpr_waves} waves/SIMD" if vgpr_waves is not None else ""
+    if spills:
+        st, note = "bad", f"bad: {spills} VGPRs spilled (vgpr_spill_count > 0): the allocation hit its ceiling"
+        budget = vgpr_triton.vgpr_budget(arch, stages or vgpr_triton.Stages(), res.vgpr_count, spills)
+        if budget is not None and stages is not None and stages.waves_per_eu:
+            note += f" of {budget[0]} ({budget[1]})"
+    elif vgpr_waves is not None and vgpr_waves <= 1:
+        st, note = "warn", f"warn: allows only {vgpr_waves} wave/SIMD (threshold: <= 1)"
+    else:
+        st, note = "ok", ""
+    if vgpr_waves is not None:
+        note = (note + "; " if note else "") + f"unified arch+AGPR total; alone allows {vgpr_waves} waves/SIMD"
     m.append(Metric(name="vgpr_count", value=res.vgpr_count, status=st, note=note))
     uses_mfma = any(i.category == "mfma" for i in kernel.instructions)
     agpr_st = "warn" if res.agpr_count and not uses_mfma else "ok"
@@ -128,7 +195,9 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel) -> list
             name="agpr_count",
             value=res.agpr_count,
             status=agpr_st,
-            note="AGPRs without MFMA: used as spill space" if agpr_st == "warn" else "",
+            note=f"warn: {res.agpr_count} AGPRs in a kernel without MFMA (threshold: > 0): spill space"
+            if agpr_st == "warn"
+            else "",
         )
     )
     m.append(
@@ -139,56 +208,79 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel) -> list
             note="first AGPR in the unified file" if res.accum_offset else "",
         )
     )
-    sg_st = "bad" if (res.sgpr_spill_count or 0) else ("warn" if (res.sgpr_count or 0) > 100 else "ok")
-    m.append(Metric(name="sgpr_count", value=res.sgpr_count, status=sg_st))
-    m.append(Metric(name="vgpr_spill_count", value=res.vgpr_spill_count, status="bad" if spills else "ok"))
+    sgpr_spills = res.sgpr_spill_count or 0
+    sgprs = res.sgpr_count or 0
+    if sgpr_spills:
+        sg_st = "bad"
+        sg_note = (
+            f"bad: {sgpr_spills} SGPRs spilled (sgpr_spill_count > 0): the kernel needs more than the "
+            f"{ADDRESSABLE_SGPRS} addressable SGPRs (s0-s{ADDRESSABLE_SGPRS - 1}); {sgprs} includes VCC and the "
+            "other SGPRs the hardware reserves"
+        )
+    elif sgprs > SGPR_WARN_AT:
+        sg_st = "warn"
+        sg_note = f"warn: > {SGPR_WARN_AT}, near the {ADDRESSABLE_SGPRS} addressable SGPRs"
+    else:
+        sg_st, sg_note = "ok", ""
+    m.append(Metric(name="sgpr_count", value=res.sgpr_count, status=sg_st, note=sg_note))
+    m.append(
+        Metric(
+            name="vgpr_spill_count",
+            value=res.vgpr_spill_count,
+            status="bad" if spills else "ok",
+            note=f"bad: > 0: {spills} VGPR values go to scratch memory and back" if spills else "",
+        )
+    )
     m.append(
         Metric(
             name="sgpr_spill_count",
             value=res.sgpr_spill_count,
-            status="warn" if (res.sgpr_spill_count or 0) else "ok",
-            note="SGPR spills go to VGPR lanes" if res.sgpr_spill_count else "",
+            status="warn" if sgpr_spills else "ok",
+            note="warn: > 0: SGPR spills go to VGPR lanes (v_writelane/v_readlane), costing VGPRs and VALU slots"
+            if sgpr_spills
+            else "",
         )
     )
     scratch = res.scratch_bytes or 0
-    m.append(
-        Metric(
-            name="scratch_bytes",
-            value=res.scratch_bytes,
-            status="bad" if scratch and spills else ("warn" if scratch else "ok"),
-        )
-    )
-    lds_st = "ok"
+    if scratch and spills:
+        sc_st, sc_note = "bad", f"bad: > 0 with VGPR spills: {scratch} B per lane of scratch hold the spilled values"
+    elif scratch:
+        sc_st = "warn"
+        sc_note = f"warn: > 0 without VGPR spills: {scratch} B per lane of private memory (a local array or stack)"
+    else:
+        sc_st, sc_note = "ok", ""
+    m.append(Metric(name="scratch_bytes", value=res.scratch_bytes, status=sc_st, note=sc_note))
+    lds_st, lds_note = "ok", ""
     if info and res.lds_bytes and res.vgpr_count:
         lds_waves = archmod.waves_per_simd_from_lds(
             arch, res.lds_bytes, res.max_flat_workgroup_size or info.wavefront_size * 4
         )
         if vgpr_waves is not None and lds_waves < vgpr_waves:
             lds_st = "warn"
-    m.append(
-        Metric(
-            name="lds_bytes",
-            value=res.lds_bytes,
-            status=lds_st,
-            note="LDS limits occupancy below the register limit" if lds_st == "warn" else "",
-        )
-    )
+            lds_note = (
+                f"warn: LDS allows {lds_waves} waves/SIMD, below the {vgpr_waves} the registers allow "
+                f"(threshold: LDS limit < register limit)"
+            )
+    m.append(Metric(name="lds_bytes", value=res.lds_bytes, status=lds_st, note=lds_note))
     waves = res.waves_per_simd
     w_st = "ok" if waves is None or waves >= 3 else ("warn" if waves == 2 else "bad")
-    m.append(
-        Metric(
-            name="waves_per_simd",
-            value=waves,
-            status=w_st,
-            note="2 is usual for large MFMA tiles; 1 leaves no latency hiding"
-            if waves is not None and waves <= 2
-            else "",
-        )
-    )
+    w_note = ""
+    if w_st == "warn":
+        w_note = "warn: == 2 (usual for large MFMA tiles, little latency hiding otherwise)"
+    elif w_st == "bad":
+        w_note = f"bad: < 2: {waves} wave/SIMD leaves no latency hiding"
+    occ = _occupancy_note(res, arch, info, stages)
+    w_note = "; ".join(x for x in (w_note, occ) if x)
+    m.append(Metric(name="waves_per_simd", value=waves, status=w_st, note=w_note))
     limit = 256 if (info is None or info.family == "cdna") else info.max_vgprs_per_wave
     peak = lv.max_vgpr
     p_st = "bad" if peak >= limit else ("warn" if peak >= 0.9 * limit else "ok")
-    m.append(Metric(name="max_live_vgprs", value=peak, status=p_st, note=f"of {limit} architectural VGPRs per wave"))
+    p_note = f"of {limit} architectural VGPRs per wave"
+    if p_st == "bad":
+        p_note = f"bad: >= {limit}: every architectural VGPR is live"
+    elif p_st == "warn":
+        p_note = f"warn: >= 90% of {limit} architectural VGPRs per wave"
+    m.append(Metric(name="max_live_vgprs", value=peak, status=p_st, note=p_note))
     m.append(Metric(name="max_live_agprs", value=lv.max_agpr, status="ok"))
     m.append(Metric(name="max_live_sgprs", value=lv.max_sgpr, status="ok", note="s0..s127, excluding vcc/exec/m0"))
     return m
@@ -297,6 +389,7 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
         )
     hs = sum(1 for s in facts.stores if s.index in in_loop)
     hr = sum(1 for r in facts.reloads if r.index in in_loop)
+    details = _spill_kind_details(kernel, att, values)
     kinds = ", ".join(f"{n} {k}" for k, n in by_kind.most_common())
     cause = f"{len(facts.stores)} spill stores ({kinds or 'no VGPR data'})"
     if hot is not None:
@@ -313,11 +406,41 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
         hot_loop_spill_reloads=hr,
         agpr_spill_slots=len(facts.agpr_slots),
         by_kind=dict(by_kind),
+        by_kind_detail=details,
         root_cause=cause,
         values=values[:top_k],
         values_total=len(values),
         values_truncated=len(values) > top_k,
     )
+
+
+def _spill_kind_details(kernel, att, values: list[SpilledValue]) -> dict[str, str]:
+    """Which values of each spilled kind: the user lines that define them and, for addresses, the memory
+    instructions (by user line) that the reloaded values address."""
+    out: dict[str, str] = {}
+    by_kind: dict[str, list[SpilledValue]] = {}
+    for v in values:
+        by_kind.setdefault(v.kind, []).append(v)
+    for kind, vals in by_kind.items():
+        defs = Counter(v.defined_by.source or "(no .loc)" for v in vals if v.defined_by)
+        ops = Counter(v.defined_by.text.split()[0] for v in vals if v.defined_by)
+        text = "defined at " + ", ".join(f"{src} ×{n}" for src, n in defs.most_common(3))
+        if ops:
+            text += " by " + ", ".join(op for op, _ in ops.most_common(2))
+        if kind == "address":
+            users: Counter[str] = Counter()
+            for v in vals:
+                for r in att.reloads_by_slot.get(v.slot, []):
+                    if not r.operands or r.operands[0].kind != "v":
+                        continue
+                    rr = r.operands[0].first
+                    for u in att.consumers(rr, r.index, limit=8):
+                        if pressure.is_address_use(u, rr):
+                            users[f"{_source(u) or '(no .loc)'} ({u.mnemonic})"] += 1
+            if users:
+                text += "; reloaded to address " + ", ".join(u for u, _ in users.most_common(4))
+        out[kind] = text
+    return out
 
 
 def _suggestions(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
@@ -458,7 +581,8 @@ def _scale_values_at_once(kernel, lv, att, loop_idx) -> tuple[int, list[int], li
 
 
 def _summary(kernel: Kernel, arch, res, lv, points, hot, spills, suggestions) -> str:
-    parts = [f"{kernel.name} ({arch or 'unknown arch'}): {res.vgpr_count} VGPRs"]
+    count = f"{res.vgpr_count} VGPRs" if res.vgpr_count is not None else "VGPR count unknown (no resource metadata)"
+    parts = [f"{kernel.name} ({arch or 'unknown arch'}): {count}"]
     if res.agpr_count:
         parts[0] += f" incl. {res.agpr_count} AGPRs"
     if res.vgpr_spill_count:
@@ -487,13 +611,17 @@ def analyze_kernel(
     per_instruction: bool = False,
     top_k: int = 8,
     file: str | None = None,
+    stages: vgpr_triton.Stages | None = None,
 ) -> VgprReport:
-    """Report for one parsed kernel."""
+    """Report for one parsed kernel; ``stages`` (the TTGIR/LLVM IR beside the ISA) add the Triton findings."""
     notes: list[str] = []
+    stages = stages if stages is not None else vgpr_triton.stages_beside(file)
     arch = _resolve_arch(isa, arch, notes)
     meta = kernel.metadata or metamod.KernelMetadata(name=kernel.name)
     if kernel.metadata is None:
-        notes.append("no metadata for this function (device function or stripped file): resources unknown")
+        notes.append(
+            "no metadata for this function (a device function, or a stripped or truncated file): resources unknown"
+        )
     res = metamod.resources_from_metadata(meta, arch)
     notes.extend(res.notes)
     cfg = build_cfg(kernel)
@@ -506,6 +634,10 @@ def analyze_kernel(
     points = _critical_points(kernel, lv, att, hot, top_k)
     spills = _spill_model(kernel, att, hot, top_k)
     suggestions = _suggestions(kernel, cfg, lv, att, hot, points)
+    warp, triton_lines = vgpr_triton.warp_suggestion(stages, arch, res.vgpr_count, res.vgpr_spill_count or 0)
+    if warp is not None:
+        suggestions = sorted([*suggestions, warp], key=lambda s: -s.estimated_vgpr_savings)
+    triton_lines += vgpr_triton.lds_conversions(stages) + vgpr_triton.narrow_loads(stages, kernel)
     per = None
     if per_instruction:
         per = [
@@ -516,7 +648,7 @@ def analyze_kernel(
                 live_vgprs=lv.vgpr[i.index],
                 live_agprs=lv.agpr[i.index],
                 live_sgprs=lv.sgpr[i.index],
-                source=str(i.loc) if i.loc else None,
+                source=_source(i),
             )
             for i in kernel.instructions
         ]
@@ -526,12 +658,13 @@ def analyze_kernel(
         arch=arch,
         file=file,
         instruction_count=len(kernel.instructions),
-        metrics=_status_metrics(res, arch, lv, kernel),
+        metrics=_status_metrics(res, arch, lv, kernel, stages),
         hot_loop=_hot_loop_model(cfg, lv, att, hot),
         critical_points=points,
         spills=spills,
         suggestions=suggestions,
         notes=notes,
+        triton=triton_lines,
         per_instruction=per,
     )
 
@@ -653,11 +786,29 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
     peak = max(gpr, default=0)
     spill_ops = sum(1 for i in insts if i.root in ("STL", "LDL"))
     metrics = [
-        Metric(name="registers_per_thread", value=regs, status="warn" if regs and regs > 128 else "ok"),
-        Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
-        Metric(name="local_bytes", value=local, status="bad" if local else "ok", note="spills go to local memory"),
         Metric(
-            name="spill_instructions", value=spill_ops, status="bad" if spill_ops else "ok", note="STL/LDL in the SASS"
+            name="registers_per_thread",
+            value=regs,
+            status="warn" if regs and regs > 128 else "ok",
+            note=f"warn: > 128 registers per thread: at most {65536 // (regs * 32) if regs else 0} warps/SM fit "
+            "the 64K-register file"
+            if regs and regs > 128
+            else "",
+        ),
+        Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
+        Metric(
+            name="local_bytes",
+            value=local,
+            status="bad" if local else "ok",
+            note=f"bad: > 0: {local} B of local memory hold spilled registers"
+            if local
+            else "spills go to local memory",
+        ),
+        Metric(
+            name="spill_instructions",
+            value=spill_ops,
+            status="bad" if spill_ops else "ok",
+            note=f"bad: > 0: {spill_ops} STL/LDL in the SASS" if spill_ops else "STL/LDL in the SASS",
         ),
         Metric(name="shared_bytes", value=smem, status="ok"),
         Metric(name="occupancy_warps_per_sm", value=warps, status="ok"),
@@ -911,8 +1062,12 @@ def analyze_path(
     per_instruction: bool = False,
     top_k: int = 8,
 ) -> VgprReports:
-    """Any input the CLI accepts: an ISA file, a cubin, or a dump directory (every ISA file in it)."""
+    """Any input the CLI accepts: a kernel source file (compiled with dump-ir, like prefetch-data-load), an ISA
+    file, a cubin, or a dump directory (every ISA file in it)."""
     from tools.isa import sass
+
+    if Path(path).is_file() and Path(path).suffix in SOURCE_SUFFIXES:
+        return analyze_source(path, kernel, arch, per_instruction=per_instruction, top_k=top_k)
 
     files = find_isa_files(path)
     out = VgprReports(summary="", file=str(path), reports=[])
@@ -940,6 +1095,72 @@ def analyze_path(
         else (f"{len(out.reports)} kernels in {path}")
     )
     return out
+
+
+def analyze_source(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
+    """Compile a kernel file with dump-ir (cached by content; default gfx942, sm_90 for .cu) and analyse every
+    kernel it produced; the TTGIR/LLVM IR stages of the dump feed the Triton findings."""
+    from tools.dump_ir import dump_ir
+
+    p = Path(path)
+    arch = archmod.normalize_arch(arch) if arch else ("sm_90" if p.suffix == ".cu" else "gfx942")
+    result = dump_ir(p, arch)
+    out = VgprReports(summary="", file=str(p), reports=[])
+    for k in result.kernels:
+        if kernel and kernel != k.name and kernel not in k.name:
+            continue
+        if not archmod.is_amd(arch):
+            if k.binary:
+                part = analyze_cubin(k.binary, None, arch, per_instruction=per_instruction, top_k=top_k)
+                out.reports.extend(part.reports)
+            continue
+        if not k.final_isa:
+            out.errors.append(KernelError(kernel=k.name, error="dump-ir kept no final ISA", hint="run dump-ir"))
+            continue
+        part = analyze_isa_all(k.final_isa, arch, per_instruction=per_instruction, top_k=top_k)
+        out.reports.extend(r for r in part.reports if r.kernel == k.name or len(part.reports) == 1)
+        out.errors.extend(part.errors)
+    if kernel and not out.reports:
+        names = ", ".join(k.name for k in result.kernels)
+        raise InputError(f"no kernel named '{kernel}' in {p}", hint=f"kernels compiled from it: {names}")
+    out.summary = " | ".join(r.summary for r in out.reports) or f"no kernel compiled from {p}"
+    return out
+
+
+def analyze_spec(
+    spec: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
+    """:func:`analyze_path` for a path or a git reference (``HEAD:kernel.py``, read with ``git show``)."""
+    with resolve_file(spec) as (path, git_file):
+        reports = analyze_path(path, kernel, arch, per_instruction=per_instruction, top_k=top_k)
+    if git_file is not None:
+        reports.file = git_file.label
+    return reports
+
+
+def attach_baseline(
+    current: VgprReports, baseline: VgprReports, peak_threshold: int = PEAK_REGRESSION_THRESHOLD
+) -> VgprDiff:
+    """Judge ``current`` against ``baseline``: each report gets its KernelDiff (occupancy, spills, peak…)."""
+    d = diff_reports(baseline, current, peak_threshold)
+    by_after = {k.after: k for k in d.kernels}
+    for r in current.reports:
+        kd = by_after.get(r.kernel)
+        if kd is not None:
+            r.baseline = kd
+    return d
 
 
 # --- diff -----------------------------------------------------------------------------------------------------
@@ -1037,7 +1258,18 @@ def diff_reports(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", nargs="?", help="ISA file (.s/.amdgcn), cubin, or dump directory")
+    parser.add_argument(
+        "input",
+        nargs="?",
+        help="kernel file (compiled with dump-ir), ISA file (.s/.amdgcn), cubin, or dump directory; a git "
+        "reference such as HEAD:kernel.py reads the committed version",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="BASE",
+        help="judge the input against BASE (same kinds of input, e.g. HEAD:kernel.py): occupancy, spills and peak "
+        "changes in the report; exit 1 on a regression",
+    )
     parser.add_argument("--kernel", help="kernel name (exact or unique substring); default: every kernel")
     parser.add_argument("--arch", help="override the target (gfx942, gfx950, gfx1100, sm_90 …)")
     parser.add_argument("--source", help="kernel source file, to print the source lines named by .loc")
@@ -1045,7 +1277,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-instruction", action="store_true", help="list every instruction with live counts")
     parser.add_argument("--top", type=int, default=8, help="entries per list in the report (default 8)")
     parser.add_argument(
-        "--diff", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two inputs; exit 1 on a regression"
+        "--diff",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two inputs (paths or git references: --diff HEAD:kernel.py kernel.py); exit 1 on a regression",
     )
     parser.add_argument(
         "--peak-threshold",
@@ -1058,8 +1293,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _source_line(source: Path | None, ref: str | None) -> str:
     if not source or not ref:
         return ""
+    m = re.search(r"[\w./-]+:(\d+)", ref)  # the user's line comes first in an attributed source
+    if not m:
+        return ""
     try:
-        line_no = int(ref.split(":")[1])
+        line_no = int(m.group(1))
         lines = source.read_text(errors="replace").splitlines()
         return f"    {line_no}: {lines[line_no - 1].strip()}" if 0 < line_no <= len(lines) else ""
     except (ValueError, IndexError, OSError):
@@ -1072,8 +1310,14 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
         out.append(r.summary)
         out.append(
             "  metrics: "
-            + ", ".join(f"{m.name}={m.value}{'' if m.status == 'ok' else ' [' + m.status + ']'}" for m in r.metrics)
+            + ", ".join(
+                f"{m.name}={'unknown' if m.value is None else m.value}{'' if m.status == 'ok' else ' [' + m.status + ']'}"
+                for m in r.metrics
+            )
         )
+        for m in r.metrics:  # every warn/bad says why, with its threshold
+            if m.status != "ok" or (m.name == "waves_per_simd" and m.note):
+                out.append(f"    {m.name}={m.value} [{m.status}: {m.note.removeprefix(m.status + ': ')}]")
         if r.hot_loop:
             h = r.hot_loop
             out.append(f"  hot loop {h.header_label} #{h.first_index}-#{h.last_index}: {h.reason}")
@@ -1093,9 +1337,22 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
                 out.append(f"    {s.count:4d} from {s.source}" + _source_line(source, s.source))
         if r.spills:
             out.append(f"  spills: {r.spills.root_cause}")
+            for kind, n in sorted(r.spills.by_kind.items(), key=lambda kv: -kv[1]):
+                if kind in r.spills.by_kind_detail:
+                    out.append(f"    {n:4d} {kind}: {r.spills.by_kind_detail[kind]}")
         for s in r.suggestions:
             out.append(f"  suggest [{s.id}] {s.title}: ~{s.estimated_vgpr_savings} VGPRs — {s.evidence}")
             out.append(f"      do: {s.action}")
+        if r.baseline is not None:
+            b = r.baseline
+            moved = [c for c in b.changes if c.delta]
+            desc = ", ".join(f"{c.name} {c.before}→{c.after}" for c in moved) or "no change"
+            out.append(f"  against the baseline: {'REGRESSION' if b.regression else 'ok'} ({desc})")
+            for c in b.changes:
+                if c.regression:
+                    out.append(f"    regression: {c.why}")
+        for t in r.triton:
+            out.append(f"  triton: {t}")
         for n in r.notes:
             out.append(f"  note: {n}")
         if r.per_instruction:
@@ -1111,19 +1368,32 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.diff:
-        before = analyze_path(args.diff[0], args.kernel, args.arch)
-        after = analyze_path(args.diff[1], args.kernel, args.arch)
+        before = analyze_spec(args.diff[0], args.kernel, args.arch)
+        after = analyze_spec(args.diff[1], args.kernel, args.arch)
         d = diff_reports(before, after, args.peak_threshold)
         print(d.model_dump_json(indent=1) if args.json else d.summary)
         return 1 if d.regression else 0
     if not args.input:
-        raise InputError("no input given", hint="kernelpilot vgpr-pressure <ISA file | cubin | dump dir>")
-    reports = analyze_path(args.input, args.kernel, args.arch, per_instruction=args.per_instruction, top_k=args.top)
+        raise InputError(
+            "no input given",
+            hint="kernelpilot vgpr-pressure <kernel file | ISA file | cubin | dump dir> [--baseline HEAD:<file>]",
+        )
+    reports = analyze_spec(args.input, args.kernel, args.arch, per_instruction=args.per_instruction, top_k=args.top)
+    regression = False
+    if getattr(args, "baseline", None):
+        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top)
+        regression = attach_baseline(reports, base, args.peak_threshold).regression
     if args.json:
         print(json.dumps(reports.model_dump(exclude_none=True), indent=1))
     else:
-        print(render(reports, Path(args.source) if args.source else None))
-    return 0
+        print(render(reports, Path(args.source) if args.source else _source_of(args.input)))
+    return 1 if regression else 0
+
+
+def _source_of(spec: str) -> Path | None:
+    """The kernel file itself, when the input is one on disk (its lines are printed beside the peak groups)."""
+    p = Path(spec)
+    return p if p.is_file() and p.suffix in SOURCE_SUFFIXES else None
 
 
 if __name__ == "__main__":  # pragma: no cover

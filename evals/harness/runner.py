@@ -10,7 +10,6 @@ import queue
 import shutil
 import tempfile
 import threading
-import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 from evals.catalog import Task
 from evals.harness.agents import run_agent
 from evals.harness.devices import gpu_slots, probe_runtime
-from evals.harness.scoring import score
+from evals.harness.scoring import score_isolated
 from evals.harness.workspace import capture_diff, create_workspace, scoring_copy
 from evals.models import TaskScore
 
@@ -71,7 +70,7 @@ def run_one(
             scoring_copy(task, "", code)
         scoring_copy(task, "", base_dir)
         runtime = probe_runtime(slot)
-        result = score(
+        result = score_isolated(
             task,
             code,
             base_dir,
@@ -109,8 +108,9 @@ def run_suite(
     todo = []
     for t in tasks:
         f = adir / f"{t.id}.json"
-        if resume and f.exists():
-            results[t.id] = TaskScore.model_validate_json(f.read_text())
+        stored = TaskScore.model_validate_json(f.read_text()) if resume and f.exists() else None
+        if stored is not None and not stored.infra_error:  # an infra_error is the harness's: score it again
+            results[t.id] = stored
             progress(f"{t.id}: already scored, skipped")
         else:
             todo.append(t)
@@ -125,11 +125,17 @@ def run_suite(
     def work(task: Task) -> None:
         slot = free.get()
         try:
-            r = run_one(task, agent, template, out, slot, time_limit)
-        except Exception:  # a harness bug on one task is recorded on that task
-            r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
-            r.reasons.append("harness error: " + traceback.format_exc(limit=3).strip().splitlines()[-1])
-            write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1))
+            for _attempt in (1, 2):  # a harness failure is retried once, then recorded as infra_error, not a FAIL
+                try:
+                    r = run_one(task, agent, template, out, slot, time_limit)
+                    break
+                except Exception as exc:  # not traceback.format_exc: its 3.11 carets call ast.parse in this thread
+                    why = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
+            else:
+                r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
+                r.infra_error = f"the harness failed twice on this task: {why}"
+                r.reasons.append(f"infra_error: {r.infra_error} (not the agent's failure; re-run the task)")
+                write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1))
         finally:
             free.put(slot)
         with lock:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import random
 import secrets
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from evals.catalog import Task
@@ -530,4 +532,46 @@ def score(
         and not any("speed-of-light" in r or "timed stream" in r or "replaced the timer" in r for r in s.reasons)
     )
     s.seconds = round(time.perf_counter() - t0, 2)
+    return s
+
+
+def _die_with_parent() -> None:
+    """In the scoring process: be killed when the process that started it dies (Linux), never left orphaned."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pool's own shutdown still reaps it
+        pass
+
+
+def score_isolated(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, **kwargs) -> TaskScore:
+    """``score`` in a fresh interpreter, retried once; a harness failure is an ``infra_error``, never the agent's.
+
+    Why a process: the suite scores tasks from a thread pool, and on CPython 3.11 ``ast.parse`` (the static checks,
+    Python 3.11's traceback carets, Triton's JIT) is not thread-safe — two threads converting ASTs at once raise
+    ``SystemError: AST constructor recursion depth mismatch``. One interpreter per scoring shares nothing.
+    """
+    problem = ""
+    for _attempt in range(2):
+        try:
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(1, mp_context=ctx, initializer=_die_with_parent) as pool:
+                return pool.submit(score, task, code_dir, base_dir, work, runtime, **kwargs).result()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the scorer itself broke (a bug, a killed worker): not the candidate's fault
+            problem = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
+    s = TaskScore(
+        task_id=task.spec.id,
+        track=task.spec.track,
+        agent=kwargs.get("agent", ""),
+        passed=False,
+        complete=False,
+        device=runtime.name,
+        base_commit=kwargs.get("base_commit", ""),
+    )
+    s.infra_error = f"the scorer failed twice: {problem}"
+    s.reasons.append(f"infra_error: {s.infra_error} (not the agent's failure; re-run the task)")
     return s

@@ -155,7 +155,8 @@ def raise_for_runner(result: RunResult, path: Path, frontend: str, log_path: Pat
     if status == "convention":
         raise InputError(
             f"{path.name} does not follow the file-mode convention: {outcome.get('message', '')}",
-            hint="define kernelpilot_entry() as described in the README (File mode), or use --cmd",
+            hint="define kernelpilot_entry() as described in the README (File mode), or use command mode "
+            "(kernelpilot dump-ir --cmd python your_script.py)",
             details=tail,
         )
     if status == "exited":

@@ -11,9 +11,11 @@ Pure text functions; no assembler is needed.
 from __future__ import annotations
 
 import gc
+import os
 import re
 from dataclasses import dataclass, field
 
+from tools import paths
 from tools.errors import InputError
 from tools.isa import metadata as metamod
 
@@ -103,12 +105,30 @@ class Operand:
 
 @dataclass(slots=True)
 class SourceLoc:
+    """A ``.loc``: the innermost source position, and the call sites it was inlined at (innermost caller first).
+
+    LLVM writes the inlining chain of each ``.loc`` in its comment (``; standard.py:287:12 @[ standard.py:314:12
+    @[ kernel.py:21:12 ] ]``); Triton and FlyDSL inline every library helper, so the innermost line is often theirs.
+    :func:`attribute_loc` walks the chain to the user's lines. ``str()`` stays the innermost position.
+    """
+
     file: str
     line: int
     column: int = 0
+    directory: str = ""
+    inlined_at: tuple[SourceLoc, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}" + (f":{self.column}" if self.column else "")
+
+    @property
+    def frames(self) -> tuple[SourceLoc, ...]:
+        """The innermost position, then each call site outward."""
+        return (self, *self.inlined_at)
+
+    @property
+    def path(self) -> str:
+        return f"{self.directory.rstrip('/')}/{self.file}" if self.directory else self.file
 
 
 @dataclass(slots=True)
@@ -154,6 +174,7 @@ class IsaFile:
     kernels: list[Kernel]
     files: dict[int, str]
     text: str
+    directories: dict[int, str] = field(default_factory=dict)  # .file N "dir" "name": N -> dir
 
 
 # --- classification -------------------------------------------------------------------------------------------
@@ -365,6 +386,7 @@ def _parse(text: str, origin: str) -> IsaFile:
     fn_names |= set(metas)
     kernels: list[Kernel] = []
     files: dict[int, str] = {}
+    dirs: dict[int, str] = {}
     cur: Kernel | None = None
     loc: SourceLoc | None = None
     pending_labels: list[str] = []
@@ -393,8 +415,13 @@ def _parse(text: str, origin: str) -> IsaFile:
             if line.startswith(".loc"):
                 m = _LOC_RE.match(line)
                 if m:
+                    n = int(m.group(1))
                     loc = SourceLoc(
-                        files.get(int(m.group(1)), f"file{m.group(1)}"), int(m.group(2)), int(m.group(3) or 0)
+                        files.get(n, f"file{n}"),
+                        int(m.group(2)),
+                        int(m.group(3) or 0),
+                        dirs.get(n, ""),
+                        _inline_chain(line) if "@[" in line else (),
                     )
                 continue
             if line.startswith(".file"):
@@ -403,6 +430,7 @@ def _parse(text: str, origin: str) -> IsaFile:
                     files[int(m.group(1))] = m.group(3) or m.group(2)
                     if m.group(3) and m.group(2):
                         files[int(m.group(1))] = m.group(3)
+                        dirs[int(m.group(1))] = m.group(2)
                 continue
             if line.startswith((".section", ".text", ".data", ".bss", ".rodata")):
                 in_text = line.startswith(".text") or (line.startswith(".section") and ".text" in line)
@@ -450,7 +478,8 @@ def _parse(text: str, origin: str) -> IsaFile:
         k.metadata = metas.get(k.name)
         if meta_error is not None:
             k.metadata = metamod.KernelMetadata(name=k.name, notes=[f"metadata unreadable: {meta_error.message}"])
-    return IsaFile(arch=metamod.detect_arch(text), kernels=kernels, files=files, text=text)
+    _fill_caller_directories(kernels, files, dirs)
+    return IsaFile(arch=metamod.detect_arch(text), kernels=kernels, files=files, text=text, directories=dirs)
 
 
 _decoded_cache: dict[tuple[str, bool], tuple] = {}
@@ -578,3 +607,136 @@ def find_kernel(isa: IsaFile, name: str) -> Kernel:
         return hits[0]
     names = ", ".join(k.name for k in isa.kernels)
     raise InputError(f"no kernel named '{name}'" + (" (ambiguous)" if hits else ""), hint=f"kernels here: {names}")
+
+
+# --- source attribution through inlined-at locations ---------------------------------------------------------
+
+_CHAIN_FRAME_RE = re.compile(r"@\[\s*([^\s@\[\]]+?):(\d+)(?::(\d+))?\s")
+_chain_cache: dict[str, tuple[SourceLoc, ...]] = {}
+# Directories of library code: installed Python packages (triton.language, flydsl), ROCm/HIP headers.
+LIBRARY_DIR_MARKERS = ("site-packages", "dist-packages", "/lib/python", "/opt/rocm", "/include/hip")
+
+
+def _inline_chain(line: str) -> tuple[SourceLoc, ...]:
+    """The ``@[ file:line:col`` call sites in a ``.loc`` comment, innermost caller first (cached: lines repeat)."""
+    comment = line.split(";", 1)[1] if ";" in line else ""
+    hit = _chain_cache.get(comment)
+    if hit is None:
+        hit = tuple(
+            SourceLoc(f, int(ln), int(col or 0)) for f, ln, col in _CHAIN_FRAME_RE.findall(comment.replace("]", " ]"))
+        )
+        _chain_cache[comment] = hit
+    return hit
+
+
+def _fill_caller_directories(kernels: list[Kernel], files: dict[int, str], dirs: dict[int, str]) -> None:
+    """Call sites in ``.loc`` comments carry base names only: give them the directory of the ``.file`` so named."""
+    by_name: dict[str, str] = {}
+    for n, name in files.items():
+        by_name.setdefault(name, dirs.get(n, ""))
+    for k in kernels:
+        for i in k.instructions:
+            if i.loc is not None:
+                for f in i.loc.inlined_at:
+                    if not f.directory:
+                        f.directory = by_name.get(f.file, "")
+
+
+def is_library_frame(loc: SourceLoc) -> bool:
+    """True for a position inside library code (an installed package or a toolkit header), not the user's."""
+    d = loc.directory.replace("\\", "/")
+    return any(m in d for m in LIBRARY_DIR_MARKERS)
+
+
+@dataclass(slots=True)
+class SourceAttribution:
+    """Where an instruction comes from, in the user's words.
+
+    ``user``: the innermost position in the user's files; ``call_site``: the outermost user call site when it differs
+    (a helper called from two places is told apart); ``inside``: the library function the instruction is part of
+    (``tl.sum``), with ``library`` its innermost library position.
+    """
+
+    user: SourceLoc | None
+    call_site: SourceLoc | None = None
+    inside: str | None = None
+    library: SourceLoc | None = None
+
+    def __str__(self) -> str:
+        if self.user is None:
+            return str(self.library) if self.library else "(no .loc)"
+        text = str(self.user)
+        if self.call_site is not None:
+            text += f" via {self.call_site}"
+        if self.library is not None:
+            text = f"(inside {self.inside or self.library.file} at {text})"
+        return text
+
+
+_source_lines_cache: dict[tuple[str, int], list[str] | None] = {}
+
+
+def source_lines(path: str) -> list[str] | None:
+    """The lines of a source file, cached by path and modification time (a long-lived server sees edits)."""
+    try:
+        paths.guard(path, "source file named by .loc")  # a confined (MCP) call reads only inside its roots
+        key = (path, os.stat(path).st_mtime_ns)
+    except (OSError, InputError):
+        return None
+    if key not in _source_lines_cache:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                _source_lines_cache[key] = fh.read().splitlines()
+        except OSError:
+            _source_lines_cache[key] = None
+    return _source_lines_cache[key]
+
+
+_CALLEE_RE = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
+_DEF_RE = re.compile(r"^(\s*)def\s+(\w+)\s*\(")
+
+
+def callee_at(call: SourceLoc) -> str | None:
+    """The dotted name called at a call site (``tl.sum``), read from the source at the site's column."""
+    lines = source_lines(call.path)
+    if not lines or not 0 < call.line <= len(lines):
+        return None
+    text = lines[call.line - 1]
+    m = _CALLEE_RE.match(text, max(call.column - 1, 0)) if call.column else None
+    return m.group(1) if m else None
+
+
+def _enclosing_def(loc: SourceLoc) -> str | None:
+    """The ``def`` whose body holds a library position (``sum`` for triton/language/standard.py:314)."""
+    lines = source_lines(loc.path)
+    if not lines or not 0 < loc.line <= len(lines):
+        return None
+    indent = len(lines[loc.line - 1]) - len(lines[loc.line - 1].lstrip())
+    for text in reversed(lines[: loc.line - 1]):
+        m = _DEF_RE.match(text)
+        if m and len(m.group(1)) < indent:
+            prefix = "tl." if "triton/language" in loc.directory.replace("\\", "/") else ""
+            return prefix + m.group(2)
+    return None
+
+
+def attribute_loc(loc: SourceLoc | None) -> SourceAttribution:
+    """Walk a ``.loc``'s inlining chain to the user's innermost line and outermost call site.
+
+    A frame is the user's unless its directory is library code (:func:`is_library_frame`). Library frames inside the
+    user's line are summarised by the function the user called (read from the user's source at the call column, else
+    the library's enclosing ``def``).
+    """
+    if loc is None:
+        return SourceAttribution(user=None)
+    frames = loc.frames
+    user_idx = [n for n, f in enumerate(frames) if not is_library_frame(f)]
+    if not user_idx:
+        return SourceAttribution(user=None, library=loc)
+    first, last = user_idx[0], user_idx[-1]
+    user = frames[first]
+    call_site = frames[last] if last != first and str(frames[last]) != str(user) else None
+    if first == 0:
+        return SourceAttribution(user=user, call_site=call_site)
+    inside = callee_at(user) or _enclosing_def(frames[first - 1])
+    return SourceAttribution(user=user, call_site=call_site, inside=inside, library=loc)

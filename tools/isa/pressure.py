@@ -13,13 +13,14 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, reg_mask
+from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, attribute_loc, reg_mask
 from tools.isa.cfg import Cfg, HotLoop
 from tools.isa.liveness import Liveness, vgprs
 
 _NARROW_LOAD_RE = re.compile(r"_(dword|b32|ushort|u16|short|b16|ubyte|u8|sbyte|i8|sshort|i16)$")
 _SCALE_CONSUMER_RE = re.compile(r"^v_(mul|pk_mul|fma|pk_fma|fmac|mac|mfma_scale|cvt_scale|mad)")
 _ADD_RE = re.compile(r"^v_(add|pk_add|fma|pk_fma|fmac|mac)_f(32|64)")
+_FMA_RE = re.compile(r"^v_(fma|pk_fma|fmac|pk_fmac|mac|mad|dot\d*)_")
 _SLOT_RE = re.compile(r"offset:(\d+)")
 
 
@@ -155,7 +156,7 @@ class Attributor(_DefUse):
             return ValueInfo(reg, "valu_accumulator", d)
         if c == "vmem_load":
             if _NARROW_LOAD_RE.search(i.mnemonic) and any(
-                _SCALE_CONSUMER_RE.match(u.mnemonic) for u in self.consumers(reg, d)
+                self._scales_accumulated(u, reg) for u in self.consumers(reg, d)
             ):
                 return ValueInfo(reg, "scale_load", d)
             return ValueInfo(reg, "global_load", d)
@@ -173,6 +174,49 @@ class Attributor(_DefUse):
             return ValueInfo(reg, "valu_other", d)
         return ValueInfo(reg, c, d)
 
+    def _scales_accumulated(self, u: Instruction, reg: int) -> bool:
+        """``u`` multiplies ``reg`` with an MFMA or FMA result (or is a scaled MFMA), directly or through a product of
+        two scales (a_scale * b_scale): only then is a narrow load a scale. A weight multiplied into plain data
+        (``x * w``) is a global load like any other."""
+        if u.category == "mfma":
+            return u.mnemonic.startswith("v_mfma_scale")
+        if not _SCALE_CONSUMER_RE.match(u.mnemonic):
+            return False
+        if self._multiplies_accumulator(u, reg):
+            return True
+        if u.mnemonic.startswith(("v_mul_f", "v_pk_mul_f")) and self._is_scale_product_shape(u.index):
+            dest = next(iter(_iter_bits(u.defs & VGPR_MASK)), None)
+            return dest is not None and any(
+                self._multiplies_accumulator(c, dest) for c in self.consumers(dest, u.index, limit=16)
+            )
+        return False
+
+    def _multiplies_accumulator(self, u: Instruction, reg: int) -> bool:
+        """Another VGPR source of the multiply ``u`` (not ``reg``) holds an MFMA/FMA result or an MFMA accumulator."""
+        if not _SCALE_CONSUMER_RE.match(u.mnemonic):
+            return False
+        for op in u.operands[1:]:
+            if op.kind != "v" or op.first <= reg < op.first + max(op.count, 1):
+                continue
+            d = self.origin(op.first, u.index)
+            if d is None:
+                continue
+            src = self.insts[d]
+            if src.category == "mfma" or (self.acc_regs >> op.first) & 1 or _FMA_RE.match(src.mnemonic):
+                return True
+        return False
+
+    def _is_scale_product_shape(self, d: int) -> bool:
+        """``d`` multiplies two narrow loads (a_scale * b_scale) — checked on the loads' shape, not their kind."""
+        srcs = {op.first for op in self.insts[d].operands[1:] if op.kind == "v"}
+        if len(srcs) < 2:
+            return False
+        for r in srcs:
+            o = self.origin(r, d)
+            if o is None or self.insts[o].category != "vmem_load" or not _NARROW_LOAD_RE.search(self.insts[o].mnemonic):
+                return False
+        return True
+
     def is_scale_product(self, d: int) -> bool:
         """``d`` multiplies two or more VGPRs that all hold scale loads (a_scale * b_scale)."""
         i = self.insts[d]
@@ -189,7 +233,7 @@ class Attributor(_DefUse):
         self._address_memo[key] = False  # cycles through the back edge are not addresses by themselves
         found = False
         for u in self.consumers(reg, d):
-            if _is_address_use(u, reg):
+            if is_address_use(u, reg):
                 found = True
             elif depth and u.category == "valu" and u.index != d:
                 found = any(self._feeds_address(r, u.index, depth - 1) for r in _iter_bits(u.defs & VGPR_MASK))
@@ -206,7 +250,7 @@ class Attributor(_DefUse):
             for r in self.reloads_by_slot.get(spill_slot(u), [])[:8]:
                 if r.operands and r.operands[0].kind == "v":
                     rr = r.operands[0].first
-                    if any(_is_address_use(x, rr) for x in self.consumers(rr, r.index, limit=8)):
+                    if any(is_address_use(x, rr) for x in self.consumers(rr, r.index, limit=8)):
                         return True
         return False
 
@@ -218,7 +262,7 @@ def _iter_bits(mask: int):
         mask ^= low
 
 
-def _is_address_use(inst: Instruction, reg: int) -> bool:
+def is_address_use(inst: Instruction, reg: int) -> bool:
     """True when ``reg`` is an address operand (not the data) of a memory instruction."""
     c = inst.category
     ops = inst.operands
@@ -241,7 +285,7 @@ def group_live(att: Attributor, live: int, at: int, liveness_src=None) -> tuple[
         info = att.kind(reg, at)
         by_kind[info.kind].append((reg, info.def_index))
         loc = att.insts[info.def_index].loc if info.def_index is not None else None
-        by_src[str(loc) if loc else "(no .loc)"].append(reg)
+        by_src[str(attribute_loc(loc))].append(reg)  # the user's line, through inlined library code
     groups = []
     for kind, items in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         example = next((d for _, d in items if d is not None), None)

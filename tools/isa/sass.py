@@ -116,6 +116,20 @@ def _def_use(opcode: str, operands: str) -> tuple[set[int], set[int]]:
     return _regs(first, width), _regs(", ".join(parts[1:]), 2 if "[" in operands else 1)
 
 
+def _attributed(chain: list[tuple[str, int]]) -> str:
+    """(path, line) frames, innermost first → the user's line through library frames (as
+    ``tools.isa.amdgcn.attribute_loc`` does for AMDGCN): ``(inside tl.sum at kernel.py:19)``."""
+    from tools.isa.amdgcn import SourceLoc, attribute_loc
+
+    frames = []
+    for path, ln in chain:
+        directory, _, name = path.rpartition("/")
+        frames.append(SourceLoc(name, ln, 0, directory))
+    loc = frames[0]
+    loc.inlined_at = tuple(frames[1:])
+    return str(attribute_loc(loc))
+
+
 def parse_sass(text: str) -> list[SassFunction]:
     """Functions of an nvdisasm listing (with or without ``-g`` line info or life-range columns)."""
     funcs: list[SassFunction] = []
@@ -124,6 +138,8 @@ def parse_sass(text: str) -> list[SassFunction]:
     cur: SassFunction | None = None
     source = None
     pending: list[str] = []
+    chain: list[tuple[str, int]] = []
+    after_line_info = False
     for raw in text.splitlines():
         m = _TARGET_DIRECTIVE_RE.match(raw)
         if m:
@@ -131,8 +147,14 @@ def parse_sass(text: str) -> list[SassFunction]:
             continue
         m = _LINE_RE.search(raw)
         if m:
-            source = f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}"
+            # nvdisasm -gi writes an inlined position as consecutive lines, innermost first, each naming its caller
+            # ('inlined at'), the outermost last: collect them and walk the chain to the user's line.
+            frame = (m.group(1), int(m.group(2)))
+            chain = [*chain, frame] if after_line_info else [frame]
+            after_line_info = " inlined at " in raw  # the next line continues this chain only if it names a caller
+            source = f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}" if len(chain) == 1 else _attributed(chain)
             continue
+        after_line_info = False
         lm = _LABEL_RE.match(raw.split("//", 1)[0].strip())
         if lm:
             name = lm.group(1)
@@ -290,7 +312,7 @@ def read_cubin(path: str | Path, timeout: float = 60.0) -> list[SassFunction]:
     if not is_cubin(data):
         raise InputError(f"{p} is not a CUDA cubin (ELF, EM_CUDA)", hint="extract one with `cuobjdump -xelf all`")
     nvdisasm = find_tool("nvdisasm")
-    res = LOCAL.run([nvdisasm, "-g", "-c", str(p)], timeout=timeout)
+    res = LOCAL.run([nvdisasm, "-gi", "-c", str(p)], timeout=timeout)  # -gi: line info with inlining chains
     if not res.ok:
         raise ToolchainError(f"nvdisasm failed on {p}", details=res.stderr[-2000:])
     funcs = parse_sass(res.stdout)

@@ -22,7 +22,13 @@ class InstructionRef(BaseModel):
     index: int
     line: int = Field(description="line in the ISA file (1-based)")
     text: str
-    source: str | None = Field(None, description="file:line from the nearest .loc")
+    source: str | None = Field(
+        None,
+        description="the user's file:line from the nearest .loc, walked through inlined library code: "
+        "'kernel.py:22:10', 'kernel.py:11:8 via kernel.py:20:4' (helper line, outermost call site), "
+        "'(inside tl.sum at kernel.py:21:12)'",
+    )
+    inlined_at: list[str] | None = Field(None, description="the .loc's full inlining chain, innermost first")
     live_vgprs: int | None = None
 
 
@@ -39,7 +45,10 @@ class RegisterGroup(BaseModel):
 
 
 class SourceGroup(BaseModel):
-    source: str = Field(description="file:line of the defining instruction, or '(no .loc)'")
+    source: str = Field(
+        description="the user's file:line of the defining instruction (through inlined library code, as "
+        "InstructionRef.source), or '(no .loc)'"
+    )
     count: int
     registers: str
 
@@ -95,6 +104,11 @@ class SpillAnalysis(BaseModel):
     hot_loop_spill_reloads: int
     agpr_spill_slots: int = Field(description="AGPRs used only through v_accvgpr_write/read as spill slots")
     by_kind: dict[str, int] = Field(description="spill stores by the kind of value stored")
+    by_kind_detail: dict[str, str] = Field(
+        default_factory=dict,
+        description="per kind: the user lines that define the spilled values and, for addresses, the memory "
+        "instructions the reloaded values address",
+    )
     root_cause: str
     values: list[SpilledValue]
     values_total: int
@@ -138,6 +152,12 @@ class VgprReport(BaseModel):
     spills: SpillAnalysis | None = None
     suggestions: list[Suggestion] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    triton: list[str] = Field(
+        default_factory=list,
+        description="Triton stages beside the ISA: tile values per lane and which are live at once (TTGIR), layout "
+        "conversions and whether they go through LDS, loads narrower than their layout allows and why",
+    )
+    baseline: KernelDiff | None = Field(None, description="changes against --baseline, when one was given")
     per_instruction: list[InstructionPressure] | None = None
 
     def metric(self, name: str) -> Metric | None:
@@ -181,3 +201,6 @@ class VgprDiff(BaseModel):
     only_before: list[str] = Field(default_factory=list)
     only_after: list[str] = Field(default_factory=list)
     regression: bool
+
+
+VgprReport.model_rebuild()

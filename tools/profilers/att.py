@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tools.errors import InputError
 from tools.models.trace import Instruction, Trace
+from tools.profilers.reading import as_dict, as_int, as_list, guarded, json_type, read_text
 from tools.profilers.rocprofv3 import read_csv_rows
 
 WAVE_FILE_RE = re.compile(r"^se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)\.json$")
@@ -27,7 +28,7 @@ def is_att_dir(path: Path) -> bool:
 
 def _load_json(path: Path) -> object:
     try:
-        return json.loads(path.read_text())
+        return json.loads(read_text(path, "ATT JSON file"))
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})",
@@ -43,6 +44,7 @@ def _columns(header: object) -> list[str]:
     return TRACE_COLUMNS
 
 
+@guarded("ATT output directory")
 def read_att_dir(path: Path) -> Trace:
     """Instructions (with the kernel they belong to), wave count and wave-state cycles of one decoded dispatch."""
     if not path.is_dir():
@@ -64,26 +66,45 @@ def read_att_dir(path: Path) -> Trace:
     instructions: list[Instruction] = []
     kernels: list[str] = []
     kernel = ""
-    for row in doc["code"]:
-        isa = str(row[idx.get("ISA", 0)])
+    width = max((i for n, i in idx.items() if n in TRACE_COLUMNS), default=9) + 1
+    for n, row in enumerate(doc["code"]):
+        where = f"{code_path}: code[{n}]"
+        if not isinstance(row, list):
+            raise InputError(
+                f"{where} is a JSON {json_type(row)}, expected a list of {width} fields",
+                hint="the ATT decoder output is damaged; decode the .att files again",
+            )
+        isa = str(row[idx.get("ISA", 0)]) if row else ""
         if isa.startswith("; "):
             kernel = isa[2:].strip()
             kernels.append(kernel)
             continue
+        if len(row) < width:
+            raise InputError(
+                f"{where} has {len(row)} fields, expected {width} ({', '.join(cols[:width])})",
+                hint="the ATT decoder output is damaged or cut short; decode the .att files again",
+            )
+
+        def field(name: str, default: int, row: list = row, where: str = where) -> int:
+            return as_int(row[idx.get(name, default)], where, name) or 0
+
         reasons: dict[str, float] = {}
-        if pc_sampling and "Stall_Reasons" in idx and isinstance(row[idx["Stall_Reasons"]], list):
-            reasons = {f"reason_{i}": float(v) for i, v in enumerate(row[idx["Stall_Reasons"]]) if v}
+        if pc_sampling and "Stall_Reasons" in idx and len(row) > idx["Stall_Reasons"]:
+            values = row[idx["Stall_Reasons"]]
+            if isinstance(values, list):
+                reasons = {f"reason_{i}": float(v) for i, v in enumerate(values) if as_int(v, where, "Stall_Reasons")}
+        source = row[idx.get("Source", 3)]
         instructions.append(
             Instruction(
-                index=int(row[idx.get("LineNumber", 2)]),
-                address=int(row[idx.get("Vaddr", 5)]),
-                codeobj=int(row[idx.get("Codeobj", 4)]),
+                index=field("LineNumber", 2),
+                address=field("Vaddr", 5),
+                codeobj=field("Codeobj", 4),
                 isa=isa,
-                source=str(row[idx.get("Source", 3)] or ""),
-                hit=int(row[idx.get("Hit", 6)]),
-                latency=int(row[idx.get("Latency", 7)]),
-                stall=int(row[idx.get("Stall", 8)]),
-                idle=int(row[idx.get("Idle", 9)]),
+                source=source if isinstance(source, str) else "",
+                hit=field("Hit", 6),
+                latency=field("Latency", 7),
+                stall=field("Stall", 8),
+                idle=field("Idle", 9),
                 kernel=kernel,
                 stall_reasons=reasons,
             )
@@ -100,10 +121,14 @@ def read_att_dir(path: Path) -> Trace:
     wave_files = sorted(p for p in path.iterdir() if WAVE_FILE_RE.match(p.name))
     states: dict[str, int] = {}
     for wf in wave_files:
-        wave = (_load_json(wf) or {}).get("wave") or {}
-        for state, cycles in wave.get("timeline") or []:
+        wave = as_dict(as_dict(_load_json(wf), str(wf)).get("wave"), f"{wf}: wave")
+        for n, entry in enumerate(as_list(wave.get("timeline"), f"{wf}: wave.timeline")):
+            pair = as_list(entry, f"{wf}: wave.timeline[{n}]")
+            if len(pair) < 2:
+                raise InputError(f"{wf}: wave.timeline[{n}] is not a [state, cycles] pair", hint="decode again")
+            state = as_int(pair[0], f"{wf}: wave.timeline[{n}]", "state")
             name = TIMELINE_STATES.get(state, str(state))
-            states[name] = states.get(name, 0) + int(cycles)
+            states[name] = states.get(name, 0) + (as_int(pair[1], f"{wf}: wave.timeline[{n}]", "cycles") or 0)
     if not wave_files:
         notes.append("no wave files (se*_sm*_sl*_wv*.json) in the directory: per-wave timelines unavailable")
     if instructions and not any(i.source for i in instructions):
@@ -129,6 +154,7 @@ def read_att_dir(path: Path) -> Trace:
     )
 
 
+@guarded("ATT stats CSV")
 def read_att_stats_csv(path: Path) -> Trace:
     """``stats_ui_output_agent_<N>_dispatch_<M>.csv``: the same per-instruction figures, sorted by (codeobj, vaddr)."""
     _, rows = read_csv_rows(path, ("CodeObj", "Vaddr", "Instruction", "Stall"), "ATT stats CSV")
@@ -142,14 +168,14 @@ def read_att_stats_csv(path: Path) -> Trace:
         instructions.append(
             Instruction(
                 index=n,
-                address=int(row["Vaddr"]),
-                codeobj=int(row["CodeObj"]),
+                address=row.int("Vaddr"),
+                codeobj=row.int("CodeObj"),
                 isa=isa,
                 source=row.get("Source", ""),
-                hit=int(row.get("Hitcount") or 0),
-                latency=int(row.get("Latency") or 0),
-                stall=int(row.get("Stall") or 0),
-                idle=int(row.get("Idle") or 0),
+                hit=row.int("Hitcount") or 0,
+                latency=row.int("Latency") or 0,
+                stall=row.int("Stall") or 0,
+                idle=row.int("Idle") or 0,
                 kernel=kernel,
             )
         )

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from tools.errors import InputError
 from tools.models.trace import Dispatch, Instruction, NcuMetric, NcuRule, Trace
+from tools.profilers.reading import guarded, read_text
 
 # Units of gpu__time_duration and "Duration" rows, to nanoseconds.
 TIME_UNITS_NS = {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6, "s": 1e9, "second": 1e9}
@@ -28,18 +30,27 @@ def parse_number(text: str | None) -> float | None:
     if not t or t.lower() in ("n/a", "nan", "-"):
         return None
     try:
-        return float(t)
+        value = float(t)
     except ValueError:
         return None
+    return value if math.isfinite(value) else None  # '1e999' is not a measurement
 
 
 def _csv_rows(path: Path) -> list[list[str]]:
     """Rows of an ncu CSV with any ``==PROF==``/``==WARNING==`` preamble and trailing noise skipped."""
-    text = path.read_text(errors="replace")
+    text = read_text(path, "ncu CSV export")
     if not text.strip():
         raise InputError(f"{path} is empty", hint="ncu wrote nothing: did it profile any kernel (check -k / -c)?")
     lines = [ln for ln in text.splitlines() if not ln.startswith("==")]
-    return [r for r in csv.reader(io.StringIO("\n".join(lines))) if r]
+    try:
+        rows = [r for r in csv.reader(io.StringIO("\n".join(lines))) if r]
+    except csv.Error as exc:
+        raise InputError(
+            f"{path}: not a readable CSV ({exc})", hint="use ncu --csv --page details|source|raw"
+        ) from None
+    if not rows:
+        raise InputError(f"{path} holds only ncu log lines, no CSV", hint="did ncu profile any kernel (check -k / -c)?")
+    return rows
 
 
 def sniff_ncu_page(path: Path) -> str | None:
@@ -69,6 +80,7 @@ def _dim3(text: str | None) -> tuple[int, int, int] | None:
     return (nums[0], nums[1], nums[2]) if len(nums) == 3 else None
 
 
+@guarded("ncu details CSV")
 def read_details(path: Path) -> Trace:
     """``--page details --csv``: one metric per row, grouped by kernel launch (``ID: name``); rule rows kept apart."""
     rows = _csv_rows(path)
@@ -84,7 +96,8 @@ def read_details(path: Path) -> Trace:
     for lineno, cells in enumerate(rows[1:], start=2):
         if len(cells) < len(header) - 5:  # the 5 rule columns may be absent on metric rows
             raise InputError(
-                f"{path}:{lineno}: {len(cells)} fields, header has {len(header)}; the file looks truncated"
+                f"{path}:{lineno}: {len(cells)} fields, header has {len(header)}; the file looks truncated",
+                hint="export the page again (ncu --import R.ncu-rep --csv --page ...) and let it finish",
             )
         row = dict(zip(header, cells, strict=False))
         key = _kernel_key(row)
@@ -140,6 +153,7 @@ def read_details(path: Path) -> Trace:
     )
 
 
+@guarded("ncu raw CSV")
 def read_raw(path: Path) -> Trace:
     """``--page raw --csv``: one row per launch, one column per metric; the second row may hold the units."""
     rows = _csv_rows(path)
@@ -158,7 +172,8 @@ def read_raw(path: Path) -> Trace:
     for lineno, cells in enumerate(data, start=3 if units else 2):
         if len(cells) != len(header):
             raise InputError(
-                f"{path}:{lineno}: {len(cells)} fields, header has {len(header)}; the file looks truncated"
+                f"{path}:{lineno}: {len(cells)} fields, header has {len(header)}; the file looks truncated",
+                hint="export the page again (ncu --import R.ncu-rep --csv --page ...) and let it finish",
             )
         row = dict(zip(header, cells, strict=True))
         key = _kernel_key(row)
@@ -200,6 +215,7 @@ def _stall_columns(header: Sequence[str]) -> dict[int, str]:
     }
 
 
+@guarded("ncu source CSV")
 def read_source(path: Path) -> Trace:
     """``--page source --csv``: SASS rows with warp-stall samples, by kernel.
 
@@ -260,7 +276,7 @@ def read_source(path: Path) -> Trace:
         )
     if not instructions:
         raise InputError(
-            f"{path}: ncu source page without instruction rows", hint="profile with --section SourceCounters"
+            f"{path}: ncu source page without instruction rows", hint="profile with ncu --section SourceCounters"
         )
     view = "cuda,sass" if line_at >= 0 else "sass"
     return Trace(

@@ -17,17 +17,33 @@ from pathlib import Path
 
 from tools.errors import InputError
 from tools.models.trace import Dispatch, KernelStat, Trace
+from tools.profilers.reading import as_dict, as_float, as_int, as_list, guarded, read_text, regular_file
 
 KERNEL_TRACE_REQUIRED = ("Kernel_Name", "Start_Timestamp", "End_Timestamp")
 KERNEL_STATS_REQUIRED = ("Name", "Calls", "TotalDurationNs")
 
 
-def read_csv_rows(path: Path, required: Sequence[str], what: str) -> tuple[list[str], list[dict[str, str]]]:
+class CsvRow(dict):
+    """One CSV row by column name, knowing where it came from (``file:line``) so a bad cell names itself."""
+
+    where: str = ""
+
+    def int(self, column: str) -> int | None:
+        return as_int(self.get(column), self.where, f"column {column}")
+
+    def float(self, column: str) -> float | None:
+        return as_float(self.get(column), self.where, f"column {column}")
+
+
+def read_csv_rows(path: Path, required: Sequence[str], what: str) -> tuple[list[str], list[CsvRow]]:
     """Header and rows of a CSV, with an InputError naming the file and line when it is empty or cut short."""
-    text = path.read_text(errors="replace")
+    text = read_text(path, what)
     if not text.strip():
         raise InputError(f"{path} is empty", hint=f"expected a {what} with a header row; did the profiler finish?")
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise InputError(f"{path}: not a readable CSV ({exc})", hint=f"expected a {what}") from None
     header = [h.strip() for h in rows[0]]
     missing = [c for c in required if c not in header]
     if missing:
@@ -44,25 +60,18 @@ def read_csv_rows(path: Path, required: Sequence[str], what: str) -> tuple[list[
                 f"{path}:{lineno}: {len(row)} fields where the header has {len(header)}; the file looks truncated",
                 hint="re-run the profiler and let it exit normally (it writes the CSV at process exit)",
             )
-        out.append(dict(zip(header, row, strict=True)))
+        r = CsvRow(zip(header, row, strict=True))
+        r.where = f"{path}:{lineno}"
+        out.append(r)
     if not out:
         raise InputError(
-            f"{path} has a header but no rows", hint="no kernel ran, or a --kernel-include-regex matched none"
+            f"{path} has a header but no rows", hint="no kernel ran, or rocprofv3's --kernel-include-regex matched none"
         )
     return header, out
 
 
-def _int(value: str | None) -> int | None:
-    if value is None or value.strip() == "":
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        return int(float(value))
-
-
-def _triple(row: dict[str, str], prefix: str) -> tuple[int, int, int] | None:
-    vals = [_int(row.get(f"{prefix}_{axis}")) for axis in "XYZ"]
+def _triple(row: CsvRow, prefix: str) -> tuple[int, int, int] | None:
+    vals = [row.int(f"{prefix}_{axis}") for axis in "XYZ"]
     return None if any(v is None for v in vals) else (vals[0], vals[1], vals[2])  # type: ignore[return-value]
 
 
@@ -78,11 +87,12 @@ def kernel_trace_generation(header: Sequence[str]) -> str:
     return "ROCm<=6.2 (16 columns, no Dispatch_Id)"
 
 
+@guarded("rocprofv3 kernel_trace.csv")
 def read_kernel_trace_csv(path: Path) -> Trace:
     header, rows = read_csv_rows(path, KERNEL_TRACE_REQUIRED, "rocprofv3 kernel_trace.csv")
     dispatches = []
     for row in rows:
-        start, end = _int(row["Start_Timestamp"]), _int(row["End_Timestamp"])
+        start, end = row.int("Start_Timestamp"), row.int("End_Timestamp")
         agent = row.get("Agent_Id")
         dispatches.append(
             Dispatch(
@@ -90,20 +100,20 @@ def read_kernel_trace_csv(path: Path) -> Trace:
                 start_ns=start,
                 end_ns=end,
                 duration_ns=(end or 0) - (start or 0),
-                dispatch_id=_int(row.get("Dispatch_Id")),
-                kernel_id=_int(row.get("Kernel_Id")),
-                correlation_id=_int(row.get("Correlation_Id")),
+                dispatch_id=row.int("Dispatch_Id"),
+                kernel_id=row.int("Kernel_Id"),
+                correlation_id=row.int("Correlation_Id"),
                 agent=(agent if agent and not agent.isdigit() else f"Agent {agent}") if agent else None,
-                queue_id=_int(row.get("Queue_Id")),
-                stream_id=_int(row.get("Stream_Id")),
-                thread_id=_int(row.get("Thread_Id")),
+                queue_id=row.int("Queue_Id"),
+                stream_id=row.int("Stream_Id"),
+                thread_id=row.int("Thread_Id"),
                 grid=_triple(row, "Grid_Size"),
                 workgroup=_triple(row, "Workgroup_Size"),
-                lds_bytes=_int(row.get("LDS_Block_Size", row.get("Group_Segment_Size"))),
-                scratch_bytes=_int(row.get("Scratch_Size", row.get("Private_Segment_Size"))),
-                vgpr_count=_int(row.get("VGPR_Count")),
-                accum_vgpr_count=_int(row.get("Accum_VGPR_Count")),
-                sgpr_count=_int(row.get("SGPR_Count")),
+                lds_bytes=row.int("LDS_Block_Size" if "LDS_Block_Size" in row else "Group_Segment_Size"),
+                scratch_bytes=row.int("Scratch_Size" if "Scratch_Size" in row else "Private_Segment_Size"),
+                vgpr_count=row.int("VGPR_Count"),
+                accum_vgpr_count=row.int("Accum_VGPR_Count"),
+                sgpr_count=row.int("SGPR_Count"),
             )
         )
     return Trace(
@@ -114,22 +124,23 @@ def read_kernel_trace_csv(path: Path) -> Trace:
     )
 
 
+@guarded("rocprofv3 kernel_stats.csv")
 def read_kernel_stats_csv(path: Path) -> Trace:
     header, rows = read_csv_rows(path, KERNEL_STATS_REQUIRED, "rocprofv3 kernel_stats.csv")
     stats = []
     for row in rows:
-        calls, total = _int(row["Calls"]) or 0, _int(row["TotalDurationNs"]) or 0
-        pct = row.get("Percentage")
+        calls, total = row.int("Calls") or 0, row.int("TotalDurationNs") or 0
+        avg, pct = row.float("AverageNs"), row.float("Percentage")
         stats.append(
             KernelStat(
                 name=row["Name"],
                 calls=calls,
                 total_ns=total,
-                avg_ns=float(row.get("AverageNs") or (total / calls if calls else 0)),
-                min_ns=_int(row.get("MinNs")) or 0,
-                max_ns=_int(row.get("MaxNs")) or 0,
-                stddev_ns=float(row["StdDev"]) if row.get("StdDev") else None,
-                share=float(pct) / 100 if pct else 0.0,
+                avg_ns=avg if avg is not None else (total / calls if calls else 0.0),
+                min_ns=row.int("MinNs") or 0,
+                max_ns=row.int("MaxNs") or 0,
+                stddev_ns=row.float("StdDev"),
+                share=pct / 100 if pct is not None else 0.0,
             )
         )
     generation = "8 columns (Min/Max/StdDev)" if "StdDev" in header else f"{len(header)} columns"
@@ -139,10 +150,11 @@ def read_kernel_stats_csv(path: Path) -> Trace:
 # --- JSON (-f json) ---------------------------------------------------------------------------------------------
 
 
+@guarded("rocprofv3 results.json")
 def read_results_json(path: Path) -> Trace:
     """``<pid>_results.json``: kernel_dispatch buffer records joined with kernel_symbols on kernel_id."""
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(read_text(path, "rocprofv3 results.json"))
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})", hint="the file may be truncated"
@@ -155,44 +167,60 @@ def read_results_json(path: Path) -> Trace:
         )
     dispatches: list[Dispatch] = []
     arch = None
-    for run in tool if isinstance(tool, list) else [tool]:
+    runs = tool if isinstance(tool, list) else [tool]
+    for r, run in enumerate(runs):
+        at = f"{path}: rocprofiler-sdk-tool[{r}]"
+        run = as_dict(run, at)
         symbols = {}
-        for sym in run.get("kernel_symbols", []) or []:
-            symbols[sym.get("kernel_id")] = sym
+        for i, sym in enumerate(as_list(run.get("kernel_symbols"), f"{at}.kernel_symbols")):
+            sym = as_dict(sym, f"{at}.kernel_symbols[{i}]")
+            symbols[as_int(sym.get("kernel_id"), f"{at}.kernel_symbols[{i}]", "kernel_id")] = sym
         agents = {}
-        for agent in run.get("agents", []) or []:
-            handle = (agent.get("id") or {}).get("handle")
+        for i, agent in enumerate(as_list(run.get("agents"), f"{at}.agents")):
+            agent = as_dict(agent, f"{at}.agents[{i}]")
+            handle = as_int(
+                as_dict(agent.get("id"), f"{at}.agents[{i}].id").get("handle"), f"{at}.agents[{i}].id", "handle"
+            )
             agents[handle] = agent
             if agent.get("type") == 2 or str(agent.get("name", "")).startswith("gfx"):
-                arch = arch or agent.get("name")
-        records = (run.get("buffer_records") or {}).get("kernel_dispatch", []) or []
-        for rec in records:
-            info = rec.get("dispatch_info") or {}
-            sym = symbols.get(info.get("kernel_id"), {})
-            start, end = rec.get("start_timestamp"), rec.get("end_timestamp")
-            agent = agents.get((info.get("agent_id") or {}).get("handle"), {})
-            wg, grid = info.get("workgroup_size") or {}, info.get("grid_size") or {}
+                arch = arch or _text(agent.get("name"))
+        records = as_list(
+            as_dict(run.get("buffer_records"), f"{at}.buffer_records").get("kernel_dispatch"),
+            f"{at}.buffer_records.kernel_dispatch",
+        )
+        for i, rec in enumerate(records):
+            where = f"{at}.buffer_records.kernel_dispatch[{i}]"
+            rec = as_dict(rec, where)
+            info = as_dict(rec.get("dispatch_info"), f"{where}.dispatch_info")
+
+            def num(obj: dict, key: str, where: str = f"{where}.dispatch_info") -> int | None:
+                return as_int(obj.get(key), where, key)
+
+            kernel_id = num(info, "kernel_id")
+            sym = symbols.get(kernel_id, {})
+            start, end = num(rec, "start_timestamp", where), num(rec, "end_timestamp", where)
+            agent = agents.get(num(as_dict(info.get("agent_id"), f"{where}.dispatch_info.agent_id"), "handle"), {})
             name = sym.get("formatted_kernel_name") or sym.get("demangled_kernel_name") or sym.get("kernel_name")
             dispatches.append(
                 Dispatch(
-                    name=name or f"kernel_id {info.get('kernel_id')}",
-                    symbol=(sym.get("kernel_name") or "").removesuffix(".kd") or None,
+                    name=_text(name) or f"kernel_id {kernel_id}",
+                    symbol=(_text(sym.get("kernel_name")) or "").removesuffix(".kd") or None,
                     start_ns=start,
                     end_ns=end,
                     duration_ns=(end or 0) - (start or 0),
-                    dispatch_id=info.get("dispatch_id"),
-                    kernel_id=info.get("kernel_id"),
-                    correlation_id=(rec.get("correlation_id") or {}).get("internal"),
-                    agent=f"Agent {agent['node_id']}" if "node_id" in agent else None,
-                    queue_id=(info.get("queue_id") or {}).get("handle"),
-                    thread_id=rec.get("thread_id"),
-                    grid=(grid["x"], grid["y"], grid["z"]) if grid else None,
-                    workgroup=(wg["x"], wg["y"], wg["z"]) if wg else None,
-                    lds_bytes=info.get("group_segment_size"),
-                    scratch_bytes=info.get("private_segment_size"),
-                    vgpr_count=sym.get("arch_vgpr_count"),
-                    accum_vgpr_count=sym.get("accum_vgpr_count"),
-                    sgpr_count=sym.get("sgpr_count"),
+                    dispatch_id=num(info, "dispatch_id"),
+                    kernel_id=kernel_id,
+                    correlation_id=num(as_dict(rec.get("correlation_id"), f"{where}.correlation_id"), "internal"),
+                    agent=f"Agent {as_int(agent['node_id'], where, 'agent node_id')}" if "node_id" in agent else None,
+                    queue_id=num(as_dict(info.get("queue_id"), f"{where}.dispatch_info.queue_id"), "handle"),
+                    thread_id=num(rec, "thread_id", where),
+                    grid=_xyz(info.get("grid_size"), f"{where}.dispatch_info.grid_size"),
+                    workgroup=_xyz(info.get("workgroup_size"), f"{where}.dispatch_info.workgroup_size"),
+                    lds_bytes=num(info, "group_segment_size"),
+                    scratch_bytes=num(info, "private_segment_size"),
+                    vgpr_count=as_int(sym.get("arch_vgpr_count"), f"{at}.kernel_symbols", "arch_vgpr_count"),
+                    accum_vgpr_count=as_int(sym.get("accum_vgpr_count"), f"{at}.kernel_symbols", "accum_vgpr_count"),
+                    sgpr_count=as_int(sym.get("sgpr_count"), f"{at}.kernel_symbols", "sgpr_count"),
                 )
             )
     if not dispatches:
@@ -209,6 +237,21 @@ def read_results_json(path: Path) -> Trace:
     )
 
 
+def _text(value: object) -> str | None:
+    """A JSON name: strings as they are, numbers as text, anything else (lists, objects) None."""
+    return value if isinstance(value, str) else str(value) if isinstance(value, int | float) else None
+
+
+def _xyz(value: object, where: str) -> tuple[int, int, int] | None:
+    d = as_dict(value, where)
+    if not d:
+        return None
+    vals = [as_int(d.get(axis), where, axis) for axis in "xyz"]
+    if any(v is None for v in vals):
+        raise InputError(f"{where} lacks one of x, y, z", hint="the file may be damaged or edited")
+    return (vals[0], vals[1], vals[2])  # type: ignore[return-value]
+
+
 # --- rocpd SQLite (-f rocpd) ------------------------------------------------------------------------------------
 
 
@@ -216,8 +259,10 @@ def _names(db: sqlite3.Connection, kind: str) -> set[str]:
     return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = ?", (kind,))}
 
 
+@guarded("rocpd database")
 def read_rocpd(path: Path) -> Trace:
     """A rocpd database: the ``kernels`` view when present, else the uuid-suffixed tables joined by hand."""
+    regular_file(path, "rocpd database")
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         views, tables = _names(db, "view"), _names(db, "table")
@@ -269,30 +314,7 @@ def read_rocpd(path: Path) -> Trace:
         db.close()
     if not rows:
         raise InputError(f"{path} has rocpd kernel tables but no dispatches", hint="no kernel ran while profiling")
-    dispatches = [
-        Dispatch(
-            name=r[0] or (r[1] or "").removesuffix(".kd"),
-            symbol=(r[1] or "").removesuffix(".kd") or None,
-            start_ns=r[2],
-            end_ns=r[3],
-            duration_ns=r[3] - r[2],
-            dispatch_id=r[4],
-            kernel_id=r[5],
-            correlation_id=r[6],
-            agent=f"Agent {r[7]}",
-            queue_id=r[8],
-            stream_id=r[9],
-            thread_id=r[10],
-            grid=(r[11], r[12], r[13]),
-            workgroup=(r[14], r[15], r[16]),
-            lds_bytes=r[17],
-            scratch_bytes=r[18],
-            vgpr_count=r[19],
-            accum_vgpr_count=r[20],
-            sgpr_count=r[21],
-        )
-        for r in rows
-    ]
+    dispatches = [_rocpd_dispatch(r, f"{path}: dispatch row {n}") for n, r in enumerate(rows, start=1)]
     return Trace(
         path=str(path),
         format="rocpd",
@@ -300,6 +322,38 @@ def read_rocpd(path: Path) -> Trace:
         arch=arch,
         device=device,
         dispatches=dispatches,
+    )
+
+
+def _rocpd_dispatch(r: tuple, where: str) -> Dispatch:
+    """One row of the dispatch query (columns in the SELECT's order), every number checked."""
+    names = ("start", "end", "dispatch_id", "kernel_id", "correlation_id", "agent", "queue_id", "stream_id", "tid")
+    nums = [as_int(v, where, name) for v, name in zip(r[2:11], names, strict=True)]
+    dim_names = ("grid_x", "grid_y", "grid_z", "workgroup_x", "workgroup_y", "workgroup_z", "lds_size")
+    dim_names += ("scratch_size", "vgpr_count", "accum_vgpr_count", "sgpr_count")
+    dims = [as_int(v, where, name) for v, name in zip(r[11:22], dim_names, strict=True)]
+    start, end = nums[0], nums[1]
+    name, symbol = (r[0] if isinstance(r[0], str) else None), (r[1] if isinstance(r[1], str) else "")
+    return Dispatch(
+        name=name or symbol.removesuffix(".kd") or "?",
+        symbol=symbol.removesuffix(".kd") or None,
+        start_ns=start,
+        end_ns=end,
+        duration_ns=(end or 0) - (start or 0),
+        dispatch_id=nums[2],
+        kernel_id=nums[3],
+        correlation_id=nums[4],
+        agent=f"Agent {nums[5]}",
+        queue_id=nums[6],
+        stream_id=nums[7],
+        thread_id=nums[8],
+        grid=None if None in dims[0:3] else (dims[0], dims[1], dims[2]),
+        workgroup=None if None in dims[3:6] else (dims[3], dims[4], dims[5]),
+        lds_bytes=dims[6],
+        scratch_bytes=dims[7],
+        vgpr_count=dims[8],
+        accum_vgpr_count=dims[9],
+        sgpr_count=dims[10],
     )
 
 

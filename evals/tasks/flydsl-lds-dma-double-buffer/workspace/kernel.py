@@ -1,0 +1,84 @@
+"""A bf16 GEMM k-loop for MI355X (gfx950) in FlyDSL that stages both operands through LDS via registers.
+
+One workgroup of 4 waves computes a 64 x 64 output tile; wave w owns the 32 x 32 quadrant w as 2 x 2 blocks of
+v_mfma_f32_16x16x16_bf16. Per 32-wide k-tile every lane loads one dwordx4 of A and one of B (the 64 x 32 tiles of
+both operands, 4 KiB each), writes them to LDS, and after a barrier each wave reads the bf16x4 fragments of its
+quadrant (written by other lanes); a second barrier protects the LDS tile from the next iteration's writes.
+"""
+
+import flydsl.compiler as flyc
+import flydsl.expr as fx
+import torch
+from flydsl._mlir import ir
+
+TILE_BYTES = 4096  # one 64 x 32 bf16 operand tile
+
+
+def _raw(v):
+    return v.ir_value() if hasattr(v, "ir_value") else v
+
+
+@flyc.kernel
+def bf16_gemm(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32):
+    i16x4 = ir.VectorType.get([4], ir.IntegerType.get_signless(16))
+    i16x8 = ir.VectorType.get([8], ir.IntegerType.get_signless(16))
+    f32x4 = ir.VectorType.get([4], ir.F32Type.get())
+    tid = fx.Int32(fx.thread_idx.x)
+    tile = fx.Int32(fx.block_idx.x)
+    wave = tid // 64
+    lane = tid % 64
+    rsrc_a = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(A)))
+    rsrc_b = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(B)))
+    rsrc_c = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(C)))
+    smem = fx.SharedAllocator()
+    lds_a = smem.allocate(fx.Array[fx.Int16, 2048, 16]).peek().ptr
+    lds_b = smem.allocate(fx.Array[fx.Int16, 2048, 16]).peek().ptr
+    # fragment addresses (in elements): row (lane % 16) of a 16-row block, k-quarter (lane // 16)
+    row = lane % 16
+    kq = (lane // 16) * 4
+    a_rows = [(wave // 2) * 32 + i * 16 + row for i in range(2)]
+    b_cols = [(wave % 2) * 32 + j * 16 + row for j in range(2)]
+    zero = fx.arith.constant_vector(0.0, f32x4)
+    for kt, acc in range(fx.Int32(0), k_tiles, fx.Int32(1), init=[zero] * 4):
+        base = (tile * k_tiles + fx.Int32(kt)) * TILE_BYTES + tid * 16
+        a = fx.rocdl.raw_ptr_buffer_load(i16x8, rsrc_a, base, 0)
+        b = fx.rocdl.raw_ptr_buffer_load(i16x8, rsrc_b, base, 0)
+        (lds_a + tid * 8).store(a)
+        (lds_b + tid * 8).store(b)
+        fx.gpu.barrier()
+        acc = list(acc)
+        for h in fx.range_constexpr(2):  # the two 16-wide halves of the k-tile
+            a_frag = [(lds_a + r * 32 + h * 16 + kq).load(i16x4) for r in a_rows]
+            b_frag = [(lds_b + c * 32 + h * 16 + kq).load(i16x4) for c in b_cols]
+            for i in fx.range_constexpr(2):
+                for j in fx.range_constexpr(2):
+                    acc[2 * i + j] = fx.rocdl.mfma_f32_16x16x16bf16_1k(f32x4, [a_frag[i], b_frag[j], acc[2 * i + j]])
+        fx.gpu.barrier()
+        results = yield acc
+    for q in fx.range_constexpr(4):
+        fx.rocdl.raw_ptr_buffer_store(
+            _raw(results[q]), _raw(rsrc_c), _raw(((tile * 4 + q) * 256 + tid) * 16), _raw(fx.Int32(0))
+        )
+
+
+@flyc.jit
+def gemm(A, B, C, tiles: fx.Constexpr[int], k_tiles: fx.Int32, stream: fx.Stream = fx.Stream(None)):
+    bf16_gemm(A, B, C, k_tiles).launch(grid=(tiles, 1, 1), block=(256, 1, 1), stream=stream)
+
+
+NO_UNROLL = {"llvm_options": {"unroll-runtime": False}}  # one ISA iteration = one k-tile
+
+
+def launch(*args):
+    from flydsl.compiler.kernel_function import CompilationContext
+
+    with CompilationContext.compile_hints(NO_UNROLL):
+        return gemm(*args)
+
+
+def kernelpilot_entry():
+    """kernelpilot file mode: 4 output tiles, 32 k-tiles each (k_tiles is even)."""
+    tiles, k_tiles = 4, 32
+    a = torch.empty(tiles * k_tiles * TILE_BYTES // 2, dtype=torch.bfloat16)
+    c = torch.empty(tiles * 4 * 256 * 4, dtype=torch.float32)
+    return launch, (a, a, c, tiles, k_tiles)
