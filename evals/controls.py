@@ -57,8 +57,8 @@ CONTROLS: list[Control] = [
         "hoisted-prefetch-outputs",
         "cheat-hoisted-prefetch",
         FLYDSL_TASK,
-        "kernelpilot check: different",
-        why="the same fixed-tile 'prefetch' computes on the wrong tiles: the llvm-cpu output oracle must see it too",
+        "kernelpilot check",
+        why="the same fixed-tile 'prefetch' is not the task's kernel: the llvm-cpu output oracle must reject it too",
     ),
     Control(
         "correct-but-slower",

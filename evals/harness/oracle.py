@@ -4,7 +4,8 @@ For amd-static tasks (no AMD GPU here) a task's ``correctness: {oracle: llvm-cpu
 the candidate's outputs with the reference solution's (``solution.patch`` applied to the base workspace): both
 kernels' LLVM IR executed lane by lane on the CPU, for every public and hidden shape, ``seeds_per_shape`` seeds
 each, on every arch the task compiles for. Inputs come from the task folder's ``reference`` file
-(``kernelpilot_inputs(seed, **params)``), never from the candidate's copy.
+(``kernelpilot_inputs(seed, **params)``) when it has one, else from the reference solution's own
+``kernelpilot_entry(**params)`` refilled from the seed — never from the candidate's copy.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def llvm_cpu_oracle(task: Task, code_dir: Path, work: Path, score: TaskScore, rn
     c = task.spec.correctness
     ref_dir = work / "oracle-reference"
     scoring_copy(task, task.solution.read_text(), ref_dir)
-    inputs = task.workspace / c.reference
+    inputs = task.workspace / c.reference  # task-side kernelpilot_inputs(); else the reference's own entry
+    inputs = inputs if inputs.is_file() else None
     targets = [t.file for t in task.spec.compile] or ["kernel.py"]
     cases = [(s, False) for s in c.shapes] + [(s, True) for s in c.hidden_shapes]
     outcomes, errors = [], []

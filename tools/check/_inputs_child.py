@@ -100,13 +100,29 @@ def main(argv):
         return 4
     for i, (seed, shape) in enumerate(json.loads(cases_json)):
         load = load_dir / f"case{i}" if load_dir else None
-        rc = _case(torch, maker, user, frontend, int(seed), shape, Path(out) / f"case{i}", interpret, load)
+        rc = _case(torch, maker, user, frontend, int(seed), shape, Path(out) / f"case{i}", interpret, load, module)
         if rc:
             return rc
     return 0
 
 
-def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_dir):
+def _flydsl_jit_params(fn, module, n):
+    """(name, is_constexpr) per argument of the @flyc.jit function behind ``fn`` (``fn`` itself, or the module's
+    only jit function taking ``n`` arguments besides the stream, when ``fn`` is a wrapper such as ``launch``)."""
+    jits = [fn] if hasattr(fn, "func") else [v for v in vars(module).values() if type(v).__name__ == "JitFunction"]
+    found = []
+    for jit in jits:
+        try:
+            params = list(inspect.signature(jit.func).parameters.values())
+        except (TypeError, ValueError, AttributeError):
+            continue
+        params = [p for p in params if "Stream" not in repr(p.annotation)]
+        if len(params) == n:
+            found.append([(p.name, "Constexpr" in repr(p.annotation)) for p in params])
+    return found[0] if len(found) == 1 else None
+
+
+def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_dir, module=None):
     try:
         launches = _launches(_call(maker, seed, shape, user), frontend)
     except SystemExit as exc:
@@ -124,6 +140,11 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
     described = []
     for li, launch in enumerate(launches):
         names = _param_names(launch["fn"], len(launch["args"]))
+        constexpr = [False] * len(launch["args"])
+        if frontend == "flydsl" and module is not None:
+            jit = _flydsl_jit_params(launch["fn"], module, len(launch["args"]))
+            if jit:
+                names, constexpr = [n for n, _ in jit], [c for _, c in jit]
         args = []
         for name, a in list(zip(names, launch["args"], strict=False)) + [(k, v) for k, v in launch["kwargs"].items()]:
             if isinstance(a, torch.Tensor):
@@ -145,6 +166,8 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
             else:
                 args.append({"name": name, "opaque": type(a).__name__})
         params = [{"name": p.name, "constexpr": bool(p.is_constexpr)} for p in getattr(launch["fn"], "params", [])]
+        for a, const in zip(args, constexpr, strict=False):
+            a["constexpr"] = const  # FlyDSL Constexpr arguments are baked into the kernel, not passed to it
         described.append({"args": args[: len(launch["args"])], "kwargs": args[len(launch["args"]) :],
                           "grid": launch["grid"], "params": params})  # fmt: skip
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -82,6 +82,7 @@ def _inputs_cache(path: Path, frontend: str, cases) -> Path | None:
     from tools.toolchain import cache_root, package_version
 
     h = hashlib.sha256(path.read_bytes())
+    h.update((Path(__file__).parent / "_inputs_child.py").read_bytes())  # how inputs are described is part of it
     h.update(json.dumps([str(path), frontend, cases, package_version("torch"), __version__], sort_keys=True).encode())
     return cache_root() / "check-inputs" / h.hexdigest()[:24]
 

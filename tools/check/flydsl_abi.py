@@ -97,7 +97,7 @@ def kernel_params(kernel_params_ty: list[Ty], launch: dict, jit_args: list[dict]
     ``address_of(arg)`` gives a tensor argument's device address (its buffer's base plus its element offset).
     """
     host_types = launch["host_types"]
-    passed = [a for a in jit_args if "opaque" not in a]
+    passed = [a for a in jit_args if "opaque" not in a and not a.get("constexpr")]
     host_real = [t for t in host_types if "async.token" not in t]
     if len(passed) != len(host_real):
         raise InputError(
