@@ -290,3 +290,15 @@ def test_before_may_be_a_git_revision_of_after(tmp_path):
     assert rep.verdict == "different" and rep.kernels == ["mfma_loop_baseline_0 → mfma_wrong_tile_0"]
     with pytest.raises(InputError, match="neither a file nor a git revision"):
         check("HEAD:./missing.py", kernel)
+
+
+def test_int8_mfma_reference_is_exact_integer_matmul():
+    rng = np.random.default_rng(3)
+    a_mat = rng.integers(-128, 128, (16, 32)).astype(np.float64)
+    b_mat = rng.integers(-128, 128, (32, 16)).astype(np.float64)
+    a, b, groups = _mfma_by_the_table(a_mat, b_mat, 16, 32)
+    d = xlane.mfma_exact(a.astype(np.float64), b.astype(np.float64), np.zeros((64, 4)), 16, 32)
+    want = a_mat.astype(np.int64) @ b_mat.astype(np.int64)
+    for i in range(16):
+        for j in range(16):
+            assert d[j + 16 * ((i // 4) % groups), i % 4] == want[i, j]

@@ -1,5 +1,5 @@
 """The suite end to end on CPU (amd-static track: compile for gfx942/gfx950, ISA checks, CPU correctness through
-the Triton interpreter for the Triton tasks, through `kernelpilot check`'s llvm-cpu oracle for ten FlyDSL tasks):
+the Triton interpreter for the Triton tasks, through `kernelpilot check`'s llvm-cpu oracle for eleven FlyDSL tasks):
 the reference agent passes every task, the noop agent fails every task, and a re-run resumes instead of scoring
 again."""
 

@@ -394,7 +394,27 @@ _MFMA = re.compile(
 )
 
 
+_MFMA_I8 = re.compile(r"llvm\.amdgcn\.mfma\.i32\.(\d+)x(\d+)x(\d+)\.i8$")
+
+
+def _mfma_i8(m, ins, mm):
+    """Integer MFMA: int8 operands packed 8 (or 16) per lane, exact int32 accumulation (wrapping)."""
+    size, k = int(mm.group(1)), int(mm.group(3))
+    if mm.group(1) != mm.group(2) or size not in (16, 32) or any(_const_int(m, ins, i) for i in (3, 4, 5)):
+        raise unsupported(f"intrinsic {ins.callee} with these sizes or modifiers", ins.text)
+    _wave_full(m, ins)
+    kpl = k // (WAVE // size)
+    ops = [m.full(m.get(ins.ops[i]), ins.ops[i].ty) for i in range(3)]
+    a, b = (to_bytes(x, ins.ops[i].ty, m.n)[:, :kpl].view(np.int8).astype(np.float64) for i, x in enumerate(ops[:2]))
+    c = _signed(np.asarray(ops[2]), 32).astype(np.float64)
+    d = xlane.mfma_exact(a, b, c, size, k)
+    return _mask_bits(np.asarray(d, dtype=np.int64).view(np.uint64), 32)
+
+
 def _mfma(m, ins):
+    mi = _MFMA_I8.match(ins.callee)
+    if mi:
+        return _mfma_i8(m, ins, mi)
     mm = _MFMA.match(ins.callee)
     if not mm or mm.group(1) != mm.group(2):
         raise unsupported(f"intrinsic {ins.callee}", ins.text)

@@ -55,13 +55,23 @@ def fp8_decode(raw: np.ndarray, fmt: str) -> np.ndarray:
     return _FP8_TABLES[fmt][raw.astype(np.uint8)]
 
 
+def mfma_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray, m: int, k: int) -> np.ndarray:
+    """Integer MFMA: the same layouts in float64 (exact for int8 products and sums), wrapped to int32."""
+    d = _mfma_f64(a, b, c, m, k)
+    return ((np.rint(d).astype(np.int64) + (1 << 31)) % (1 << 32)) - (1 << 31)
+
+
 def mfma(a: np.ndarray, b: np.ndarray, c: np.ndarray, m: int, k: int) -> np.ndarray:
     """One single-block M×M×K MFMA per wave: a, b are (lanes, K/G) floats; c is (lanes, M*M/64) f32."""
+    return _mfma_f64(a, b, c, m, k).astype(np.float32)
+
+
+def _mfma_f64(a: np.ndarray, b: np.ndarray, c: np.ndarray, m: int, k: int) -> np.ndarray:
     groups = WAVE // m
     kpl = k // groups
     waves = a.shape[0] // WAVE
-    a = a.reshape(waves, WAVE, kpl).astype(np.float32)
-    b = b.reshape(waves, WAVE, kpl).astype(np.float32)
+    a = a.reshape(waves, WAVE, kpl).astype(np.float64)
+    b = b.reshape(waves, WAVE, kpl).astype(np.float64)
     # A[w, i, kk] = a[w, i + m*(kk//kpl), kk%kpl]
     i = np.arange(m)[:, None]
     kk = np.arange(k)[None, :]
@@ -72,8 +82,8 @@ def mfma(a: np.ndarray, b: np.ndarray, c: np.ndarray, m: int, k: int) -> np.ndar
     prod = np.matmul(amat.astype(np.float64), np.swapaxes(bmat, 1, 2).astype(np.float64))  # (w, m, n)
     lane_d, item_d = _d_layout(m)
     cmat = c.reshape(waves, WAVE, -1)[:, lane_d, item_d]  # (w, m, n)
-    d = (prod + cmat.astype(np.float64)).astype(np.float32)
-    out = np.empty((waves, WAVE, m * m // WAVE), dtype=np.float32)
+    d = prod + cmat.astype(np.float64)
+    out = np.empty((waves, WAVE, m * m // WAVE), dtype=np.float64)
     out[:, lane_d, item_d] = d
     return out.reshape(waves * WAVE, -1)
 
