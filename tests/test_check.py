@@ -121,7 +121,7 @@ def test_flydsl_mfma_pair_agrees_on_several_shapes_and_seeds():
 def test_flydsl_paged_decode_pair_agrees_on_several_shapes():
     rep = check(PAGED / "baseline.py", PAGED / "prefetched.py", shapes=[{"n_blocks": 2}, {"n_blocks": 5}], seeds=[3])
     assert rep.verdict == "same", rep.reason
-    assert [b.name for b in rep.cases[0].buffers] == ["arg3"]  # only Out is written; KV, table, scale are read
+    assert [b.name for b in rep.cases[0].buffers] == ["Out"]  # only Out is written; KV, table, scale are read
 
 
 @pytest.mark.slow
@@ -259,8 +259,8 @@ def test_flydsl_mfma_kernel_output_equals_numpy_matmul_of_its_fragments():
     from tools.check.compare import outputs
 
     got = outputs(MFMA / "baseline.py", "llvm", seed=4, shape={"k_tiles": 2})
-    a = got["arg0"].astype(np.float64)  # A and B are the same tensor in this example
-    c = got["arg2"]
+    a = got["A"].astype(np.float64)  # A and B are the same tensor in this example
+    c = got["C"]
     for w in range(4):  # each wave computes its own 16x16 tile: D = sum over tiles and both MFMAs of A_frag @ B_frag
         d = np.zeros((16, 16))
         for kt in range(2):
