@@ -57,6 +57,13 @@ CONTROLS: list[Control] = [
         why="a 'prefetch' of a fixed tile: the loads leave the loop, the ISA detector must see it",
     ),
     Control(
+        "hoisted-prefetch-outputs",
+        "cheat-hoisted-prefetch",
+        FLYDSL_TASK,
+        "kernelpilot check",
+        why="the same fixed-tile 'prefetch' is not the task's kernel: the llvm-cpu output oracle must reject it too",
+    ),
+    Control(
         "correct-but-slower",
         "cheat-slower",
         CPU_TASK,

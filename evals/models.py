@@ -65,6 +65,11 @@ class CorrectnessSpec(_Strict):
     rtol: float = 1e-5
     seeds_per_shape: int = 2
     cpu_interpret: bool = Field(False, description="Triton kernels may be checked on CPU with TRITON_INTERPRET=1")
+    oracle: Literal["reference", "llvm-cpu"] = Field(
+        "reference",
+        description="llvm-cpu: the reference solution and the candidate run through `kernelpilot check` (their LLVM "
+        "IR on the CPU) on every shape; ``reference`` then names the task-side file defining kernelpilot_inputs()",
+    )
 
 
 class PerfSpec(_Strict):

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from mcp_server.artifacts import dump_id_of, dump_uri
 from tools.doctor import DoctorReport
+from tools.models.check import CheckReport
 from tools.models.dump import DumpResult, Resources
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.models.trace import TraceReport
@@ -143,3 +144,13 @@ class KernelTraceOutput(BaseModel):
     status: Literal["done", "running"] = "done"
     job_id: str | None = Field(None, description="when status is running: call again with this job_id")
     report: TraceReport | None = None
+
+
+class CheckOutput(BaseModel):
+    """check's verdict: BEFORE and AFTER run on the same inputs on the CPU, every written buffer compared."""
+
+    summary: str
+    next_steps: list[str] = Field(default_factory=list)
+    status: Literal["done", "running"] = "done"
+    job_id: str | None = Field(None, description="when status is running: call again with this job_id")
+    report: CheckReport | None = None

@@ -33,6 +33,7 @@ from mcp_server import artifacts, jobs
 from mcp_server.artifacts import ArtifactPage
 from mcp_server.models import (
     MAX_KERNELS,
+    CheckOutput,
     DoctorOutput,
     DumpIrOutput,
     KernelTraceOutput,
@@ -43,6 +44,7 @@ from mcp_server.paths import allowed_roots, confine, project_dir
 from tools import __version__
 from tools.errors import InputError, KernelpilotError, bounded, from_os_error
 from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS
+from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.models.trace import TraceReport
@@ -69,7 +71,7 @@ mcp = MCPServer(
         "compact JSON led by 'summary' and 'next_steps'; IR, ISA and traces are artifacts: page them with "
         "read-artifact (offset/limit, or a regex pattern). A long compile or profile returns status 'running' with "
         "a job_id after wait_seconds: call the same tool again with that job_id. Playbooks: the prompts "
-        "optimize-kernel, dump-ir, vgpr-pressure, prefetch-data-load, kernel-trace."
+        "optimize-kernel, dump-ir, vgpr-pressure, prefetch-data-load, kernel-trace, check."
     ),
 )
 
@@ -210,6 +212,65 @@ async def dump_ir(
         if isinstance(got, jobs.Job):
             return DumpIrOutput(**still_running(got, "dump-ir"))
         return DumpIrOutput.from_result(DumpResult.model_validate(got))
+
+
+# ---------------------------------------------------------------------------------------------------- check
+
+
+@mcp.tool(name="check", title="Check a rewrite computes the same (CPU)", annotations=RUNS_CODE)
+async def check(
+    ctx: Context,
+    before: Annotated[
+        str | None,
+        Field(description="the kernel file as it was (FlyDSL or Triton), or a git revision: HEAD:./kernel.py"),
+    ] = None,
+    after: Annotated[str | None, Field(description="the rewritten kernel file")] = None,
+    engine: Annotated[
+        Literal["auto", "llvm", "interpreter"],
+        Field(description="llvm: run the AMDGPU LLVM IR lane by lane (FlyDSL); interpreter: Triton's interpreter"),
+    ] = "auto",
+    arch: Annotated[Literal["gfx90a", "gfx942", "gfx950"], Field(description="AMD target (llvm engine)")] = "gfx942",
+    seeds: Annotated[list[int] | None, Field(description="input seeds (default [0])")] = None,
+    shapes: Annotated[
+        list[dict[str, int | float | str]] | None,
+        Field(description="keyword arguments for kernelpilot_inputs(seed, **shape) / kernelpilot_entry(**shape)"),
+    ] = None,
+    atol: Annotated[float, Field(description="absolute tolerance (0: bit for bit)", ge=0)] = 0.0,
+    rtol: Annotated[float, Field(description="relative tolerance (0: bit for bit)", ge=0)] = 0.0,
+    timeout: Timeout = 600,
+    wait_seconds: WaitSeconds = 45,
+    job_id: JobId = None,
+) -> CheckOutput:
+    """Run BEFORE and AFTER on the same generated inputs on the CPU (no GPU needed) and compare every buffer written.
+
+    Verdict same | different | error | undetermined, with the first mismatching elements, out-of-bounds accesses
+    (lane, offset, source line) and reads of uninitialised LDS. Runs the kernel files' code in a child process.
+    """
+
+    def start():
+        if not before or not after:
+            raise InputError("give before and after (two kernel files), or job_id", hint="e.g. before='k_old.py'")
+        a = confine(after, what="after")
+        try:
+            b = str(confine(before, what="before"))
+        except InputError:
+            if ":" not in before:
+                raise
+            b = before  # a git revision (HEAD:./kernel.py), read from AFTER's (confined) repository
+        kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
+        kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout}
+        return "check", kwargs, 2 * timeout + 60, f"check {Path(b).name} → {a.name}"
+
+    with agent_errors():
+        got = await run_job(ctx, "check", job_id, wait_seconds, start)
+        if isinstance(got, jobs.Job):
+            return CheckOutput(**still_running(got, "check"))
+        report = CheckReport.model_validate(got)
+        steps = {
+            "same": ["outputs agree on these inputs; add seeds/shapes that reach edge tiles before trusting it"],
+            "different": ["read the first mismatch / out-of-bounds line and fix AFTER; rerun check"],
+        }.get(report.verdict, [report.reason])
+        return CheckOutput(summary=report.summary, next_steps=steps, report=report)
 
 
 # ---------------------------------------------------------------------------------------------------- vgpr-pressure

@@ -25,6 +25,7 @@ CALLS: dict[str, str] = {
     "prefetch-data-load": "tools.prefetch:analyze_prefetch",
     "prefetch-verify": "tools.prefetch:verify_prefetch",
     "kernel-trace-run": "tools.kernel_trace:profile_command",
+    "check": "tools.check.compare:check",
 }
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from evals.catalog import Task
 from evals.harness.devices import Runtime, peaks_for
 from evals.harness.isa_checks import NEEDS_BASELINE, run_isa_checks
+from evals.harness.oracle import llvm_cpu_oracle
 from evals.harness.static_checks import static_checks
 from evals.models import CaseOutcome, CheckOutcome, ShapeCase, TaskScore, TimingOutcome
 from tools.errors import CompileError, KernelpilotError, ToolchainError
@@ -521,7 +522,9 @@ def score(
     if spec.performance and runtime.has_gpu and c and s.static_ok:
         servers = start_timing_servers(task, code_dir, base_dir, work, runtime)
         gpu_phase.callback(stop_timing_servers, servers)  # a no-op kill when timing already stopped them
-    if c and s.static_ok:
+    if c and s.static_ok and c.oracle == "llvm-cpu":
+        llvm_cpu_oracle(task, code_dir, work, s, rng)  # amd-static: the LLVM IR on the CPU (evals/harness/oracle.py)
+    elif c and s.static_ok:
         interpret = not runtime.has_gpu and c.cpu_interpret and spec.language == "triton"
         if runtime.has_gpu or interpret:
             cases = correctness_cases(task, rng)

@@ -39,7 +39,7 @@ def mfma_loop_baseline(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int
         acc = fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a1, b1, acc])
         fx.gpu.barrier()  # the workgroup syncs per k-tile, as when tiles are staged through LDS
         results = yield [acc]
-    fx.rocdl.raw_ptr_buffer_store(_raw(results[0]), _raw(rsrc_c), _raw(tid * 16), _raw(fx.Int32(0)))
+    fx.rocdl.raw_ptr_buffer_store(_raw(results), _raw(rsrc_c), _raw(tid * 16), _raw(fx.Int32(0)))
 
 
 @flyc.jit
@@ -59,8 +59,8 @@ def launch(*args):
         return mfma_loop(*args)
 
 
-def kernelpilot_entry():
-    """kernelpilot file mode: 64 k-tiles of A and B (f16), one workgroup of 4 waves."""
-    a = torch.empty(64 * TILE_ELEMS, dtype=torch.float16)
+def kernelpilot_entry(k_tiles=64):
+    """kernelpilot file mode: k_tiles k-tiles of A and B (f16), one workgroup of 4 waves (check varies k_tiles)."""
+    a = torch.empty(k_tiles * TILE_ELEMS, dtype=torch.float16)
     c = torch.empty(1024, dtype=torch.float32)
-    return launch, (a, a, c, 64)
+    return launch, (a, a, c, k_tiles)

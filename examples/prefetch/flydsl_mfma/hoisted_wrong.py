@@ -67,8 +67,8 @@ def launch(*args):
         return mfma_loop(*args)
 
 
-def kernelpilot_entry():
-    """kernelpilot file mode: 64 k-tiles of A and B (f16), one workgroup of 4 waves."""
-    a = torch.empty(64 * TILE_ELEMS, dtype=torch.float16)
+def kernelpilot_entry(k_tiles=64):
+    """kernelpilot file mode: k_tiles k-tiles of A and B (f16), one workgroup of 4 waves (check varies k_tiles)."""
+    a = torch.empty(k_tiles * TILE_ELEMS, dtype=torch.float16)
     c = torch.empty(1024, dtype=torch.float32)
-    return launch, (a, a, c, 64)
+    return launch, (a, a, c, k_tiles)

@@ -65,10 +65,11 @@ def launch(*args):
         return paged_decode(*args)
 
 
-def kernelpilot_entry():
-    """kernelpilot file mode: 32 blocks; the table has one spare entry so a prefetch of block i+2 stays in bounds."""
+def kernelpilot_entry(n_blocks=32):
+    """kernelpilot file mode: n_blocks blocks; the table has two spare entries so a prefetch of block i+2 stays in
+    bounds (check fills it with block ids in [0, n_blocks + 2), all inside the 64-block KV cache)."""
     kv = torch.empty(64 * BLOCK_BYTES // 4, dtype=torch.float32)
-    table = torch.zeros(34, dtype=torch.int32)
+    table = torch.zeros(n_blocks + 2, dtype=torch.int32)
     scale = torch.empty(64, dtype=torch.float32)
     out = torch.empty(1024, dtype=torch.float32)
-    return launch, (kv, table, scale, out, 32)
+    return launch, (kv, table, scale, out, n_blocks)

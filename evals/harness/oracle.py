@@ -1,0 +1,56 @@
+"""The llvm-cpu output oracle: the reference solution and the candidate run through ``kernelpilot check``.
+
+For amd-static tasks (no AMD GPU here) a task's ``correctness: {oracle: llvm-cpu, ...}`` makes the harness compare
+the candidate's outputs with the reference solution's (``solution.patch`` applied to the base workspace): both
+kernels' LLVM IR executed lane by lane on the CPU, for every public and hidden shape, ``seeds_per_shape`` seeds
+each, on every arch the task compiles for. Inputs come from the task folder's ``reference`` file
+(``kernelpilot_inputs(seed, **params)``) when it has one, else from the reference solution's own
+``kernelpilot_entry(**params)`` refilled from the seed — never from the candidate's copy.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from evals.catalog import Task
+from evals.harness.workspace import scoring_copy
+from evals.models import CaseOutcome, TaskScore
+from tools.errors import KernelpilotError
+
+
+def llvm_cpu_oracle(task: Task, code_dir: Path, work: Path, score: TaskScore, rng: random.Random) -> None:
+    """Set ``score.correct``, ``score.cases`` and the first failure's reason from check's verdicts."""
+    from tools.check.compare import check
+
+    c = task.spec.correctness
+    ref_dir = work / "oracle-reference"
+    scoring_copy(task, task.solution.read_text(), ref_dir)
+    inputs = task.workspace / c.reference  # task-side kernelpilot_inputs(); else the reference's own entry
+    inputs = inputs if inputs.is_file() else None
+    targets = [t.file for t in task.spec.compile] or ["kernel.py"]
+    cases = [(s, False) for s in c.shapes] + [(s, True) for s in c.hidden_shapes]
+    outcomes, errors = [], []
+    for arch in task.spec.archs:
+        seeds = [rng.randrange(1 << 30) for _ in range(c.seeds_per_shape)]
+        for target in targets:
+            try:  # one call per arch: one inputs process for every shape and seed
+                rep = check(ref_dir / target, code_dir / target, arch=arch, seeds=seeds,
+                            shapes=[s.params for s, _ in cases], inputs=inputs, atol=c.atol, rtol=c.rtol,
+                            engine="llvm")  # fmt: skip
+            except KernelpilotError as exc:
+                errors.append(f"output oracle (kernelpilot check) failed on {target} ({arch}): {exc.message}")
+                continue
+            for k, case in enumerate(rep.cases):
+                shape, hidden = cases[k // len(seeds)]
+                diffs = [b.max_abs_diff for b in case.buffers if b.max_abs_diff is not None]
+                outcomes.append(CaseOutcome(case=f"{shape.name} ({arch}, seed {case.seed})", hidden=hidden,
+                                            passed=case.verdict == "same",
+                                            detail=f"kernelpilot check: {case.verdict}: {case.reason}",
+                                            max_abs_err=max(diffs) if diffs else None))  # fmt: skip
+    score.cases += outcomes
+    score.reasons += errors
+    score.correct = not errors and bool(outcomes) and all(o.passed for o in outcomes)
+    bad = next((o for o in outcomes if not o.passed), None)
+    if bad and not errors:
+        score.reasons.append(f"incorrect on {'hidden ' if bad.hidden else ''}case {bad.case}: {bad.detail}")

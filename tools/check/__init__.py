@@ -1,0 +1,6 @@
+"""check: a CPU correctness oracle for GPU kernels (BEFORE vs AFTER on the same inputs).
+
+``compare.check`` orchestrates; ``ir`` loads LLVM IR with llvmlite; ``engine`` and ``ops`` execute it lane by lane
+with numpy; ``xlane`` holds the cross-lane reference implementations (MFMA, DPP, swizzle, bpermute);
+``flydsl_abi`` maps a FlyDSL jit call to the kernel's parameters; ``_inputs_child`` builds inputs in a child process.
+"""

@@ -1,0 +1,716 @@
+"""What each LLVM opcode and AMDGPU intrinsic does to a lane array (the executor's instruction set).
+
+Handlers take the machine and the instruction and return the result value (or None); the machine merges it under
+the exec mask. Integers are stored zero-extended in uint64 and wrapped to their width after every operation.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from tools.check import xlane
+from tools.check.engine import WAVE, _fix, _mask_bits, _round_bf16, _signed, from_bytes, to_bytes
+from tools.check.ir import Instr, unsupported
+
+
+def _int_binop(m, ins: Instr):
+    a, b = m.get(ins.ops[0]), m.get(ins.ops[1])
+    bits = ins.ty.scalar.bits
+    op = ins.opcode
+    if bits == 1:
+        a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+        table = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor, "add": np.logical_xor,
+                 "sub": np.logical_xor, "mul": np.logical_and}  # fmt: skip
+        if op not in table:
+            raise unsupported(f"i1 {op}", ins.text)
+        return table[op](a, b)
+    a = np.asarray(a, dtype=np.uint64)
+    b = np.asarray(b, dtype=np.uint64)
+    if op == "add":
+        r = a + b
+    elif op == "sub":
+        r = a - b
+    elif op == "mul":
+        r = a * b
+    elif op == "and":
+        r = a & b
+    elif op == "or":
+        r = a | b
+    elif op == "xor":
+        r = a ^ b
+    elif op == "shl":
+        r = np.where(b < bits, a << np.minimum(b, np.uint64(63)), np.uint64(0))
+    elif op == "lshr":
+        r = np.where(b < bits, a >> np.minimum(b, np.uint64(63)), np.uint64(0))
+    elif op == "ashr":
+        r = (_signed(a, bits) >> np.minimum(b, np.uint64(63)).astype(np.int64)).astype(np.uint64)
+    elif op in ("udiv", "urem"):
+        safe = np.where(b == 0, np.uint64(1), b)
+        r = a // safe if op == "udiv" else a % safe
+    elif op in ("sdiv", "srem"):
+        sa, sb = _signed(a, bits), _signed(b, bits)
+        safe = np.where(sb == 0, 1, sb)
+        q = np.abs(sa) // np.abs(safe)
+        q = np.where((sa < 0) ^ (safe < 0), -q, q)  # C semantics: truncate toward zero
+        r = np.ascontiguousarray(q if op == "sdiv" else sa - q * safe, dtype=np.int64).view(np.uint64)
+    else:
+        raise unsupported(op, ins.text)
+    return _mask_bits(np.asarray(r, dtype=np.uint64), bits)
+
+
+def _float_binop(m, ins: Instr):
+    a, b = m.get(ins.ops[0]), m.get(ins.ops[1])
+    op = ins.opcode
+    if op == "fadd":
+        r = np.add(a, b)
+    elif op == "fsub":
+        r = np.subtract(a, b)
+    elif op == "fmul":
+        r = np.multiply(a, b)
+    elif op == "fdiv":
+        r = np.divide(a, b)
+    elif op == "frem":
+        r = np.fmod(a, b)
+    else:
+        raise unsupported(op, ins.text)
+    return _fix(ins.ty, r)
+
+
+def _fneg(m, ins):
+    return _fix(ins.ty, -np.asarray(m.get(ins.ops[0])))
+
+
+_ICMP = {"eq": np.equal, "ne": np.not_equal, "ugt": np.greater, "uge": np.greater_equal, "ult": np.less,
+         "ule": np.less_equal, "sgt": np.greater, "sge": np.greater_equal, "slt": np.less, "sle": np.less_equal}  # fmt: skip
+
+
+def _icmp(m, ins: Instr):
+    a, b = m.get(ins.ops[0]), m.get(ins.ops[1])
+    sty = ins.ops[0].ty.scalar
+    bits = sty.bits if sty.kind == "int" else 64
+    if ins.predicate.startswith("s"):
+        a, b = _signed(np.asarray(a), bits), _signed(np.asarray(b), bits)
+    return _ICMP[ins.predicate](a, b)
+
+
+def _fcmp(m, ins: Instr):
+    a, b = np.asarray(m.get(ins.ops[0])), np.asarray(m.get(ins.ops[1]))
+    p = ins.predicate
+    unordered = np.isnan(a) | np.isnan(b)
+    if p == "true":
+        return np.ones(np.broadcast(a, b).shape, dtype=bool)
+    if p == "false":
+        return np.zeros(np.broadcast(a, b).shape, dtype=bool)
+    if p == "ord":
+        return ~unordered
+    if p == "uno":
+        return unordered
+    base = {"eq": np.equal, "gt": np.greater, "ge": np.greater_equal, "lt": np.less, "le": np.less_equal,
+            "ne": np.not_equal}[p[1:]]  # fmt: skip
+    r = base(a, b)
+    return (r | unordered) if p[0] == "u" else (r & ~unordered)
+
+
+def _select(m, ins: Instr):
+    c, a, b = (m.get(o) for o in ins.ops)
+    if ins.ty.kind in ("struct", "array"):
+        raise unsupported("select of aggregates", ins.text)
+    c = np.asarray(c)
+    if ins.ty.kind in ("vec", "rsrc") and c.ndim == 1:
+        c = c[:, None]
+    return np.where(c, a, b)
+
+
+def _cast(m, ins: Instr):
+    x = m.get(ins.ops[0])
+    src, dst = ins.ops[0].ty, ins.ty
+    op = ins.opcode
+    ss, ds = src.scalar, dst.scalar
+    if op == "zext":
+        return _mask_bits(np.asarray(x).astype(np.uint64), ds.bits) if ds.bits > 1 else np.asarray(x, dtype=bool)
+    if op == "sext":
+        if ss.bits == 1:
+            v = np.where(np.asarray(x, dtype=bool), np.uint64((1 << 64) - 1), np.uint64(0))
+        else:
+            v = _signed(np.asarray(x), ss.bits).view(np.uint64)
+        return _mask_bits(v, ds.bits)
+    if op == "trunc":
+        if ds.bits == 1:
+            return (np.asarray(x, dtype=np.uint64) & np.uint64(1)).astype(bool)
+        return _mask_bits(np.asarray(x, dtype=np.uint64), ds.bits)
+    if op in ("fptrunc", "fpext"):
+        return _fix(dst, np.asarray(x).astype(np.float64) if op == "fpext" else np.asarray(x, dtype=np.float64))
+    if op == "sitofp":
+        return _fix(dst, _signed(np.asarray(x), ss.bits).astype(np.float64))
+    if op == "uitofp":
+        return _fix(dst, np.asarray(x).astype(np.float64))
+    if op in ("fptosi", "fptoui"):
+        f = np.nan_to_num(np.asarray(x, dtype=np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+        return _mask_bits(np.trunc(f).astype(np.int64).view(np.uint64), ds.bits)
+    if op in ("ptrtoint", "inttoptr"):
+        bits = ds.bits if ds.kind == "int" else ds.size * 8
+        return _mask_bits(np.asarray(x, dtype=np.uint64), bits)
+    if op == "addrspacecast":
+        if ss.addrspace in (3, 5) or ds.addrspace in (3, 5):
+            raise unsupported("addrspacecast to or from LDS/scratch", ins.text)
+        return x
+    if op == "bitcast":
+        if src == dst:
+            return x
+        return from_bytes(to_bytes(m.full(x, src), src, m.n), dst)
+    raise unsupported(op, ins.text)
+
+
+def _gep(m, ins: Instr):
+    base = np.asarray(m.get(ins.ops[0]), dtype=np.uint64)
+    ty = ins.extra["source"]
+    addr = base
+    for n, op in enumerate(ins.ops[1:]):
+        idx = _signed(np.asarray(m.get(op)), op.ty.scalar.bits).view(np.uint64)
+        if n == 0:
+            step = ty.size
+        elif ty.kind in ("array", "vec"):
+            ty = ty.elem
+            step = ty.size
+        elif ty.kind == "struct":
+            k = int(np.asarray(idx).flat[0])
+            offs, off = [], 0
+            for mem in ty.members:
+                off = (
+                    (off + (1 if ty.packed else mem.align) - 1)
+                    // (1 if ty.packed else mem.align)
+                    * (1 if ty.packed else mem.align)
+                )
+                offs.append(off)
+                off += mem.size
+            addr = addr + np.uint64(offs[k])
+            ty = ty.members[k]
+            continue
+        else:
+            raise unsupported("getelementptr into a scalar", ins.text)
+        addr = addr + idx * np.uint64(step)
+    bits = 32 if ins.ty.scalar.kind == "ptr" and ins.ty.scalar.addrspace in (3, 5) else 64
+    return _mask_bits(addr, bits)
+
+
+def _load(m, ins: Instr):
+    return m.load(ins, ins.ops[0].ty, m.get(ins.ops[0]), ins.ty)
+
+
+def _store(m, ins: Instr):
+    m.store(ins, ins.ops[1].ty, m.get(ins.ops[1]), m.get(ins.ops[0]), ins.ops[0].ty)
+
+
+def _alloca(m, ins: Instr):
+    size = ins.extra["alloc"].size
+    off = m.private_size
+    m.private_size = off + (size + 15) // 16 * 16
+    old = m.private
+    m.private = np.zeros(m.n * m.private_size, dtype=np.uint8)
+    if old is not None and off:
+        m.private.reshape(m.n, m.private_size)[:, :off] = old.reshape(m.n, off)
+    return np.uint64(off)
+
+
+def _extractelement(m, ins: Instr):
+    v = m.full(m.get(ins.ops[0]), ins.ops[0].ty)
+    idx = np.broadcast_to(np.asarray(m.get(ins.ops[1]), dtype=np.int64), (m.n,))
+    return np.take_along_axis(v, np.minimum(idx, v.shape[1] - 1)[:, None], axis=1)[:, 0]
+
+
+def _insertelement(m, ins: Instr):
+    v = np.array(m.full(m.get(ins.ops[0]), ins.ty))
+    x = np.broadcast_to(m.get(ins.ops[1]), (m.n,))
+    idx = np.broadcast_to(np.asarray(m.get(ins.ops[2]), dtype=np.int64), (m.n,))
+    v[np.arange(m.n), np.minimum(idx, v.shape[1] - 1)] = x
+    return v
+
+
+def _shuffle_mask(ins: Instr) -> list[int]:
+    if "mask" in ins.extra:
+        return ins.extra["mask"]
+    text = ins.text.split(", !dbg")[0].strip()
+    m = re.search(r"<(\d+) x i32> (zeroinitializer|poison|undef|<[^<>]*>)$", text)
+    if not m:
+        raise unsupported("shufflevector mask", ins.text)
+    n, body = int(m.group(1)), m.group(2)
+    if not body.startswith("<"):
+        mask = [0] * n  # zeroinitializer: every element from lane 0; poison/undef: any choice is valid
+    else:
+        mask = [0 if "poison" in t or "undef" in t else int(t.split()[-1]) for t in body[1:-1].split(",")]
+    ins.extra["mask"] = mask
+    return mask
+
+
+def _shufflevector(m, ins: Instr):
+    a = m.full(m.get(ins.ops[0]), ins.ops[0].ty)
+    b = m.full(m.get(ins.ops[1]), ins.ops[1].ty)
+    both = np.concatenate([a, b], axis=1)
+    return both[:, _shuffle_mask(ins)]
+
+
+def _extractvalue(m, ins: Instr):
+    v = m.get(ins.ops[0])
+    for i in ins.extra["indices"]:
+        v = v[i]
+    return v
+
+
+def _insertvalue(m, ins: Instr):
+    import copy
+
+    agg = copy.copy(m.get(ins.ops[0]))
+    if not isinstance(agg, list):
+        raise unsupported("insertvalue into a constant aggregate", ins.text)
+    idx = ins.extra["indices"]
+    target = agg
+    for i in idx[:-1]:
+        target[i] = copy.copy(target[i])
+        target = target[i]
+    ty = ins.ops[1].ty
+    target[idx[-1]] = np.array(m.full(m.get(ins.ops[1]), ty))
+    return agg
+
+
+def _freeze(m, ins):
+    return m.get(ins.ops[0])
+
+
+def _noop(m, ins):
+    return None
+
+
+def _atomicrmw(m, ins: Instr):
+    ptr_ty, ty = ins.ops[0].ty, ins.ty
+    addr = np.broadcast_to(m.get(ins.ops[0]), (m.n,))
+    val = m.full(m.get(ins.ops[1]), ty)
+    op = ins.extra["op"]
+    out = np.zeros_like(np.asarray(val))
+    saved = m.mask
+    m.in_atomic = True  # atomics are ordered by the hardware: no race between waves
+    for lane in np.nonzero(saved)[0]:  # one lane at a time, in lane order: atomics serialise
+        m.mask = np.zeros(m.n, dtype=bool)
+        m.mask[lane] = True
+        old = m.load(ins, ptr_ty, addr, ty)[lane]
+        v = val[lane]
+        if op == "xchg":
+            new = v
+        elif op in ("add", "fadd"):
+            new = old + v
+        elif op in ("sub", "fsub"):
+            new = old - v
+        elif op in ("max", "min"):
+            so, sv = _signed(np.array([old]), ty.bits)[0], _signed(np.array([v]), ty.bits)[0]
+            new = old if (so >= sv) == (op == "max") else v
+        elif op in ("umax", "fmax"):
+            new = max(old, v)
+        elif op in ("umin", "fmin"):
+            new = min(old, v)
+        elif op == "and":
+            new = old & v
+        elif op == "or":
+            new = old | v
+        elif op == "xor":
+            new = old ^ v
+        else:
+            m.mask, m.in_atomic = saved, False
+            raise unsupported(f"atomicrmw {op}", ins.text)
+        new_arr = np.zeros_like(np.asarray(val))
+        new_arr[lane] = new
+        m.store(ins, ptr_ty, addr, _fix(ty, new_arr), ty)
+        out[lane] = old
+    m.mask = saved
+    m.in_atomic = False
+    return out
+
+
+# --------------------------------------------------------------------------------------------------- intrinsics
+def _args(m, ins):
+    return [m.get(o) for o in ins.ops]
+
+
+def _const_int(m, ins, i) -> int:
+    v = np.asarray(m.get(ins.ops[i]))
+    return int(v.flat[0])
+
+
+def _rsrc_from_ptr(m, ins):
+    base, stride, num, flags = _args(m, ins)
+    out = np.zeros((m.n, 4), dtype=np.uint64)
+    out[:, 0] = np.broadcast_to(base, (m.n,))
+    out[:, 1] = np.broadcast_to(np.asarray(stride, dtype=np.uint64), (m.n,))
+    out[:, 2] = np.broadcast_to(np.asarray(num, dtype=np.uint64), (m.n,))
+    out[:, 3] = np.broadcast_to(np.asarray(flags, dtype=np.uint64), (m.n,))
+    return out
+
+
+def _rsrc(m, op):
+    """A buffer resource operand as (n, 4) [base, stride, num_records, flags]; <4 x i32> descriptors are decoded."""
+    v = m.full(m.get(op), op.ty) if op.ty.kind != "rsrc" else m.full(m.get(op), op.ty)
+    if op.ty.kind == "rsrc":
+        return v
+    if op.ty.kind == "vec" and op.ty.count == 4:
+        d = v.astype(np.uint64)
+        base = d[:, 0] | ((d[:, 1] & np.uint64(0xFFFF)) << np.uint64(32))
+        stride = (d[:, 1] >> np.uint64(16)) & np.uint64(0x3FFF)
+        return np.stack([base, stride, d[:, 2], d[:, 3]], axis=1)
+    raise unsupported(f"buffer resource of type {op.ty}")
+
+
+def _buffer_offset(m, ins, first: int):
+    voff = np.broadcast_to(np.asarray(m.get(ins.ops[first]), dtype=np.uint64), (m.n,))
+    soff = np.broadcast_to(np.asarray(m.get(ins.ops[first + 1]), dtype=np.uint64), (m.n,))
+    return (voff + soff) & np.uint64(0xFFFFFFFF)
+
+
+def _buffer_load(m, ins):
+    r = _rsrc(m, ins.ops[0])
+    if np.any(r[:, 1] != 0) and "struct" not in ins.callee:
+        raise unsupported("raw buffer access through a resource with a stride", ins.text)
+    off = _buffer_offset(m, ins, 1)
+    return m.load_global(ins, r[:, 0] + off, ins.ty, limit=r[:, 2], base=r[:, 0])
+
+
+def _buffer_store(m, ins):
+    r = _rsrc(m, ins.ops[1])
+    off = _buffer_offset(m, ins, 2)
+    m.store_global(ins, r[:, 0] + off, m.get(ins.ops[0]), ins.ops[0].ty, limit=r[:, 2], base=r[:, 0])
+
+
+def _wave_full(m, ins):
+    """Cross-lane operations need every live lane of each wave they touch active."""
+    waves_mask = m.mask.reshape(-1, WAVE)
+    alive = m.alive.reshape(-1, WAVE)
+    touched = waves_mask.any(axis=1)
+    if np.any(touched & (waves_mask != alive).any(axis=1)):
+        raise unsupported(f"{ins.callee} with part of a wave's lanes disabled (divergent cross-lane operation)",
+                          ins.text)  # fmt: skip
+
+
+_MFMA = re.compile(
+    r"llvm\.amdgcn\.mfma\.f32\.(\d+)x(\d+)x(\d+)\.?(f16|bf16(?:\.1k)?|fp8\.fp8|bf8\.bf8|fp8\.bf8|bf8\.fp8|f16|bf16)$"
+)
+
+
+_MFMA_I8 = re.compile(r"llvm\.amdgcn\.mfma\.i32\.(\d+)x(\d+)x(\d+)\.i8$")
+
+
+def _mfma_i8(m, ins, mm):
+    """Integer MFMA: int8 operands packed 8 (or 16) per lane, exact int32 accumulation (wrapping)."""
+    size, k = int(mm.group(1)), int(mm.group(3))
+    if mm.group(1) != mm.group(2) or size not in (16, 32) or any(_const_int(m, ins, i) for i in (3, 4, 5)):
+        raise unsupported(f"intrinsic {ins.callee} with these sizes or modifiers", ins.text)
+    _wave_full(m, ins)
+    kpl = k // (WAVE // size)
+    ops = [m.full(m.get(ins.ops[i]), ins.ops[i].ty) for i in range(3)]
+    a, b = (to_bytes(x, ins.ops[i].ty, m.n)[:, :kpl].view(np.int8).astype(np.float64) for i, x in enumerate(ops[:2]))
+    c = _signed(np.asarray(ops[2]), 32).astype(np.float64)
+    d = xlane.mfma_exact(a, b, c, size, k)
+    return _mask_bits(np.asarray(d, dtype=np.int64).view(np.uint64), 32)
+
+
+def _mfma(m, ins):
+    mi = _MFMA_I8.match(ins.callee)
+    if mi:
+        return _mfma_i8(m, ins, mi)
+    mm = _MFMA.match(ins.callee)
+    if not mm or mm.group(1) != mm.group(2):
+        raise unsupported(f"intrinsic {ins.callee}", ins.text)
+    size, k, kind = int(mm.group(1)), int(mm.group(3)), mm.group(4)
+    if size not in (16, 32):
+        raise unsupported(f"intrinsic {ins.callee}", ins.text)
+    cbsz, abid, blgp = (_const_int(m, ins, i) for i in (3, 4, 5))
+    if cbsz or abid or blgp:
+        raise unsupported(f"{ins.callee} with cbsz/abid/blgp modifiers", ins.text)
+    _wave_full(m, ins)
+    groups = WAVE // size
+    kpl = k // groups
+    a = m.full(m.get(ins.ops[0]), ins.ops[0].ty)
+    b = m.full(m.get(ins.ops[1]), ins.ops[1].ty)
+    c = m.full(m.get(ins.ops[2]), ins.ops[2].ty)
+    a, b = _mfma_operand(m, a, ins.ops[0].ty, kind, 0, kpl), _mfma_operand(m, b, ins.ops[1].ty, kind, 1, kpl)
+    return xlane.mfma(a, b, c, size, k)
+
+
+def _mfma_operand(m, x, ty, kind, which, kpl):
+    if kind == "f16":
+        return x.astype(np.float32)
+    if kind.startswith("bf16"):  # bf16 operands travel as i16 lanes
+        return (x.astype(np.uint32) << np.uint32(16)).view(np.float32) if x.dtype != np.float32 else x
+    fmt = kind.split(".")[which]
+    raw = to_bytes(x, ty, x.shape[0])  # i64 / <2 x i32>: 8 fp8 values per lane, little endian
+    table = {"fp8": "fp8", "bf8": "bf8"}[fmt] + ("_ocp" if m.arch == "gfx950" else "_fnuz")
+    return xlane.fp8_decode(raw[:, :kpl], table)
+
+
+def _dpp(m, ins):
+    _wave_full(m, ins)
+    if ins.callee.startswith("llvm.amdgcn.update.dpp"):
+        old, src = m.full(m.get(ins.ops[0]), ins.ty), m.full(m.get(ins.ops[1]), ins.ty)
+        first = 2
+    else:
+        src = m.full(m.get(ins.ops[0]), ins.ty)
+        old, first = np.zeros_like(src), 1
+    ctrl, rmask, bmask, bound = (_const_int(m, ins, first + i) for i in range(4))
+    try:
+        return xlane.dpp(old, src, ctrl, rmask, bmask, bool(bound))
+    except ValueError:
+        raise unsupported(f"{ins.callee} dpp_ctrl {ctrl:#x}", ins.text) from None
+
+
+def _swizzle(m, ins):
+    _wave_full(m, ins)
+    src = m.full(m.get(ins.ops[0]), ins.ty)
+    return xlane.gather_in_wave(src, xlane.swizzle_source_lanes(_const_int(m, ins, 1)))
+
+
+def _bpermute(m, ins):
+    _wave_full(m, ins)
+    addr = np.broadcast_to(np.asarray(m.get(ins.ops[0]), dtype=np.uint64), (m.n,))
+    src = m.full(m.get(ins.ops[1]), ins.ty)
+    return xlane.gather_in_wave(src, ((addr >> np.uint64(2)) % np.uint64(WAVE)).astype(np.int64))
+
+
+def _permute(m, ins):  # ds_permute: lane (addr/4) receives this lane's data
+    _wave_full(m, ins)
+    addr = np.broadcast_to(np.asarray(m.get(ins.ops[0]), dtype=np.uint64), (m.n,))
+    src = m.full(m.get(ins.ops[1]), ins.ty)
+    dst = ((addr >> np.uint64(2)) % np.uint64(WAVE)).astype(np.int64).reshape(-1, WAVE)
+    out = np.zeros_like(src).reshape(-1, WAVE)
+    s = src.reshape(-1, WAVE)
+    for w in range(dst.shape[0]):
+        out[w, dst[w]] = s[w]
+    return out.reshape(src.shape)
+
+
+def _readfirstlane(m, ins):
+    src = m.full(m.get(ins.ops[0]), ins.ty)
+    waves = src.reshape(-1, WAVE, *src.shape[1:])
+    first = np.argmax(m.mask.reshape(-1, WAVE), axis=1)
+    return np.repeat(waves[np.arange(waves.shape[0]), first], WAVE, axis=0)
+
+
+def _readlane(m, ins):
+    src = m.full(m.get(ins.ops[0]), ins.ty)
+    waves = src.reshape(-1, WAVE, *src.shape[1:])
+    lane = np.broadcast_to(np.asarray(m.get(ins.ops[1]), dtype=np.int64), (m.n,)).reshape(-1, WAVE)[:, 0] % WAVE
+    return np.repeat(waves[np.arange(waves.shape[0]), lane], WAVE, axis=0)
+
+
+def _mbcnt(m, ins):
+    mask = np.broadcast_to(np.asarray(m.get(ins.ops[0]), dtype=np.uint64), (m.n,))
+    acc = np.broadcast_to(np.asarray(m.get(ins.ops[1]), dtype=np.uint64), (m.n,))
+    lane = np.arange(m.n) % WAVE
+    shift = np.clip(lane if ins.callee.endswith(".lo") else lane - 32, 0, 32).astype(np.uint64)
+    below = np.where(shift >= 32, mask, mask & ((np.uint64(1) << shift) - np.uint64(1)))
+    bits = np.unpackbits(below.astype(np.uint32).view(np.uint8).reshape(-1, 4), axis=1).sum(axis=1)
+    return _mask_bits(acc + bits.astype(np.uint64), 32)
+
+
+def _ballot(m, ins):
+    cond = np.broadcast_to(np.asarray(m.get(ins.ops[0]), dtype=bool), (m.n,)) & m.mask
+    w = cond.reshape(-1, WAVE).astype(np.uint64)
+    bits = (w << np.arange(WAVE, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+    return _mask_bits(np.repeat(bits, WAVE), ins.ty.bits)
+
+
+def _workitem(name):
+    def handler(m, ins):
+        return m.ids[name].astype(np.uint64)
+
+    return handler
+
+
+def _unary_float(fn):
+    def handler(m, ins):
+        return _fix(ins.ty, fn(np.asarray(m.get(ins.ops[0]), dtype=np.float64)))
+
+    return handler
+
+
+def _binary_float(fn):
+    def handler(m, ins):
+        a, b = (np.asarray(m.get(o), dtype=np.float64) for o in ins.ops[:2])
+        return _fix(ins.ty, fn(a, b))
+
+    return handler
+
+
+def _fma(m, ins):
+    a, b, c = (np.asarray(m.get(o), dtype=np.float64) for o in ins.ops[:3])
+    return _fix(ins.ty, a * b + c)
+
+
+def _int_minmax(kind):
+    def handler(m, ins):
+        a, b = (np.asarray(m.get(o)) for o in ins.ops[:2])
+        bits = ins.ty.scalar.bits
+        if kind[0] == "s":
+            sa, sb = _signed(a, bits), _signed(b, bits)
+            pick_a = sa > sb if kind == "smax" else sa < sb
+        else:
+            pick_a = a > b if kind == "umax" else a < b
+        return np.where(pick_a, a, b)
+
+    return handler
+
+
+def _abs_int(m, ins):
+    a = np.asarray(m.get(ins.ops[0]))
+    bits = ins.ty.scalar.bits
+    return _mask_bits(np.abs(_signed(a, bits)).view(np.uint64), bits)
+
+
+def _cvt_pkrtz(m, ins):
+    a, b = (np.asarray(m.get(o), dtype=np.float32) for o in ins.ops[:2])
+    out = np.stack([np.broadcast_to(a, (m.n,)), np.broadcast_to(b, (m.n,))], axis=1)
+    # round toward zero: truncate the float32 to the nearest half not larger in magnitude
+    h = out.astype(np.float16)
+    over = np.abs(h.astype(np.float32)) > np.abs(out)
+    h = np.where(over, np.nextafter(h, np.float16(0)), h)
+    return h
+
+
+def _fabs(m, ins):
+    return np.abs(m.get(ins.ops[0]))
+
+
+def _copysign(m, ins):
+    return _fix(ins.ty, np.copysign(m.get(ins.ops[0]), m.get(ins.ops[1])))
+
+
+def _bf16_round_identity(m, ins):
+    return _round_bf16(m.get(ins.ops[0]))
+
+
+INTRINSICS: list[tuple[str, object]] = [
+    ("llvm.amdgcn.workitem.id.", None),
+    ("llvm.amdgcn.workgroup.id.", None),
+    ("llvm.amdgcn.make.buffer.rsrc", _rsrc_from_ptr),
+    ("llvm.amdgcn.raw.ptr.buffer.load.lds", None),
+    ("llvm.amdgcn.raw.ptr.buffer.load", _buffer_load),
+    ("llvm.amdgcn.raw.buffer.load", _buffer_load),
+    ("llvm.amdgcn.raw.ptr.buffer.store", _buffer_store),
+    ("llvm.amdgcn.raw.buffer.store", _buffer_store),
+    ("llvm.amdgcn.mfma.", _mfma),
+    ("llvm.amdgcn.update.dpp", _dpp),
+    ("llvm.amdgcn.mov.dpp", _dpp),
+    ("llvm.amdgcn.ds.swizzle", _swizzle),
+    ("llvm.amdgcn.ds.bpermute", _bpermute),
+    ("llvm.amdgcn.ds.permute", _permute),
+    ("llvm.amdgcn.readfirstlane", _readfirstlane),
+    ("llvm.amdgcn.readlane", _readlane),
+    ("llvm.amdgcn.mbcnt.", _mbcnt),
+    ("llvm.amdgcn.ballot", _ballot),
+    ("llvm.amdgcn.s.barrier", "barrier"),
+    ("llvm.amdgcn.s.waitcnt", _noop),
+    ("llvm.amdgcn.s.setprio", _noop),
+    ("llvm.amdgcn.sched.", _noop),
+    ("llvm.amdgcn.s.sleep", _noop),
+    ("llvm.assume", _noop),
+    ("llvm.lifetime.", _noop),
+    ("llvm.dbg.", _noop),
+    ("llvm.experimental.noalias.scope.decl", _noop),
+    ("llvm.amdgcn.rcp", _unary_float(lambda x: 1.0 / x)),
+    ("llvm.amdgcn.rsq", _unary_float(lambda x: 1.0 / np.sqrt(x))),
+    ("llvm.amdgcn.sqrt", _unary_float(np.sqrt)),
+    ("llvm.amdgcn.exp2", _unary_float(np.exp2)),
+    ("llvm.amdgcn.log", _unary_float(np.log2)),
+    ("llvm.amdgcn.cvt.pkrtz", _cvt_pkrtz),
+    ("llvm.exp2.", _unary_float(np.exp2)),
+    ("llvm.exp.", _unary_float(np.exp)),
+    ("llvm.log2.", _unary_float(np.log2)),
+    ("llvm.log.", _unary_float(np.log)),
+    ("llvm.sqrt.", _unary_float(np.sqrt)),
+    ("llvm.sin.", _unary_float(np.sin)),
+    ("llvm.cos.", _unary_float(np.cos)),
+    ("llvm.floor.", _unary_float(np.floor)),
+    ("llvm.ceil.", _unary_float(np.ceil)),
+    ("llvm.trunc.", _unary_float(np.trunc)),
+    ("llvm.rint.", _unary_float(np.rint)),
+    ("llvm.nearbyint.", _unary_float(np.rint)),
+    ("llvm.round.", _unary_float(lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5))),
+    ("llvm.fabs.", _fabs),
+    ("llvm.copysign.", _copysign),
+    ("llvm.maxnum.", _binary_float(np.fmax)),
+    ("llvm.minnum.", _binary_float(np.fmin)),
+    ("llvm.maximum.", _binary_float(np.maximum)),
+    ("llvm.minimum.", _binary_float(np.minimum)),
+    ("llvm.fma.", _fma),
+    ("llvm.fmuladd.", _fma),
+    ("llvm.smax.", _int_minmax("smax")),
+    ("llvm.smin.", _int_minmax("smin")),
+    ("llvm.umax.", _int_minmax("umax")),
+    ("llvm.umin.", _int_minmax("umin")),
+    ("llvm.abs.", _abs_int),
+]
+
+
+def _call(m, ins: Instr):
+    name = ins.callee
+    for prefix, handler in INTRINSICS:
+        if name.startswith(prefix):
+            if prefix in ("llvm.amdgcn.workitem.id.", "llvm.amdgcn.workgroup.id."):
+                return _workitem(name.removeprefix("llvm.amdgcn."))(m, ins)
+            if handler is None:
+                break
+            if handler == "barrier":
+                return _barrier(m, ins)
+            return handler(m, ins)
+    raise unsupported(f"intrinsic {name}" if name.startswith("llvm.") else f"call to @{name}", ins.text)
+
+
+def _barrier(m, ins):
+    """All waves run in lock step; a barrier that some waves of a workgroup have not reached cannot be modelled."""
+    per_wave = m.mask.reshape(-1, WAVE).any(axis=1) | ~m.alive.reshape(-1, WAVE).any(axis=1)
+    per_wg = per_wave.reshape(m.n_wg, m.waves_per_wg)
+    touched = m.mask.reshape(m.n_wg, -1).any(axis=1)
+    if np.any(touched & ~per_wg.all(axis=1)):
+        raise unsupported("s.barrier reached by some waves of a workgroup while others are elsewhere", ins.text)
+    m.wg_epoch[touched] += 1  # a new barrier interval: LDS written before it is ordered for every wave
+
+
+HANDLERS = {
+    **{
+        op: _int_binop
+        for op in ("add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "udiv", "sdiv", "urem", "srem")
+    },  # fmt: skip
+    **{op: _float_binop for op in ("fadd", "fsub", "fmul", "fdiv", "frem")},
+    "fneg": _fneg,
+    "icmp": _icmp,
+    "fcmp": _fcmp,
+    "select": _select,
+    **{
+        op: _cast
+        for op in (
+            "zext",
+            "sext",
+            "trunc",
+            "fptrunc",
+            "fpext",
+            "sitofp",
+            "uitofp",
+            "fptosi",
+            "fptoui",
+            "ptrtoint",
+            "inttoptr",
+            "addrspacecast",
+            "bitcast",
+        )
+    },  # fmt: skip
+    "getelementptr": _gep,
+    "load": _load,
+    "store": _store,
+    "alloca": _alloca,
+    "extractelement": _extractelement,
+    "insertelement": _insertelement,
+    "shufflevector": _shufflevector,
+    "extractvalue": _extractvalue,
+    "insertvalue": _insertvalue,
+    "freeze": _freeze,
+    "fence": _noop,
+    "call": _call,
+    "atomicrmw": _atomicrmw,
+}
