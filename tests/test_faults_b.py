@@ -326,9 +326,15 @@ def test_case13_the_numeric_options_are_the_known_ones():
     # a new numeric option is checked automatically; this list makes its range a deliberate choice
     assert sorted({opt for _, _, opt in _numeric_options()}) == [
         "--allow-occupancy-drop",
+        "--atol",
+        "--compute-units",
         "--jobs",
         "--launch-count",
         "--peak-threshold",
+        "--rtol",
+        "--seed",
+        "--slurm-gpus-per-node",
+        "--slurm-jobs",
         "--time-limit",
         "--timeout",
         "--top",

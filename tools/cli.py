@@ -52,6 +52,12 @@ NUMBER_RANGES: dict[str, tuple[float, bool]] = {
     "jobs": (1, True),
     "peak_threshold": (0, True),
     "allow_occupancy_drop": (0, True),
+    "compute_units": (1, True),
+    "atol": (0, True),
+    "rtol": (0, True),
+    "seed": (0, True),
+    "slurm_gpus_per_node": (1, True),
+    "slurm_jobs": (1, True),
 }
 
 
