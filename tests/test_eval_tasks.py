@@ -93,13 +93,13 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
 @pytest.mark.parametrize(
     ("task_id", "trap", "arch", "failing", "observed"),
     [
-        # a whole-block register double buffer: 82 VGPRs -> 5 waves, the task asks for 7 (and verify_prefetch
-        # allows a drop of one wave from the baseline's 8)
+        # a whole-block register double buffer: 82 VGPRs -> 5 waves, the task asks for 7 (verify_prefetch itself
+        # only warns: the entry gives no grid, so it cannot tell whether the launch feels the drop — issue 12)
         (
             "flydsl-block-scaled-gemm-prefetch",
             "whole_block_double_buffer.py",
             "gfx942",
-            ["prefetch_verified", "waves_per_simd"],
+            ["waves_per_simd"],
             5,
         ),
         # prefetched, but the 32-wide accumulator stays: 4 waves, the task asks for 8
