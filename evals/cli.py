@@ -157,7 +157,10 @@ def _runner(args: argparse.Namespace):
     from evals.harness.runner import run_suite
 
     if args.cluster and args.slurm_partition:
-        raise InputError("give --cluster or --slurm-partition, not both", hint="--slurm-partition starts its own cluster; --cluster joins an existing one")
+        raise InputError(
+            "give --cluster or --slurm-partition, not both",
+            hint="--slurm-partition starts its own cluster; --cluster joins an existing one",
+        )
     if args.cluster:
         from evals.cluster import require_dask, run_suite_on_cluster
 
