@@ -13,7 +13,7 @@ from collections import deque
 from tools.isa.sass import SassFunction, SassInst, find_loops, parse_sass
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
-from tools.prefetch_amd import (
+from tools.prefetch.amd import (
     LOAD_LATENCY_CYCLES,
     MAX_COPIES,
     MAX_LOADS,

@@ -1,7 +1,7 @@
 """prefetch-data-load: find exposed load latency in loops (hot loop first) and verify a prefetch rewrite.
 
 Input: a kernel file (compiled with dump-ir), an ISA/SASS file, a dump directory, or ISA text. AMDGCN goes through
-``tools.prefetch_amd`` (on the ISA model), SASS through ``tools.prefetch_sass``. ``analyze_prefetch`` and
+``tools.prefetch.amd`` (on the ISA model), SASS through ``tools.prefetch.nvidia``. ``analyze_prefetch`` and
 ``verify_prefetch`` are pure with respect to their inputs (compiles are cached by content) and return pydantic models.
 """
 
@@ -189,12 +189,12 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
 def _analyze_text(text: str, path: str, arch: str | None, kernel: str | None, res: Resources | None):
     """[(kernel name, loops, prologue loads, has_loc, resources, arch)] for every kernel in one ISA text."""
     if _is_sass(text):
-        from tools.prefetch_sass import analyze_sass
+        from tools.prefetch.nvidia import analyze_sass
 
         return analyze_sass(text, arch, kernel, res)
     from tools.isa.amdgcn import parse_isa
     from tools.isa.metadata import resources_from_metadata
-    from tools.prefetch_amd import analyze_kernel
+    from tools.prefetch.amd import analyze_kernel
 
     isa = parse_isa(text, path)
     arch = arch or isa.arch
@@ -366,7 +366,7 @@ def hot_loop_of(isa: str | Path, arch: str | None, kernel: str) -> LoopReport | 
     """The hot loop's report for the kernel named exactly ``kernel`` in an AMDGCN ISA file or text (None: no loop);
     the eval ISA checks read their load facts from here, so they and prefetch-data-load cannot disagree."""
     from tools.isa.amdgcn import find_kernel, load_isa_text, parse_isa
-    from tools.prefetch_amd import analyze_kernel
+    from tools.prefetch.amd import analyze_kernel
 
     text = isa if isinstance(isa, str) and "\n" in isa else load_isa_text(isa)
     parsed = parse_isa(text, str(isa) if "\n" not in str(isa) else "<text>")
