@@ -24,7 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "quickstart": ("tools.quickstart", "compile the bundled example for gfx942 and gfx950 and print its resources"),
     "dump-ir": ("tools.dump_ir", "compile a kernel and keep every IR stage, the final ISA and the binary"),
     "vgpr-pressure": ("tools.vgpr_pressure", "register use, exact liveness, peak points and what to cut"),
-    "prefetch-data-load": ("tools.prefetch", "find exposed load latency in hot loops; verify a prefetch rewrite"),
+    "prefetch-data-load": ("tools.prefetch.cli", "find exposed load latency in hot loops; verify a prefetch rewrite"),
     "check": ("tools.check.cli", "run BEFORE and AFTER on the same inputs on the CPU and compare what they write"),
     "kernel-trace": ("tools.kernel_trace", "read or run profilers (rocprofv3, ATT, Nsight Compute) into one model"),
     "eval": ("evals.cli", "run agents on the benchmark tasks and build the leaderboard"),
