@@ -155,7 +155,7 @@ def compare_times(
 # --- GPU timing ----------------------------------------------------------------------------------------------------
 
 
-def _torch_gpu():
+def torch_gpu():
     """torch with a usable GPU, or a ToolchainError that says what is missing."""
     try:
         import torch
@@ -181,11 +181,16 @@ def flush_bytes_for_device(torch, device) -> int:
     return max(4 * l2, NVIDIA_MIN_FLUSH_BYTES)
 
 
-class _Runner:
-    """Holds the flush buffer and times single calls with device events."""
+class EventTimer:
+    """Times single calls on one GPU with device events, flushing L2 before each call (a buffer larger than every
+    cache level is zeroed). ``warm`` runs a callable untimed; ``once`` returns an event pair, read by ``read`` after
+    one synchronize: the calls of a round are queued back to back, as a kernel engineer times them.
+
+    Used by ``time_callable``/``compare_callables`` (one interpreter) and by ``tools.profilers.gpu_child`` (one process
+    per side, see ``tools.profilers.gpu_runner``): one definition of how a call is timed."""
 
     def __init__(self, flush_l2: bool, device=None) -> None:
-        self.torch = _torch_gpu()
+        self.torch = torch_gpu()
         self.device = self.torch.device("cuda", self.torch.cuda.current_device() if device is None else device)
         self.name = self.torch.cuda.get_device_name(self.device)
         self.flush_bytes = flush_bytes_for_device(self.torch, self.device) if flush_l2 else 0
@@ -220,7 +225,7 @@ def time_callable(
     """Time ``fn()`` ``iters`` times on the current GPU with events around each call, L2 flushed before each."""
     if iters < 1:
         raise ValueError("iters must be >= 1")
-    runner = _Runner(flush_l2, device)
+    runner = EventTimer(flush_l2, device)
     runner.warm(fn, warmup)
     times = runner.read([runner.once(fn) for _ in range(iters)])
     return Timing(
@@ -243,7 +248,7 @@ def compare_callables(
     device=None,
 ) -> Comparison:
     """Interleave the two callables (ABBA order, so clock drift and thermal state hit both alike) and compare."""
-    runner = _Runner(flush_l2, device)
+    runner = EventTimer(flush_l2, device)
     runner.warm(baseline, warmup)
     runner.warm(candidate, warmup)
     a_events, b_events = [], []
