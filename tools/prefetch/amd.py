@@ -1,4 +1,6 @@
-"""prefetch-data-load on AMDGCN: one record per memory load in a loop (``LoadSite``), computed here once and read by
+"""Long because the load records, latencies and copies all read one loop walk (``LoopGraph``); see the end.
+
+prefetch-data-load on AMDGCN: one record per memory load in a loop (``LoadSite``), computed here once and read by
 every view (loop summary, per-load lines, ``--verify`` checks, the eval ISA checks).
 
 Built on the ISA model (``tools.isa.amdgcn`` / ``tools.isa.cfg``). For each vector (``buffer_/global_load``) and scalar
