@@ -110,6 +110,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         help="--verify: CUs/SMs of the GPU the launch runs on (default: MI300X 304, MI355X 256, H100 132, A100 108)",
     )
+    p.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="--verify: a kernel trace of the launch (rocprofv3 kernel_trace.csv, ncu --page details CSV...): its "
+        "grid decides whether an occupancy drop is felt, as example arguments' grid does",
+    )
+    p.add_argument(
+        "--trace-kernel",
+        metavar="NAME",
+        help="--trace: the kernel's name in the trace, or a unique part of it (default: AFTER's kernel name)",
+    )
     p.add_argument("--json", action="store_true", help="print the report model as JSON")
 
 
@@ -125,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
             compute_units=args.compute_units,
             frontend=args.frontend,
             timeout=args.timeout,
+            trace=getattr(args, "trace", None),
+            trace_kernel=getattr(args, "trace_kernel", None),
         )
         if args.json:
             print(rep.model_dump_json(indent=2))
@@ -135,6 +148,11 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  [{tag}] {c.name}: {c.detail}")
             print(f"  gpu: {rep.gpu.note if rep.gpu else 'not measured (--no-gpu)'}")
         return 0 if rep.ok else 1
+    if getattr(args, "trace", None) or getattr(args, "trace_kernel", None):
+        raise InputError(
+            "--trace and --trace-kernel apply to --verify BEFORE AFTER",
+            hint="kernelpilot prefetch-data-load --verify BEFORE AFTER --trace kernel_trace.csv",
+        )
     if not args.source:
         raise InputError(
             "give a kernel file, ISA or dump directory, or --verify BEFORE AFTER",

@@ -26,6 +26,8 @@ def verify_prefetch(
     compute_units: int | None = None,
     frontend: str | None = None,
     timeout: float = 600,
+    trace: str | Path | None = None,
+    trace_kernel: str | None = None,
 ) -> VerifyReport:
     """Compile/analyse BEFORE and AFTER and check that AFTER really prefetches: prologue loads before the loop,
     in-loop loads feeding the next iteration, longer load-to-wait distance, no loop-invariant hoisting, no new
@@ -34,12 +36,19 @@ def verify_prefetch(
     With ``gpu`` (default), ``measure_gpu`` also runs both files where they define ``kernelpilot_run`` and a GPU is
     present: wrong output or a slower AFTER fail the verification; otherwise ``gpu.note`` says why nothing ran.
     An occupancy drop is judged against the launch (``occupancy_check``); ``compute_units`` overrides the CU/SM
-    count of the product assumed for the arch."""
+    count of the product assumed for the arch. ``trace`` (a kernel-trace output: rocprofv3 kernel_trace.csv, ncu
+    details...) gives the launch the GPU ran: the grid of ``trace_kernel`` (default: AFTER's kernel name) in it
+    replaces the kernel files' example-argument grid (``tools.prefetch.launch``)."""
     before, after = resolve_source(before), resolve_source(after)
     b = analyze_prefetch(before, arch, kernel, frontend, timeout)
     a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout)
     if b.arch and a.arch and b.arch != a.arch:
         raise InputError(f"BEFORE is {b.arch} and AFTER is {a.arch}", hint="compare two builds for one --arch")
+    if trace is not None:
+        from tools.prefetch.launch import launch_from_trace, with_launch
+
+        launch = launch_from_trace(trace, trace_kernel or a.kernel)
+        b, a = with_launch(b, launch), with_launch(a, launch)
     hb, ha = hot_loop_report(b), hot_loop_report(a)
     if hb is None:
         raise InputError(
@@ -211,7 +220,8 @@ def occupancy_check(
     cu = "CU" if amd else "SM"
     bg, ag = b.workgroups_per_cu or 0, a.workgroups_per_cu or 0
     matters = f"it matters once a launch keeps more than {ag} workgroups per {cu} busy (more than {ag * product.compute_units} workgroups on {product.name})"
-    grid = (a.launch or b.launch).grid if (a.launch or b.launch) else None
+    launch = a.launch or b.launch
+    grid = launch.grid if launch else None
     if grid is None and measured is not None and measured.grid:
         grid = measured.grid
     speed = f"{measured.comparison.speedup:.2f}x" if measured is not None and measured.comparison else ""
@@ -228,7 +238,7 @@ def occupancy_check(
             ok=True,
             severity="warning",
             detail=f"{head}: the launch grid is unknown; {matters}. Return example arguments with a 'grid' from "
-            "kernelpilot_entry() (or measure on a GPU) to decide",
+            "kernelpilot_entry() (or measure on a GPU, or pass --trace with a kernel trace of the launch) to decide",
         )
     programs = 1
     for g in grid:
@@ -238,6 +248,8 @@ def occupancy_check(
         f"{programs} workgroups on {product.name} ({product.compute_units} {cu}s) need {needed} per {cu} at once; "
         f"BEFORE holds {bg}, AFTER {ag}"
     )
+    if launch is not None and launch.source == "trace" and launch.grid == grid:
+        where += f" (grid from the trace: {launch.note})"
     if min(needed, ag) >= min(needed, bg):
         return VerifyCheck(
             name="occupancy",

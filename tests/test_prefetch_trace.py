@@ -1,0 +1,102 @@
+"""prefetch-data-load --verify --trace: the launch a profiler recorded decides whether an occupancy drop is felt.
+
+The pair is tests/data/triton_occupancy/rowdot*.py compiled for gfx950 (the test compiles it): 4 → 3 waves/SIMD
+(AFTER's carried tile costs VGPRs), 256-thread workgroups, so a CU holds 4 × 4 SIMDs / 4 waves = 4 workgroups
+BEFORE and 3 AFTER. The trace is a real rocprofv3 kernel_trace.csv from an MI355X (gfx950, 256 CUs); it records
+Grid_Size in work-items, so its grids are divided by Workgroup_Size to count workgroups.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.cli import main
+from tools.errors import InputError
+from tools.prefetch import verify_prefetch
+from tools.prefetch.launch import launch_from_trace
+
+pytestmark = pytest.mark.slow
+
+PAIR = Path(__file__).parent / "data" / "triton_occupancy"
+TRACE = (
+    Path(__file__).resolve().parents[1]
+    / ".."
+    / "shared"
+    / "fixtures"
+    / "rocprofv3"
+    / "gfx950_flash_attn_kernel_trace.csv"
+)
+
+
+def _verify(trace_kernel: str):
+    return verify_prefetch(
+        PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", "gfx950", gpu=False, trace=TRACE, trace_kernel=trace_kernel
+    )
+
+
+def _occupancy(rep):
+    return next(c for c in rep.checks if c.name == "occupancy")
+
+
+def test_trace_grid_is_counted_in_workgroups():
+    # flash_attn_func_kernel_0: Grid_Size_X 131072 work-items / Workgroup_Size_X 256 = 512 workgroups, 9 dispatches
+    launch = launch_from_trace(TRACE, "flash_attn_func_kernel_0")
+    assert (launch.grid, launch.programs, launch.block_threads, launch.source) == ([512, 1, 1], 512, 256, "trace")
+    assert launch.note == "9 dispatch(es) of flash_attn_func_kernel_0 in gfx950_flash_attn_kernel_trace.csv"
+
+
+def test_a_traced_grid_the_drop_cannot_reach_passes_with_a_note():
+    rep = _verify("flash_attn_func_kernel_0")
+    check = _occupancy(rep)
+    # the example arguments launch 256 programs; the trace's 512 replace them: ceil(512 / 256 CUs) = 2 per CU at once,
+    # which AFTER's 3 still hold
+    assert (rep.before.workgroups_per_cu, rep.after.workgroups_per_cu) == (4, 3)
+    assert check.ok and check.severity == "note"
+    assert (
+        "which this launch cannot feel: 512 workgroups on AMD Instinct MI355X (256 CUs) need 2 per CU at once; "
+        "BEFORE holds 4, AFTER 3 (grid from the trace: 9 dispatch(es) of flash_attn_func_kernel_0" in check.detail
+    )
+    assert rep.ok, rep.summary
+
+
+def test_a_traced_grid_that_fills_the_gpu_fails_on_occupancy():
+    rep = _verify("AbsFunctor")
+    check = _occupancy(rep)
+    # the AbsFunctor kernel: 2097152 work-items / 256 = 8192 workgroups, ceil(8192 / 256) = 32 per CU: every lost
+    # slot is felt
+    assert not check.ok and check.severity is None
+    assert (
+        "felt by this launch: 8192 workgroups on AMD Instinct MI355X (256 CUs) need 32 per CU at once" in check.detail
+    )
+    assert [c.name for c in rep.checks if not c.ok] == ["occupancy"] and not rep.ok
+
+
+def test_the_traced_workgroup_size_sets_workgroups_per_cu():
+    rep = _verify("attn_fwd")
+    # attn_fwd ran 128-thread workgroups (2 waves): a CU holds 4 × 4 / 2 = 8 BEFORE, 3 × 4 / 2 = 6 AFTER;
+    # 65536 / 128 = 512 workgroups need 2 per CU
+    assert (rep.before.workgroups_per_cu, rep.after.workgroups_per_cu) == (8, 6)
+    assert rep.after.launch.block_threads == 128
+    assert "512 workgroups on AMD Instinct MI355X (256 CUs) need 2 per CU at once; BEFORE holds 8, AFTER 6" in (
+        _occupancy(rep).detail
+    )
+
+
+def test_a_kernel_the_trace_lacks_is_an_input_error_naming_what_it_has():
+    with pytest.raises(InputError) as err:
+        launch_from_trace(TRACE, "rowdot_prefetch_kernel")
+    assert "has no dispatch of 'rowdot_prefetch_kernel'; it has: __amd_rocclr_copyBuffer; " in err.value.message
+    assert "--trace-kernel NAME" in err.value.hint
+
+
+def test_an_ambiguous_part_of_a_name_is_an_input_error():
+    with pytest.raises(InputError, match="kernels match 'reduce_kernel'"):
+        launch_from_trace(TRACE, "reduce_kernel")
+
+
+def test_cli_trace_without_verify_is_an_error_not_ignored(capsys):
+    rc = main(["prefetch-data-load", str(PAIR / "rowdot.py"), "--trace", str(TRACE)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "error: --trace and --trace-kernel apply to --verify BEFORE AFTER" in err
