@@ -20,19 +20,17 @@ from tools.prefetch.launch import launch_from_trace
 pytestmark = pytest.mark.slow
 
 PAIR = Path(__file__).parent / "data" / "triton_occupancy"
-TRACE = (
-    Path(__file__).resolve().parents[1]
-    / ".."
-    / "shared"
-    / "fixtures"
-    / "rocprofv3"
-    / "gfx950_flash_attn_kernel_trace.csv"
-)
 
 
-def _verify(trace_kernel: str):
+@pytest.fixture
+def trace(fixtures_dir: Path) -> Path:
+    """A real rocprofv3 --kernel-trace of a flash-attention run on an MI355X."""
+    return fixtures_dir / "rocprofv3" / "gfx950_flash_attn_kernel_trace.csv"
+
+
+def _verify(trace: Path, trace_kernel: str):
     return verify_prefetch(
-        PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", "gfx950", gpu=False, trace=TRACE, trace_kernel=trace_kernel
+        PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", "gfx950", gpu=False, trace=trace, trace_kernel=trace_kernel
     )
 
 
@@ -40,15 +38,15 @@ def _occupancy(rep):
     return next(c for c in rep.checks if c.name == "occupancy")
 
 
-def test_trace_grid_is_counted_in_workgroups():
+def test_trace_grid_is_counted_in_workgroups(trace):
     # flash_attn_func_kernel_0: Grid_Size_X 131072 work-items / Workgroup_Size_X 256 = 512 workgroups, 9 dispatches
-    launch = launch_from_trace(TRACE, "flash_attn_func_kernel_0")
+    launch = launch_from_trace(trace, "flash_attn_func_kernel_0")
     assert (launch.grid, launch.programs, launch.block_threads, launch.source) == ([512, 1, 1], 512, 256, "trace")
     assert launch.note == "9 dispatch(es) of flash_attn_func_kernel_0 in gfx950_flash_attn_kernel_trace.csv"
 
 
-def test_a_traced_grid_the_drop_cannot_reach_passes_with_a_note():
-    rep = _verify("flash_attn_func_kernel_0")
+def test_a_traced_grid_the_drop_cannot_reach_passes_with_a_note(trace):
+    rep = _verify(trace, "flash_attn_func_kernel_0")
     check = _occupancy(rep)
     # the example arguments launch 256 programs; the trace's 512 replace them: ceil(512 / 256 CUs) = 2 per CU at once,
     # which AFTER's 3 still hold
@@ -61,8 +59,8 @@ def test_a_traced_grid_the_drop_cannot_reach_passes_with_a_note():
     assert rep.ok, rep.summary
 
 
-def test_a_traced_grid_that_fills_the_gpu_fails_on_occupancy():
-    rep = _verify("AbsFunctor")
+def test_a_traced_grid_that_fills_the_gpu_fails_on_occupancy(trace):
+    rep = _verify(trace, "AbsFunctor")
     check = _occupancy(rep)
     # the AbsFunctor kernel: 2097152 work-items / 256 = 8192 workgroups, ceil(8192 / 256) = 32 per CU: every lost
     # slot is felt
@@ -73,8 +71,8 @@ def test_a_traced_grid_that_fills_the_gpu_fails_on_occupancy():
     assert [c.name for c in rep.checks if not c.ok] == ["occupancy"] and not rep.ok
 
 
-def test_the_traced_workgroup_size_sets_workgroups_per_cu():
-    rep = _verify("attn_fwd")
+def test_the_traced_workgroup_size_sets_workgroups_per_cu(trace):
+    rep = _verify(trace, "attn_fwd")
     # attn_fwd ran 128-thread workgroups (2 waves): a CU holds 4 × 4 / 2 = 8 BEFORE, 3 × 4 / 2 = 6 AFTER;
     # 65536 / 128 = 512 workgroups need 2 per CU
     assert (rep.before.workgroups_per_cu, rep.after.workgroups_per_cu) == (8, 6)
@@ -84,19 +82,19 @@ def test_the_traced_workgroup_size_sets_workgroups_per_cu():
     )
 
 
-def test_a_kernel_the_trace_lacks_is_an_input_error_naming_what_it_has():
+def test_a_kernel_the_trace_lacks_is_an_input_error_naming_what_it_has(trace):
     with pytest.raises(InputError) as err:
-        launch_from_trace(TRACE, "rowdot_prefetch_kernel")
+        launch_from_trace(trace, "rowdot_prefetch_kernel")
     assert "has no dispatch of 'rowdot_prefetch_kernel'; it has: __amd_rocclr_copyBuffer; " in err.value.message
     assert "--trace-kernel NAME" in err.value.hint
 
 
-def test_an_ambiguous_part_of_a_name_is_an_input_error():
+def test_an_ambiguous_part_of_a_name_is_an_input_error(trace):
     with pytest.raises(InputError, match="kernels match 'reduce_kernel'"):
-        launch_from_trace(TRACE, "reduce_kernel")
+        launch_from_trace(trace, "reduce_kernel")
 
 
-def test_cli_trace_without_verify_is_an_error_not_ignored(capsys):
-    rc = main(["prefetch-data-load", str(PAIR / "rowdot.py"), "--trace", str(TRACE)])
+def test_cli_trace_without_verify_is_an_error_not_ignored(trace, capsys):
+    rc = main(["prefetch-data-load", str(PAIR / "rowdot.py"), "--trace", str(trace)])
     err = capsys.readouterr().err
     assert rc == 2 and "error: --trace and --trace-kernel apply to --verify BEFORE AFTER" in err
