@@ -41,6 +41,7 @@ from mcp_server.models import (
     VgprPressureOutput,
 )
 from mcp_server.paths import allowed_roots, confine, project_dir
+from mcp_server.skills import split_frontmatter
 from tools import __version__
 from tools.errors import InputError, KernelpilotError, bounded, from_os_error
 from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS
@@ -609,8 +610,6 @@ def _skill_prompt(skill_md: Path, name: str, description: str) -> Prompt:
         target: Annotated[str, Field(description="kernel file, ISA file, trace, or command to work on")],
         arch: Annotated[str, Field(description="target architecture, e.g. gfx942")] = "",
     ) -> str:
-        from mcp_server.skills_check import split_frontmatter
-
         _, body = split_frontmatter(skill_md.read_text())
         on = f" for {arch}" if arch else ""
         return f"Follow the kernelpilot '{name}' playbook below on {target}{on}.\n\n{body.strip()}\n"
@@ -620,8 +619,6 @@ def _skill_prompt(skill_md: Path, name: str, description: str) -> Prompt:
 
 def _register_prompts() -> None:
     """One MCP prompt per skill, so hosts without Agent Skills still get the playbooks (as slash commands)."""
-    from mcp_server.skills_check import split_frontmatter
-
     for skill_md in sorted(SKILLS_DIR.glob("*/SKILL.md")):
         meta, _ = split_frontmatter(skill_md.read_text())
         if isinstance(meta, dict) and meta.get("name") and meta.get("description"):

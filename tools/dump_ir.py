@@ -25,7 +25,8 @@ from tools.models.dump import DumpResult, KernelDump
 from tools.paths import regular_file
 
 
-def _check_source(path: Path) -> Path:
+def check_source(path: Path) -> Path:
+    """``path`` resolved, once it is an existing regular text file (a kernel source); else an InputError saying which."""
     if not path.exists():
         raise InputError(f"kernel file not found: {path}", hint="check the path (relative paths start at the cwd)")
     if path.is_dir():
@@ -150,7 +151,7 @@ def dump_ir(
 ) -> DumpResult:
     """File mode: compile ``source`` for ``arch`` and return every kernel's stages and resources."""
     _check_out(out)  # before compiling: a refused --out should not cost a compile
-    path = _check_source(Path(source))
+    path = check_source(Path(source))
     arch = normalize_arch(arch)
     name = frontend or detect_frontend(path)
     fe = get_frontend(name)
