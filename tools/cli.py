@@ -26,12 +26,12 @@ from tools.errors import Interrupted, KernelpilotError, bounded, from_os_error
 # "kernelpilot.commands" entry-point group (see plugin_commands); the engine names none of them.
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "quickstart": ("tools.quickstart", "compile the bundled example for gfx942 and gfx950 and print its resources"),
-    "dump-ir": ("tools.dump_ir.dump", "compile a kernel and keep every IR stage, the final ISA and the binary"),
+    "dump-ir": ("tools.dump_ir.cli", "compile a kernel and keep every IR stage, the final ISA and the binary"),
     "vgpr-pressure": ("tools.vgpr_pressure", "register use, exact liveness, peak points and what to cut"),
     "prefetch-data-load": ("tools.prefetch", "find exposed load latency in hot loops; verify a prefetch rewrite"),
     "check": ("tools.check.cli", "run BEFORE and AFTER on the same inputs on the CPU and compare what they write"),
     "kernel-trace": (
-        "tools.kernel_trace.report",
+        "tools.kernel_trace.cli",
         "read or run profilers (rocprofv3, ATT, Nsight Compute) into one model",
     ),
     "doctor": ("tools.doctor", "show which compilers, linkers and profilers this machine has"),
