@@ -4,9 +4,11 @@ grows past 600 lines without saying why, and the import-linter contracts of pypr
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -119,3 +121,30 @@ def test_import_linter_contracts_hold():
     proc = subprocess.run([exe, "--no-cache"], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
+
+
+def test_the_engine_names_no_adapter_module_even_in_a_string():
+    # import-linter sees imports; a module path in a string (importlib.import_module("evals.cli")) would slip past
+    # it, so the CLI's table of commands must not hold one: `kernelpilot eval` comes from the entry-point group
+    named = re.compile(r"""["'](?:evals|mcp_server)(?:\.\w+)+["']""")
+    wrong = [
+        f"{p.relative_to(REPO)}:{n}: {line.strip()}"
+        for p in sorted((REPO / "tools").rglob("*.py"))
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if named.search(line)
+    ]
+    assert wrong == []
+
+
+def test_eval_joins_the_cli_through_the_entry_point_group():
+    from tools.cli import BUILTIN_COMMANDS, COMMANDS, PLUGIN_GROUP, plugin_commands
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"][PLUGIN_GROUP]
+    assert declared == {"eval": "evals.cli"} and "eval" not in BUILTIN_COMMANDS
+    # found from the installed metadata, or from this tree's pyproject.toml when the install predates the group
+    assert plugin_commands() == {"eval": ("evals.cli", "run agents on the benchmark tasks and build the leaderboard")}
+    assert COMMANDS["eval"][0] == "evals.cli"
+    help_text = subprocess.run(
+        [sys.executable, "-m", "tools.cli", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120
+    ).stdout
+    assert re.search(r"^    eval\s+run agents on the benchmark tasks", help_text, re.M)

@@ -15,7 +15,6 @@ import os
 import signal
 import sys
 import threading
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -47,6 +46,8 @@ def _declared_plugins() -> dict[str, str]:
     found = {ep.name: ep.value.split(":")[0] for ep in metadata.entry_points(group=PLUGIN_GROUP)}
     if found or not PYPROJECT.is_file():
         return found
+    import tomllib  # only on this fallback path
+
     try:
         project = tomllib.loads(PYPROJECT.read_text()).get("project", {})
     except (OSError, tomllib.TOMLDecodeError):
