@@ -26,11 +26,7 @@ from mcp_server.app import (
     run_job,
     still_running,
 )
-from mcp_server.models import (
-    MAX_KERNELS,
-    PrefetchOutput,
-    VgprPressureOutput,
-)
+from mcp_server.models import MAX_KERNELS, PrefetchOutput, VgprPressureOutput
 from mcp_server.paths import project_dir
 from tools.errors import InputError
 from tools.models.prefetch import PrefetchReport, VerifyReport

@@ -16,9 +16,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mcp_server import jobs
-from mcp_server.models import (
-    ToolResult,
-)
+from mcp_server.models import ToolResult
 from mcp_server.paths import allowed_roots, confine
 from tools import __version__
 from tools.errors import InputError, KernelpilotError, bounded, from_os_error

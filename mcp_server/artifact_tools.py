@@ -11,16 +11,9 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from pydantic import Field
 
 from mcp_server import artifacts
-from mcp_server.app import (
-    ANALYSIS,
-    agent_errors,
-    internal_error,
-    mcp,
-)
+from mcp_server.app import ANALYSIS, agent_errors, internal_error, mcp
 from mcp_server.artifacts import ArtifactPage
-from mcp_server.models import (
-    DoctorOutput,
-)
+from mcp_server.models import DoctorOutput
 from mcp_server.paths import allowed_roots, project_dir
 from tools.errors import InputError, KernelpilotError, bounded
 from tools.toolchain import cache_root

@@ -21,10 +21,7 @@ from mcp_server.app import (
     run_job,
     still_running,
 )
-from mcp_server.models import (
-    CheckOutput,
-    DumpIrOutput,
-)
+from mcp_server.models import CheckOutput, DumpIrOutput
 from mcp_server.paths import confine, project_dir
 from tools.errors import InputError
 from tools.models.check import CheckReport

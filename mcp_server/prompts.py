@@ -8,9 +8,7 @@ from typing import Annotated
 from mcp.server.mcpserver.prompts import Prompt
 from pydantic import Field
 
-from mcp_server.app import (
-    mcp,
-)
+from mcp_server.app import mcp
 from mcp_server.skills import split_frontmatter
 
 SKILLS_DIR = Path(__file__).resolve().parents[1] / "skills"

@@ -24,9 +24,7 @@ from mcp_server.app import (
     run_job,
     still_running,
 )
-from mcp_server.models import (
-    KernelTraceOutput,
-)
+from mcp_server.models import KernelTraceOutput
 from mcp_server.paths import project_dir
 from tools.errors import InputError
 from tools.models.trace import TraceReport
