@@ -4,6 +4,7 @@
 rocprofv3/ATT/ncu on a command, ``cli`` is ``kernelpilot kernel-trace``.
 """
 
+from tools.kernel_trace.cli import render
 from tools.kernel_trace.profile import INSTALL_HINTS, check_run, detect_profiler, profile_command
 from tools.kernel_trace.readers import FORMATS_EXPECTED, find_outputs, load_trace
 from tools.kernel_trace.report import build_report, compare_traces, summarize_trace
@@ -20,5 +21,6 @@ __all__ = [
     "find_outputs",
     "load_trace",
     "profile_command",
+    "render",
     "summarize_trace",
 ]

@@ -36,49 +36,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _print_report(r: TraceReport) -> None:
-    print(r.summary)
+def render(r: TraceReport) -> str:
+    """The report as `kernelpilot kernel-trace` prints it (without --json)."""
+    out: list[str] = []
+    out.append(r.summary)
     if r.top_kernels:
-        print(f"\n{'calls':>6} {'total ns':>12} {'avg ns':>11} {'min ns':>9} {'max ns':>9} {'share':>6}  kernel")
+        out.append(f"\n{'calls':>6} {'total ns':>12} {'avg ns':>11} {'min ns':>9} {'max ns':>9} {'share':>6}  kernel")
         for s in r.top_kernels:
-            print(
+            out.append(
                 f"{s.calls:>6} {s.total_ns:>12} {s.avg_ns:>11.0f} {s.min_ns:>9} {s.max_ns:>9} "
                 f"{100 * s.share:>5.1f}%  {shorten(s.name, 90)}"
             )
         if r.top_kernels_truncated:
-            print(f"... {r.top_kernels_total - len(r.top_kernels)} more kernels")
+            out.append(f"... {r.top_kernels_total - len(r.top_kernels)} more kernels")
     if r.hotspots:
-        print(f"\n{'#':>5} {'stall':>9} {'latency':>9} {'hit':>6}  class / instruction / source")
+        out.append(f"\n{'#':>5} {'stall':>9} {'latency':>9} {'hit':>6}  class / instruction / source")
         for h in r.hotspots:
-            print(f"{h.index:>5} {h.stall:>9} {h.latency:>9} {h.hit:>6}  [{h.stall_class}] {h.isa}  {h.source}")
+            out.append(f"{h.index:>5} {h.stall:>9} {h.latency:>9} {h.hit:>6}  [{h.stall_class}] {h.isa}  {h.source}")
     if r.stall_breakdown:
-        print("\nstall by class:")
+        out.append("\nstall by class:")
         for s in r.stall_breakdown:
-            print(f"  {100 * s.share:5.1f}%  {s.stall:>10}  {s.stall_class} ({s.instructions} instructions)")
+            out.append(f"  {100 * s.share:5.1f}%  {s.stall:>10}  {s.stall_class} ({s.instructions} instructions)")
     if r.source_lines:
-        print("\nsource lines:")
+        out.append("\nsource lines:")
         for s in r.source_lines:
-            print(f"  {100 * s.stall_share:5.1f}%  {s.stall:>10}  {s.source} [{s.dominant_stall_class}]")
+            out.append(f"  {100 * s.stall_share:5.1f}%  {s.stall:>10}  {s.source} [{s.dominant_stall_class}]")
     for lp in r.loops:
-        print(
+        out.append(
             f"\nloop #{lp.header_index}..#{lp.branch_index} ({lp.instructions} instructions): stall {lp.stall} "
             f"({100 * lp.stall_share:.1f}%), mostly {lp.dominant_stall_class}; hottest {lp.hottest}"
         )
     for m in r.ncu_metrics:
-        print(f"  {m.name}: {m.text} {m.unit}")
+        out.append(f"  {m.name}: {m.text} {m.unit}")
     for rule in r.ncu_rules:
-        print(f"  [{rule.type}] {rule.rule}: {shorten(rule.description, 160)}")
+        out.append(f"  [{rule.type}] {rule.rule}: {shorten(rule.description, 160)}")
     if r.comparison:
-        print("\n" + r.comparison.summary)
+        out.append("\n" + r.comparison.summary)
         for d in r.comparison.kernels:
             sp = f"{d.speedup:.3f}x" if d.speedup else "-"
-            print(f"  {sp:>8}  {d.before_total_ns} -> {d.after_total_ns} ns  {shorten(d.name, 80)}")
+            out.append(f"  {sp:>8}  {d.before_total_ns} -> {d.after_total_ns} ns  {shorten(d.name, 80)}")
     for c in r.register_checks:
-        print(f"registers: {c.message}")
+        out.append(f"registers: {c.message}")
     for w in r.warnings:
-        print(f"warning: {w}")
+        out.append(f"warning: {w}")
     for n in r.notes:
-        print(f"note: {n}")
+        out.append(f"note: {n}")
+    return "\n".join(out)
 
 
 def _iterations(text: str | None) -> tuple[int, int] | None:
@@ -132,5 +135,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), indent=1))
     else:
-        _print_report(report)
+        print(render(report))
     return 0
