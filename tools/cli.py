@@ -2,6 +2,9 @@
 
 Each command lives in its own module, which provides ``add_arguments(parser)`` and ``run(args) -> int``; the module
 is imported only when its command runs, so ``kernelpilot --help`` stays fast. ``--json`` prints the pydantic model.
+Commands from outside the engine (``kernelpilot eval``) are not named here: they register in the
+``kernelpilot.commands`` entry-point group (pyproject.toml), read from the installed metadata or, for a source tree
+whose install predates the group, from pyproject.toml itself (``plugin_commands``).
 Expected failures (KernelpilotError) print ``error:``/``hint:`` lines and exit 2, never a traceback.
 """
 
@@ -65,8 +68,8 @@ def plugin_commands() -> dict[str, tuple[str, str]]:
             continue  # a plugin never shadows an engine command
         try:
             help_text = getattr(importlib.import_module(module), "HELP", "")
-        except ImportError:
-            help_text = f"(from {module}, which cannot be imported here)"
+        except Exception as exc:  # a broken plugin must not take the engine's commands down with it
+            help_text = f"(from {module}, which cannot be imported here: {type(exc).__name__})"
         out[name] = (module, help_text)
     return out
 
