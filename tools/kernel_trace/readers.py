@@ -15,7 +15,6 @@ FORMATS_EXPECTED = (
     "rocprofv3 kernel_trace.csv / kernel_stats.csv, <pid>_results.json, a rocpd .db, an ATT "
     "ui_output_agent_<N>_dispatch_<M>/ directory (or its stats_*.csv), or an ncu --csv --page details|source|raw export"
 )
-# --- reading ------------------------------------------------------------------------------------------------------
 
 
 def _csv_header(path: Path) -> list[str]:

@@ -1,8 +1,7 @@
 """kernel-trace's report: top kernels, hotspots, stalls, loops and register checks from a Trace; comparisons.
 
-``kernelpilot kernel-trace --from OUTPUT`` reads rocprofv3 CSV/JSON/rocpd, an ATT directory or an ncu CSV export;
-``kernelpilot kernel-trace [--att] -- COMMAND`` profiles COMMAND with rocprofv3 (AMD) or ncu (NVIDIA) first
-(``profile.py``). Orchestration only: readers live in tools/profilers/, analyses in tools/profilers/analysis.py.
+Orchestration only: the formats are read in tools/profilers/ (dispatched by ``readers.py``), the analyses live in
+tools/profilers/analysis.py; ``profile.py`` runs the profilers, ``cli.py`` prints.
 """
 
 from __future__ import annotations
