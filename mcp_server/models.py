@@ -114,5 +114,9 @@ class PrefetchOutput(ToolResult[PrefetchReport]):
     verify: VerifyReport | None = None
 
 
-CheckOutput = ToolResult[CheckReport]
-KernelTraceOutput = ToolResult[TraceReport]
+class CheckOutput(ToolResult[CheckReport]):
+    """check's verdict: BEFORE and AFTER run on the same inputs on the CPU, every written buffer compared."""
+
+
+class KernelTraceOutput(ToolResult[TraceReport]):
+    """kernel-trace's report of a profiler output, or of a profile it ran."""
