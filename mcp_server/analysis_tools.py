@@ -123,6 +123,16 @@ async def prefetch_data_load(
         str | None, Field(description="verify mode: the version before your prefetch rewrite (source is AFTER)")
     ] = None,
     allow_occupancy_drop: Annotated[int, Field(description="verify: waves/warps AFTER may lose", ge=0)] = 0,
+    trace: Annotated[
+        str | None,
+        Field(
+            description="verify: a kernel trace of the launch (rocprofv3 kernel_trace.csv, ncu details CSV); its "
+            "grid decides whether an occupancy drop is felt"
+        ),
+    ] = None,
+    trace_kernel: Annotated[
+        str | None, Field(description="verify with trace: the kernel's name in the trace (default: AFTER's kernel)")
+    ] = None,
     baseline: Annotated[
         str | None,
         Field(
@@ -156,6 +166,8 @@ async def prefetch_data_load(
         if before:
             kwargs = {"before": version(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
             kwargs |= {"allow_occupancy_drop": allow_occupancy_drop, "frontend": frontend}
+            if trace:
+                kwargs |= {"trace": read_input(trace, "trace"), "trace_kernel": trace_kernel}
             return "prefetch-verify", kwargs, timeout, f"verifying prefetch in {Path(after).name}"
         kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel, "frontend": frontend}
         if baseline:
