@@ -37,7 +37,7 @@ async def test_prefetch_verify_takes_the_launch_from_a_trace():
     async with Client(mcp) as c:
         r = await c.call_tool("prefetch-data-load", args | {"trace_kernel": "flash_attn_func_kernel_0"})
     assert not r.is_error, r.content[0].text
-    launch = r.structured_content["report"]["after"]["launch"]
+    launch = r.structured_content["verify"]["after"]["launch"]
     # 131072 work-items in 256-item workgroups: 512 workgroups, as rocprofv3 recorded the launch
     assert (launch["grid"], launch["block_threads"], launch["source"]) == ([512, 1, 1], 256, "trace")
 
