@@ -4,7 +4,8 @@ Input: a kernel file (compiled with dump-ir), an ISA/SASS file, a dump directory
 
 - ``analysis``: inputs, per-kernel analysis, register headroom, occupancy, ``--baseline`` comparison;
 - ``amd`` (AMDGCN, on the ISA model) and ``nvidia`` (SASS): the per-load records of each loop;
-- ``verify``: the ``--verify BEFORE AFTER`` checks; ``gpu``: the GPU correctness and timing run behind them;
+- ``verify``: the ``--verify BEFORE AFTER`` checks; ``gpu``: the GPU correctness and timing run behind them
+  (``tools.profilers.gpu_runner``); ``launch``: the launch a kernel trace recorded (``--trace``);
 - ``cli``: arguments and the text rendering.
 
 ``analyze_prefetch`` and ``verify_prefetch`` are pure with respect to their inputs (compiles are cached by content)
@@ -26,6 +27,7 @@ from tools.prefetch.analysis import (
 )
 from tools.prefetch.cli import add_arguments, format_load, format_report, run
 from tools.prefetch.gpu import RUN_ENTRY, measure_gpu, runner_file
+from tools.prefetch.launch import launch_from_trace, with_launch
 from tools.prefetch.verify import ROTATION_OPTION, copies_check, occupancy_check, verify_prefetch
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "format_report",
     "hot_loop_of",
     "hot_loop_report",
+    "launch_from_trace",
     "measure_gpu",
     "occupancy_check",
     "occupancy_with_registers",
@@ -50,5 +53,6 @@ __all__ = [
     "run",
     "runner_file",
     "verify_prefetch",
+    "with_launch",
     "workgroups_per_cu",
 ]
