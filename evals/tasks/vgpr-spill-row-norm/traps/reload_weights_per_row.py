@@ -13,10 +13,10 @@ OPTIONS = {"num_warps": 1, "waves_per_eu": 4}
 
 
 @triton.jit
-def row_norm_kernel(x_ptr, w_ptr, out_ptr, rows, N, eps, BLOCK: tl.constexpr):
+def row_norm_kernel(x_ptr, w_ptr, out_ptr, rows, N, eps, BLOCK: tl.constexpr, PROGRAMS: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     mask = cols < N
-    for row in range(tl.program_id(0), rows, tl.num_programs(0)):
+    for row in range(tl.program_id(0), rows, PROGRAMS):  # grid min(rows, PROGRAMS): row r on program r % PROGRAMS
         x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
         mean = tl.sum(x, 0) / N
         xc = tl.where(mask, x - mean, 0.0)
@@ -28,7 +28,7 @@ def row_norm_kernel(x_ptr, w_ptr, out_ptr, rows, N, eps, BLOCK: tl.constexpr):
 def forward(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     rows, N = x.shape
-    row_norm_kernel[(min(rows, PROGRAMS),)](x, w, out, rows, N, 1e-5, BLOCK=BLOCK, **OPTIONS)
+    row_norm_kernel[(min(rows, PROGRAMS),)](x, w, out, rows, N, 1e-5, BLOCK=BLOCK, PROGRAMS=PROGRAMS, **OPTIONS)
     return out
 
 
@@ -39,6 +39,6 @@ def kernelpilot_entry():
     return {
         "kernel": row_norm_kernel,
         "args": (x, w, torch.empty_like(x), rows, N, 1e-5),
-        "kwargs": {"BLOCK": BLOCK, **OPTIONS},
+        "kwargs": {"BLOCK": BLOCK, "PROGRAMS": PROGRAMS, **OPTIONS},
         "grid": (min(rows, PROGRAMS),),
     }
