@@ -413,7 +413,6 @@ class LineServer:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._err,
-                text=True,
                 cwd=str(cwd),
                 env={**os.environ, **env},
                 start_new_session=True,
@@ -421,11 +420,12 @@ class LineServer:
         except OSError as exc:
             self._err.close()
             raise ToolchainError(f"cannot start '{argv[0]}': {exc.strerror or exc}") from exc
+        self._buf = bytearray()  # read but not yet returned: a select() on the pipe cannot see it
 
     def send(self, line: str) -> None:
         """Write one line to the child's stdin (a broken pipe means it died: the next ``ask`` says so)."""
         try:
-            self.proc.stdin.write(line.rstrip("\n") + "\n")
+            self.proc.stdin.write((line.rstrip("\n") + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             pass
@@ -437,19 +437,25 @@ class LineServer:
 
         self.send(line)
         deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
         while True:
+            while b"\n" in self._buf:
+                out, _, rest = self._buf.partition(b"\n")
+                self._buf = bytearray(rest)
+                try:
+                    reply = json.loads(out)
+                except ValueError:
+                    continue  # the child printed something else
+                if isinstance(reply, dict) and accept(reply):
+                    return reply
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
                 raise TimeoutError(f"no reply within {timeout:.0f} s")
-            out = self.proc.stdout.readline()
-            if not out:
-                raise RuntimeError(f"the process exited (code {self.proc.poll()}): {self.stderr_tail()}")
-            try:
-                reply = json.loads(out)
-            except ValueError:
-                continue
-            if isinstance(reply, dict) and accept(reply):
-                return reply
+            data = os.read(fd, 1 << 16)
+            if not data:
+                self.proc.poll()
+                raise RuntimeError(f"the process exited (code {self.proc.returncode}): {self.stderr_tail()}")
+            self._buf += data
 
     def stderr_tail(self, lines: int = 4) -> str:
         self._err.flush()

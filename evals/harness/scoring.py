@@ -255,6 +255,8 @@ def score(
         _compile_and_isa(task, code_dir, base_dir, s)
         if runtime.has_gpu:
             gpu_phase.enter_context(gpu_lock(runtime))
+        for proc in (servers or {}).values():
+            proc.go()  # CUDA context, flush buffer, kernel module: while correctness runs, not after it
         if c and s.static_ok and c.oracle == "llvm-cpu":
             llvm_cpu_oracle(task, code_dir, work, s, rng)  # amd-static: the LLVM IR on the CPU (harness/oracle.py)
         elif checkers:

@@ -81,6 +81,7 @@ def start_timing_servers(task: Task, code_dir: Path, base_dir: Path, work: Path,
     servers = {}
     for role, code in (("baseline", base_dir), ("candidate", code_dir)):
         spec = {**base_spec(task, code, runtime.device, role, work), "out_dir": str(work)}
+        spec["build_dir"] = str(work / f"build-{role}-timing")  # a loader's nvcc never races the check's build
         servers[role] = KernelProcess("time", spec, work, child_env(runtime, work, role))
     return servers
 
