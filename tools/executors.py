@@ -432,10 +432,14 @@ class LineServer:
 
     def ask(self, line: str, *, timeout: float, accept) -> dict:
         """Send ``line``, return the first JSON reply ``accept`` takes; TimeoutError or RuntimeError otherwise."""
+        self.send(line)
+        return self.receive(timeout=timeout, accept=accept)
+
+    def receive(self, *, timeout: float, accept) -> dict:
+        """The next JSON line ``accept`` takes (other lines skipped); TimeoutError or RuntimeError otherwise."""
         import json
         import select
 
-        self.send(line)
         deadline = time.monotonic() + timeout
         fd = self.proc.stdout.fileno()
         while True:

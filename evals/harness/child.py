@@ -109,10 +109,17 @@ def run_check(spec: dict, loaded: dict | None = None) -> int:
     return 0
 
 
+def _ready() -> None:
+    """Tell the scorer the imports are done (it waits for this before letting another task's timing start)."""
+    sys.__stdout__.write(json.dumps({"ready": True}) + "\n")
+    sys.__stdout__.flush()
+
+
 def serve_check(spec: dict) -> int:
     """Correctness on request: each stdin line is ``{"cases": [...], "out": PATH}``; the reply carries the nonce."""
     import torch  # noqa: F401 - imported before the nonce: the slow part, done while the scorer waits for the GPU
 
+    _ready()
     nonce = sys.stdin.readline().strip()
     loaded: dict = {}
     for line in sys.stdin:
@@ -134,6 +141,7 @@ def serve_time(spec: dict) -> int:
     synchronize = torch.cuda.synchronize
     torch.backends.cuda.matmul.allow_tf32 = False
     device = spec["device"]
+    _ready()
     nonce = sys.stdin.readline().strip()  # the scorer holds the GPU from here: the GPU work starts
     flush = torch.empty(spec.get("flush_bytes", 512 << 20) // 4, dtype=torch.float32, device=device)
     fn = load_callable(spec)

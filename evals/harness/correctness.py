@@ -8,6 +8,7 @@ timed calls afterwards (no second import, no second CUDA context).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import secrets
@@ -66,6 +67,12 @@ class KernelProcess:
         )
         self.nonce = secrets.token_hex(16)
         self.started = False
+
+    def wait_ready(self, timeout: float = 300) -> None:
+        """Until the child's imports are done (a child that died or hangs here fails its first ``ask`` instead)."""
+        if not self.started:
+            with contextlib.suppress(TimeoutError, RuntimeError):
+                self.server.receive(timeout=timeout, accept=lambda r: r.get("ready") is True)
 
     def go(self) -> None:
         """Send the nonce: from here the child may touch the GPU."""

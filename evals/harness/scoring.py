@@ -25,7 +25,14 @@ from evals.harness.devices import Runtime
 from evals.harness.isa_checks import NEEDS_BASELINE, run_isa_checks
 from evals.harness.oracle import llvm_cpu_oracle
 from evals.harness.static_checks import static_checks
-from evals.harness.timing import gpu_lock, start_timing_servers, stop_timing_servers, summarize_rounds, time_candidate
+from evals.harness.timing import (
+    gpu_lock,
+    quiet_lock,
+    start_timing_servers,
+    stop_timing_servers,
+    summarize_rounds,
+    time_candidate,
+)
 from evals.models import CheckOutcome, StageCode, TaskScore
 from tools.errors import CompileError, KernelpilotError, ToolchainError
 from tools.executors import die_with_parent
@@ -244,15 +251,19 @@ def score(
     # they touch the GPU only once this scoring holds the GPU lock (see correctness.KernelProcess.go).
     gpu_phase = contextlib.ExitStack()  # closed before returning: the GPU lock and any process still running
     checkers = servers = None
-    if on_gpu or (interpret and s.static_ok and c.oracle != "llvm-cpu"):
-        checkers = start_check_processes(task, code_dir, work, runtime, interpret=interpret)
-        gpu_phase.callback(lambda: [p.close() for p in checkers.values()])
-    if on_gpu and perf:
-        servers = start_timing_servers(task, code_dir, base_dir, work, runtime)
-        gpu_phase.callback(stop_timing_servers, servers)  # a no-op kill when timing already stopped them
-
     with gpu_phase:
-        _compile_and_isa(task, code_dir, base_dir, s)
+        # CPU-heavy work (imports, compiles) waits while another scoring on this GPU runs its timed rounds
+        cpu_heavy = quiet_lock(runtime, shared=True) if runtime.has_gpu else contextlib.nullcontext()
+        with cpu_heavy:
+            if on_gpu or (interpret and s.static_ok and c.oracle != "llvm-cpu"):
+                checkers = start_check_processes(task, code_dir, work, runtime, interpret=interpret)
+                gpu_phase.callback(lambda: [p.close() for p in checkers.values()])
+            if on_gpu and perf:
+                servers = start_timing_servers(task, code_dir, base_dir, work, runtime)
+                gpu_phase.callback(stop_timing_servers, servers)  # a no-op kill when timing already stopped them
+            _compile_and_isa(task, code_dir, base_dir, s)
+            for proc in [*(checkers or {}).values(), *(servers or {}).values()]:
+                proc.wait_ready()
         if runtime.has_gpu:
             gpu_phase.enter_context(gpu_lock(runtime))
         for proc in (servers or {}).values():

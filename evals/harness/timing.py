@@ -91,26 +91,37 @@ def stop_timing_servers(servers: dict) -> None:
         proc.close()
 
 
-def gpu_lock(runtime: Runtime):
-    """Exclusive use of this runtime's GPU for the GPU phase of one scoring (correctness and timing), across
-    processes: two tasks may share a GPU, overlapping one's CPU work (workspace, agent, compile, process starts)
-    with the other's GPU work, but never run kernels at the same time, so timings stay unperturbed."""
+def _flock(name: str, shared: bool):
     import contextlib
     import fcntl
     import tempfile
 
     @contextlib.contextmanager
     def held():
-        name = (runtime.visible or "all").replace(",", "_")
-        path = Path(tempfile.gettempdir()) / f"kernelpilot-gpu-{name}.lock"
+        path = Path(tempfile.gettempdir()) / f"kernelpilot-{name}.lock"
         with open(path, "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+            fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             try:
                 yield
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
     return held()
+
+
+def gpu_lock(runtime: Runtime):
+    """Exclusive use of this runtime's GPU for the GPU phase of one scoring (correctness and timing), across
+    processes: two tasks may share a GPU, overlapping one's CPU work (workspace, agent, compile, process starts)
+    with the other's GPU work, but never run kernels at the same time, so timings stay unperturbed."""
+    return _flock(f"gpu-{(runtime.visible or 'all').replace(',', '_')}", shared=False)
+
+
+def quiet_lock(runtime: Runtime, *, shared: bool):
+    """The host quiet while a GPU's timed rounds run: the timed rounds hold it exclusively, the CPU-heavy stages of
+    other scorings on that GPU (compiles, kernel processes importing torch) hold it shared. Without it a
+    neighbour's compile steals the CPU from one side's kernel launches in some rounds and not others: noop
+    candidates read 0.88× or 1.09× instead of 1.00× (H100, 2026-11-23)."""
+    return _flock(f"quiet-{(runtime.visible or 'all').replace(',', '_')}", shared=shared)
 
 
 def _timed_rounds(task: Task, servers: dict, runtime: Runtime, rng: random.Random):
@@ -191,7 +202,8 @@ def time_candidate(
     servers = servers or start_timing_servers(task, code_dir, base_dir, work, runtime)
     timings, failures, sampled = [], [], []
     try:
-        timings, failures, sampled = _timed_rounds(task, servers, runtime, rng)
+        with quiet_lock(runtime, shared=False):  # no other scoring on this GPU compiles or imports meanwhile
+            timings, failures, sampled = _timed_rounds(task, servers, runtime, rng)
     except (TimeoutError, RuntimeError) as exc:
         failures.append(("timing_failed", f"timing failed: {exc}"))
     finally:
