@@ -68,7 +68,7 @@ class KernelProcess:
         self.nonce = secrets.token_hex(16)
         self.started = False
 
-    def wait_ready(self, timeout: float = 300) -> None:
+    def wait_ready(self, timeout: float = 120) -> None:
         """Until the child's imports are done (a child that died or hangs here fails its first ``ask`` instead)."""
         if not self.started:
             with contextlib.suppress(TimeoutError, RuntimeError):
