@@ -147,6 +147,12 @@ def _run(args: argparse.Namespace) -> int:
             f"{metrics.correct_rate:.0%}, ISA {metrics.isa_pass_rate:.0%}; {fp}; geomean {metrics.geomean_speedup:.3f}× "
             f"(failed = 1.0×){f'; {metrics.incomplete} incomplete here' if metrics.incomplete else ''}; "
             f"prompts: {_levels(metrics.prompt_levels)}"
+            + (
+                f"; {metrics.infra_errors} infra error(s) left out of every rate (the harness's, not the agent's: "
+                "re-run to score them)"
+                if metrics.infra_errors
+                else ""
+            )
         )
     return 0
 

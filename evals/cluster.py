@@ -130,8 +130,7 @@ def _store(out: Path, agent: str, payload: dict) -> TaskScore:
 def _infra(task: Task, agent: str, why: str, level: str) -> TaskScore:
     s = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
     s.prompt_level = level  # type: ignore[assignment]
-    s.infra_error = f"the worker running this job was lost twice: {why}"
-    s.reasons.append(f"infra_error: {s.infra_error} (not the agent's failure; re-run the task)")
+    s.record_infra_error(f"the worker running this job was lost twice: {why}")
     return s
 
 

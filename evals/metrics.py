@@ -1,5 +1,7 @@
-"""Suite metrics from task scores. Every rate is over ALL tasks of the run (a failed or unscored task counts against
-the agent), and the geomean speedup counts a failed or untimed task as 1.0× (no speedup), as stated in the output.
+"""Suite metrics from task scores. Every rate is over ALL tasks the harness scored (a failed or unscored task counts
+against the agent), and the geomean speedup counts a failed or untimed task as 1.0× (no speedup), as stated in the
+output. A task the harness itself failed on (``infra_error``) is not the agent's result: it is left out of every
+rate and counted apart (``infra_errors``), and a re-run scores it again.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ def effective_speedup(s: TaskScore) -> float:
 
 
 def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
+    all_scores = scores
+    scores = [s for s in all_scores if not s.infra_error]
     n = len(scores) or 1
     fast = {}
     for p in FAST_P:
@@ -37,6 +41,7 @@ def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
     return RunMetrics(
         agent=agent,
         tasks=len(scores),
+        infra_errors=len(all_scores) - len(scores),
         passed=sum(1 for s in scores if s.passed),
         compile_rate=sum(1 for s in scores if s.compiled) / n,
         correct_rate=sum(1 for s in scores if s.correct) / n,
@@ -47,7 +52,7 @@ def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
         incomplete=sum(1 for s in scores if not s.complete),
         mean_agent_seconds=sum(secs) / len(secs) if secs else None,
         mean_agent_cost_usd=sum(costs) / len(costs) if costs else None,
-        devices=sorted({s.device for s in scores}),
+        devices=sorted({s.device for s in all_scores}),
         prompt_levels={
             lv: sum(1 for s in scores if s.prompt_level == lv) for lv in sorted({s.prompt_level for s in scores})
         },

@@ -135,6 +135,41 @@ class CheckOutcome(BaseModel):
     observed: float | int | str | None = None
 
 
+StageCode = Literal[
+    "diff_rejected",  # edits outside `editable`, or a change that does not apply
+    "static_check",  # timer/library monkeypatching, side streams, forbidden calls, importing the reference
+    "toolchain_missing",  # a compiler this task needs is not installed here (incomplete, not the agent's)
+    "compile_failed",
+    "compiled",
+    "isa_check_failed",
+    "isa_ok",
+    "reference_failed",  # the task's reference (or its re-check) broke: a task bug, not the agent's
+    "candidate_crashed",  # the candidate's process failed, timed out or raised at import
+    "oracle_mismatch",  # wrong outputs (public, hidden, or a re-checked timed call)
+    "correct",
+    "needs_gpu",  # a stage needs a GPU that is not here (incomplete, never passed)
+    "timer_tampered",
+    "side_stream",  # host time far above event time: work outside the timed stream
+    "speed_of_light_exceeded",
+    "timing_failed",
+    "oracle_failed",  # the output oracle (kernelpilot check) could not run on the candidate
+    "slower",  # the speedup's CI lower bound does not clear required_speedup
+    "faster",
+    "infra_error",  # the harness failed twice; the verdict is not the agent's
+]
+FAILING_CODES: frozenset[str] = frozenset(
+    c for c in StageCode.__args__ if c not in ("compiled", "isa_ok", "correct", "faster")
+)
+
+
+class StageOutcome(BaseModel):
+    """One stage's typed result: the verdict is computed from these codes, never from the text of ``detail``."""
+
+    code: StageCode
+    passed: bool
+    detail: str = ""
+
+
 class CaseOutcome(BaseModel):
     """Correctness of one (shape, seed) case."""
 
@@ -203,6 +238,25 @@ class TaskScore(BaseModel):
     infra_error: str | None = Field(
         None, description="the harness (not the agent) failed twice on this task; the verdict is not the agent's"
     )
+    outcomes: list[StageOutcome] = Field(
+        default_factory=list, description="each stage's typed result; `passed` is computed from their codes"
+    )
+    code: StageCode | None = Field(None, description="the first failing stage's code; None when passed")
+
+    def record(self, code: StageCode, passed: bool, detail: str) -> None:
+        """One stage's outcome; a failing one's detail is also a reason (the text people read: the verdict reads
+        the codes, never this text)."""
+        self.outcomes.append(StageOutcome(code=code, passed=passed, detail=detail))
+        if not passed:
+            self.reasons.append(detail)
+
+    def record_infra_error(self, why: str) -> None:
+        """The harness, not the agent, failed on this task: recorded apart, left out of every rate."""
+        self.infra_error = why
+        self.code = "infra_error"
+        self.outcomes.append(StageOutcome(code="infra_error", passed=False, detail=why))
+        self.reasons.append(f"infra_error: {why} (not the agent's failure; re-run the task)")
+
     prompt_level: Literal["plain", "guided"] = Field(
         "guided", description="the prompt the agent got (plain falls back to guided when the task has no plain one)"
     )
@@ -212,7 +266,7 @@ class RunMetrics(BaseModel):
     """Suite-level figures for one agent over one set of tasks."""
 
     agent: str
-    tasks: int
+    tasks: int = Field(description="tasks scored: every task of the run but those with an infra_error")
     passed: int
     compile_rate: float
     correct_rate: float
@@ -221,6 +275,9 @@ class RunMetrics(BaseModel):
     geomean_speedup: float = Field(description="over all tasks; a failed or untimed task counts as 1.0×")
     mean_fraction_of_sol: float | None = None
     incomplete: int = 0
+    infra_errors: int = Field(
+        0, description="tasks the harness failed on (infra_error): left out of every rate, counted here"
+    )
     mean_agent_seconds: float | None = None
     mean_agent_cost_usd: float | None = None
     devices: list[str] = Field(default_factory=list)

@@ -161,6 +161,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.slow
 def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay_usable(client, tmp_path):
     import _thread
+    import signal
     import threading
 
     ids = ["vgpr-spill-row-norm", "barrier-load-hoist"]
@@ -175,12 +176,18 @@ def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay
         _thread.interrupt_main()  # what Ctrl-C does to the driver
 
     said: list[str] = []
-    threading.Thread(target=interrupt_once_both_agents_run, daemon=True).start()
-    with pytest.raises(KeyboardInterrupt):
-        run_suite_on_cluster(
-            load_tasks(ids), "sleepy", tmp_path / "out", cluster="x", client=client, template=template,
-            progress=said.append,
-        )  # fmt: skip
+    # Python's own Ctrl-C handler, whatever an earlier test left installed (dask_jobqueue's runner installs one that
+    # exits): the driver must see the KeyboardInterrupt a user's Ctrl-C raises
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=interrupt_once_both_agents_run, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            run_suite_on_cluster(
+                load_tasks(ids), "sleepy", tmp_path / "out", cluster="x", client=client, template=template,
+                progress=said.append,
+            )  # fmt: skip
+    finally:
+        signal.signal(signal.SIGINT, previous)
     agents = sorted(int(p.read_text()) for p in pids.iterdir())
     assert len(agents) == 2  # one agent was running on each of the two workers
     assert said[-1].startswith(

@@ -408,3 +408,100 @@ def fetch_tree(executor: Executor, remote_dir: str, local_dir: str | Path, *, ti
     finally:
         stream.unlink(missing_ok=True)
     return local
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """In a child (before exec, or a pool worker's initializer): be sent ``sig`` when the process that started it
+    dies (Linux), never left orphaned."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(sig))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: kill_process_tree on close still reaps it
+        pass
+
+
+class LineServer:
+    """A long-lived child that answers one JSON line per request line (stdin → stdout), in its own process group,
+    killed with its group on ``close()``. A Python child should call ``die_with_parent()`` first thing, so that it
+    dies with this process even when ``close()`` never runs (start it from a thread that outlives it: Linux sends
+    the signal when the starting thread ends).
+
+    Replies are accepted only when ``accept(reply)`` says so: other lines the child prints (a kernel module's own
+    output) are skipped. stderr goes to ``stderr_path`` (a file, read when something fails).
+    """
+
+    def __init__(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path, stderr_path: Path) -> None:
+        self.stderr_path = stderr_path
+        self._err = open(stderr_path, "w")  # noqa: SIM115 - closed in close()
+        try:
+            self.proc = subprocess.Popen(
+                [str(a) for a in argv],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._err,
+                cwd=str(cwd),
+                env={**os.environ, **env},
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self._err.close()
+            raise ToolchainError(f"cannot start '{argv[0]}': {exc.strerror or exc}") from exc
+        self._buf = bytearray()  # read but not yet returned: a select() on the pipe cannot see it
+
+    def send(self, line: str) -> None:
+        """Write one line to the child's stdin (a broken pipe means it died: the next ``ask`` says so)."""
+        try:
+            self.proc.stdin.write((line.rstrip("\n") + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass
+
+    def ask(self, line: str, *, timeout: float, accept) -> dict:
+        """Send ``line``, return the first JSON reply ``accept`` takes; TimeoutError or RuntimeError otherwise."""
+        self.send(line)
+        return self.receive(timeout=timeout, accept=accept)
+
+    def receive(self, *, timeout: float, accept) -> dict:
+        """The next JSON line ``accept`` takes (other lines skipped); TimeoutError or RuntimeError otherwise."""
+        import json
+        import select
+
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while True:
+            while b"\n" in self._buf:
+                out, _, rest = self._buf.partition(b"\n")
+                self._buf = bytearray(rest)
+                try:
+                    reply = json.loads(out)
+                except ValueError:
+                    continue  # the child printed something else
+                if isinstance(reply, dict) and accept(reply):
+                    return reply
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError(f"no reply within {timeout:.0f} s")
+            data = os.read(fd, 1 << 16)
+            if not data:
+                self.proc.poll()
+                raise RuntimeError(f"the process exited (code {self.proc.returncode}): {self.stderr_tail()}")
+            self._buf += data
+
+    def stderr_tail(self, lines: int = 4) -> str:
+        self._err.flush()
+        try:
+            text = self.stderr_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return " | ".join(text.strip().splitlines()[-lines:])
+
+    def close(self) -> None:
+        """Kill the child's whole process group (a no-op when already closed)."""
+        kill_process_tree(self.proc)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self._err.close()

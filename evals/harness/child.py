@@ -2,7 +2,13 @@
 candidate — so the candidate never shares an interpreter with the reference computation or the baseline timing.
 
 ``python -m evals.harness.child check SPEC``  runs every case in SPEC (JSON) and saves outputs with torch.save.
+``python -m evals.harness.child serve SPEC``  the same on request, in a process that lives across requests: the
+                                             reference answers the correctness cases and later the timed-call
+                                             re-check without a second torch import.
 ``python -m evals.harness.child time SPEC``   serves timing rounds: one JSON request per stdin line, one reply line.
+
+The serving modes import torch, then wait for the nonce line before touching the GPU: the scorer starts them before
+it holds the GPU lock (the import overlaps compiling and another task's GPU phase) and sends the nonce once it does.
 
 The timer, the synchronise call and the host clock are bound BEFORE the kernel module is imported, so patching
 ``torch.cuda.Event.elapsed_time`` or ``time.perf_counter`` from the candidate cannot change what is measured; the
@@ -43,10 +49,15 @@ def load_callable(spec: dict):
     return getattr(_import_file(code_dir / file, "kp_candidate"), fn)
 
 
+_INPUTS: dict[str, object] = {}  # reference file → its module, imported once per process
+
+
 def _make_inputs(spec: dict, params: dict, seed: int, device: str):
     import torch
 
-    ref = _import_file(Path(spec["reference_file"]), "kp_inputs")
+    ref = _INPUTS.get(spec["reference_file"])
+    if ref is None:
+        ref = _INPUTS[spec["reference_file"]] = _import_file(Path(spec["reference_file"]), "kp_inputs")
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
     return ref.make_inputs(params, gen, device)
@@ -67,7 +78,9 @@ def _same(a, b) -> bool:
     return True
 
 
-def run_check(spec: dict) -> int:
+def run_check(spec: dict, loaded: dict | None = None) -> int:
+    """Run ``spec["cases"]`` and save the outputs to ``spec["out"]``; ``loaded`` keeps the callable between the
+    requests of a serving process (imported on the first, after that request's inputs exist)."""
     import torch
 
     device = spec["device"]
@@ -76,8 +89,9 @@ def run_check(spec: dict) -> int:
     results: dict[str, dict] = {}
     # Inputs are generated before the kernel module is imported: it cannot see or replace the generator.
     prepared = [(c, _make_inputs(spec, c["params"], c["seed"], device)) for c in spec["cases"]]
+    loaded = {} if loaded is None else loaded
     try:
-        fn = load_callable(spec)
+        fn = loaded["fn"] if "fn" in loaded else loaded.setdefault("fn", load_callable(spec))
     except Exception:
         torch.save({"__load_error__": traceback.format_exc(limit=6)}, spec["out"])
         return 0
@@ -95,6 +109,27 @@ def run_check(spec: dict) -> int:
     return 0
 
 
+def _ready() -> None:
+    """Tell the scorer the imports are done (it waits for this before letting another task's timing start)."""
+    sys.__stdout__.write(json.dumps({"ready": True}) + "\n")
+    sys.__stdout__.flush()
+
+
+def serve_check(spec: dict) -> int:
+    """Correctness on request: each stdin line is ``{"cases": [...], "out": PATH}``; the reply carries the nonce."""
+    import torch  # noqa: F401 - imported before the nonce: the slow part, done while the scorer waits for the GPU
+
+    _ready()
+    nonce = sys.stdin.readline().strip()
+    loaded: dict = {}
+    for line in sys.stdin:
+        req = json.loads(line)
+        run_check({**spec, "cases": req["cases"], "out": req["out"]}, loaded)
+        sys.__stdout__.write(json.dumps({"nonce": nonce, "out": req["out"]}) + "\n")
+        sys.__stdout__.flush()
+    return 0
+
+
 def serve_time(spec: dict) -> int:
     """Timing rounds on request. Per call: fresh inputs (outside the timed window), an L2 flush, then events around
     the call on the current stream plus host time around call + device-wide synchronise."""
@@ -106,10 +141,11 @@ def serve_time(spec: dict) -> int:
     synchronize = torch.cuda.synchronize
     torch.backends.cuda.matmul.allow_tf32 = False
     device = spec["device"]
+    _ready()
+    nonce = sys.stdin.readline().strip()  # the scorer holds the GPU from here: the GPU work starts
     flush = torch.empty(spec.get("flush_bytes", 512 << 20) // 4, dtype=torch.float32, device=device)
     fn = load_callable(spec)
     out_dir = Path(spec["out_dir"])
-    nonce = sys.stdin.readline().strip()
     for line in sys.stdin:
         req = json.loads(line)
         times, host, saved = [], [], {}
@@ -151,9 +187,12 @@ def serve_time(spec: dict) -> int:
 
 
 def main(argv: list[str]) -> int:
+    from tools.executors import die_with_parent
+
+    die_with_parent()  # the scorer's process goes, this one goes: no kernel process outlives its scoring
     mode, spec_file = argv
     spec = json.loads(Path(spec_file).read_text())
-    return run_check(spec) if mode == "check" else serve_time(spec)
+    return {"check": run_check, "serve": serve_check, "time": serve_time}[mode](spec)
 
 
 if __name__ == "__main__":

@@ -49,8 +49,12 @@ def llvm_cpu_oracle(task: Task, code_dir: Path, work: Path, score: TaskScore, rn
                                             detail=f"kernelpilot check: {case.verdict}: {case.reason}",
                                             max_abs_err=max(diffs) if diffs else None))  # fmt: skip
     score.cases += outcomes
-    score.reasons += errors
+    for error in errors:
+        score.record("oracle_failed", False, error)
     score.correct = not errors and bool(outcomes) and all(o.passed for o in outcomes)
     bad = next((o for o in outcomes if not o.passed), None)
     if bad and not errors:
-        score.reasons.append(f"incorrect on {'hidden ' if bad.hidden else ''}case {bad.case}: {bad.detail}")
+        hidden = "hidden " if bad.hidden else ""
+        score.record("oracle_mismatch", False, f"incorrect on {hidden}case {bad.case}: {bad.detail}")
+    elif score.correct:
+        score.record("correct", True, f"{len(outcomes)} case(s) through kernelpilot check")

@@ -156,8 +156,7 @@ def run_suite(
             else:
                 r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
                 r.prompt_level = prompt_for(task, prompt_level)[1]
-                r.infra_error = f"the harness failed twice on this task: {why}"
-                r.reasons.append(f"infra_error: {r.infra_error} (not the agent's failure; re-run the task)")
+                r.record_infra_error(f"the harness failed twice on this task: {why}")
                 write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1))
         finally:
             free.put(slot)

@@ -1,0 +1,245 @@
+"""Timing: baseline and candidate in two long-lived processes (``child time``), rounds interleaved ABAB/BABA, fresh
+inputs and an L2 flush per call, timed calls sampled and re-checked against the reference afterwards; the per-GPU
+lock that keeps one scoring's GPU phase exclusive; speed-of-light floors. Failures come back as (code, reason).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from evals.catalog import Task
+from evals.harness.correctness import KernelProcess, base_spec, child_env, compare, run_cases
+from evals.harness.devices import Runtime, peaks_for
+from evals.models import CaseOutcome, ShapeCase, StageCode, TimingOutcome
+from tools.profilers.timing import summarize_times
+
+Failure = tuple[StageCode, str]
+
+
+def sol_ms(task: Task, shape: ShapeCase, device_name: str) -> float | None:
+    perf = task.spec.performance
+    peaks = peaks_for(device_name)
+    if peaks is None or not (perf.bytes or perf.flops):
+        return None
+    env = {k: v for k, v in shape.params.items()}
+    t = 0.0
+    if perf.bytes:
+        t = max(t, eval(perf.bytes, {"__builtins__": {}}, env) / peaks[0])  # noqa: S307 - task files are ours
+    if perf.flops:
+        t = max(t, eval(perf.flops, {"__builtins__": {}}, env) / peaks[1])  # noqa: S307
+    return t * 1e3
+
+
+def summarize_rounds(
+    shape: ShapeCase,
+    event_ms: dict[str, list[float]],
+    host_ms: dict[str, list[float]],
+    *,
+    rounds: int,
+    required_speedup: float,
+    seed: int,
+) -> tuple[TimingOutcome, list[str]]:
+    """One shape's verdict from the per-round medians (ms) of ``baseline`` and ``candidate``: event time on the
+    current stream and host time around call + device-wide synchronise. Returns the outcome and failure reasons.
+
+    The statistics are ``tools.profilers.timing.compare_times`` (the one place for medians, bootstrap CIs and
+    verdicts); its threshold is set so that ``faster`` means the CI's lower bound clears ``required_speedup``.
+    A candidate whose host time exceeds its event time by much more than the baseline's does work outside the timed
+    stream: that fails."""
+    from tools.profilers.timing import compare_times
+
+    to_us = {role: [t * 1e3 for t in ts] for role, ts in event_ms.items()}
+    cmp = compare_times(to_us["baseline"], to_us["candidate"], threshold=required_speedup - 1.0, seed=seed)
+    b, c = cmp.baseline.median_us / 1e3, cmp.candidate.median_us / 1e3
+    t = TimingOutcome(
+        shape=shape.name,
+        baseline_ms=b,
+        candidate_ms=c,
+        speedup=cmp.speedup,
+        ci_low=cmp.speedup_ci[0],
+        ci_high=cmp.speedup_ci[1],
+        rounds=rounds,
+        verdict=cmp.verdict,
+    )
+    reasons = []
+    gap_b = summarize_times(host_ms["baseline"]).median_us - b  # pure statistics: ms in, ms out
+    gap_c = summarize_times(host_ms["candidate"]).median_us - c
+    if gap_c > gap_b + max(0.05, 0.25 * c):
+        t.flags.append(
+            f"host time exceeds event time by {gap_c:.3f} ms (baseline {gap_b:.3f} ms): work outside the timed stream"
+        )
+        reasons.append(f"{shape.name}: work runs outside the timed stream (host {gap_c:.3f} ms over events)")
+    return t, reasons
+
+
+def start_timing_servers(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime) -> dict:
+    """The baseline and candidate timing processes, started (torch import) before the scorer holds the GPU; they
+    touch the GPU (CUDA context, flush buffer, kernel module) only once sent their nonce, time nothing until asked,
+    and are killed unused when the candidate is not correct."""
+    work.mkdir(parents=True, exist_ok=True)
+    servers = {}
+    for role, code in (("baseline", base_dir), ("candidate", code_dir)):
+        spec = {**base_spec(task, code, runtime.device, role, work), "out_dir": str(work)}
+        spec["build_dir"] = str(work / f"build-{role}-timing")  # a loader's nvcc never races the check's build
+        servers[role] = KernelProcess("time", spec, work, child_env(runtime, work, role))
+    return servers
+
+
+def stop_timing_servers(servers: dict) -> None:
+    for proc in servers.values():
+        proc.close()
+
+
+def _flock(name: str, shared: bool):
+    import contextlib
+    import fcntl
+    import tempfile
+
+    @contextlib.contextmanager
+    def held():
+        path = Path(tempfile.gettempdir()) / f"kernelpilot-{name}.lock"
+        with open(path, "a") as f:
+            fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    return held()
+
+
+def gpu_lock(runtime: Runtime):
+    """Exclusive use of this runtime's GPU for the GPU phase of one scoring (correctness and timing), across
+    processes: two tasks may share a GPU, overlapping one's CPU work (workspace, agent, compile, process starts)
+    with the other's GPU work, but never run kernels at the same time, so timings stay unperturbed."""
+    return _flock(f"gpu-{(runtime.visible or 'all').replace(',', '_')}", shared=False)
+
+
+def quiet_lock(runtime: Runtime, *, shared: bool):
+    """The host quiet while a GPU's timed rounds run: the timed rounds hold it exclusively, the CPU-heavy stages of
+    other scorings on that GPU (compiles, kernel processes importing torch) hold it shared. Without it a
+    neighbour's compile steals the CPU from one side's kernel launches in some rounds and not others: noop
+    candidates read 0.88× or 1.09× instead of 1.00× (H100, 2026-11-23)."""
+    return _flock(f"quiet-{(runtime.visible or 'all').replace(',', '_')}", shared=shared)
+
+
+def _timed_rounds(task: Task, servers: dict, runtime: Runtime, rng: random.Random):
+    perf = task.spec.performance
+    for proc in servers.values():
+        proc.go()  # both start their CUDA context and load their module at once
+    timings, failures, sampled = [], [], []
+    for shape in perf.shapes:
+        per = {"baseline": [], "candidate": []}
+        host = {"baseline": [], "candidate": []}
+        for r in range(perf.rounds + 1):
+            order = ["baseline", "candidate"] if r % 2 == 0 else ["candidate", "baseline"]
+            for role in order:
+                check = []
+                if role == "candidate" and 1 <= r <= perf.checked_calls:
+                    check = rng.sample(range(perf.calls_per_round), k=1)
+                req = {
+                    "round": f"{shape.name}-{r}",
+                    "shape": shape.name,
+                    "params": shape.params,
+                    "calls": perf.calls_per_round,
+                    "seed_base": rng.randrange(1, 2**60),
+                    "check": check,
+                }
+                try:
+                    reply = servers[role].ask(req, timeout=300)
+                except TimeoutError:
+                    raise TimeoutError(f"{role} timing round {req['round']} took longer than 300 s") from None
+                except RuntimeError as exc:
+                    raise RuntimeError(f"{role} timing {exc}") from None
+                if reply["tampered"]:
+                    failures.append(("timer_tampered", f"{role} replaced the timer: {', '.join(reply['tampered'])}"))
+                if r == 0:
+                    continue  # warm-up: compile, caches, clocks
+                # medians of this round's calls (ms: the statistics are unit-free)
+                per[role].append(summarize_times(reply["event_ms"]).median_us)
+                host[role].append(summarize_times(reply["host_ms"]).median_us)
+                if reply["saved"]:
+                    sampled.append(reply["saved"])
+        t, slow_host = summarize_rounds(
+            shape, per, host, rounds=perf.rounds, required_speedup=perf.required_speedup, seed=rng.randrange(2**32)
+        )
+        failures += [("side_stream", r) for r in slow_host]
+        c = t.candidate_ms
+        sol = sol_ms(task, shape, runtime.name)
+        if sol:
+            t.sol_ms = sol
+            t.fraction_of_sol = sol / c
+            if c < 0.95 * sol:
+                t.flags.append(f"faster than the speed-of-light floor {sol:.4f} ms")
+                failures.append(
+                    (
+                        "speed_of_light_exceeded",
+                        f"{shape.name}: {c:.4f} ms is below the speed-of-light floor {sol:.4f} ms",
+                    )
+                )
+        ref_speedup = next((v for k, v in perf.reference_speedup.items() if k in runtime.name), None)
+        if ref_speedup and t.speedup > 3 * ref_speedup:
+            t.flags.append(f"speedup {t.speedup:.2f}× is over 3× the reference solution's {ref_speedup:.2f}×")
+        timings.append(t)
+    return timings, failures, sampled
+
+
+def time_candidate(
+    task: Task,
+    code_dir: Path,
+    base_dir: Path,
+    work: Path,
+    runtime: Runtime,
+    rng: random.Random,
+    servers: dict | None = None,
+    reference: KernelProcess | None = None,
+) -> tuple[list[TimingOutcome], list[CaseOutcome], list[Failure]]:
+    """Interleaved rounds (ABAB, then BABA) of baseline and candidate in two processes; every timed call gets fresh
+    inputs; ``checked_calls`` random calls per shape are re-checked against the reference afterwards, in the
+    reference's process (``reference``, kept from correctness) or a new one."""
+    perf = task.spec.performance
+    servers = servers or start_timing_servers(task, code_dir, base_dir, work, runtime)
+    timings, failures, sampled = [], [], []
+    try:
+        with quiet_lock(runtime, shared=False):  # no other scoring on this GPU compiles or imports meanwhile
+            timings, failures, sampled = _timed_rounds(task, servers, runtime, rng)
+    except (TimeoutError, RuntimeError) as exc:
+        failures.append(("timing_failed", f"timing failed: {exc}"))
+    finally:
+        stop_timing_servers(servers)
+    # Re-check the sampled timed calls against the reference, in its own process on regenerated inputs.
+    rechecks: list[CaseOutcome] = []
+    if not sampled or failures:
+        return timings, rechecks, failures
+    import torch
+
+    saved = {}
+    for path in sampled:
+        saved.update(torch.load(path, weights_only=False))
+    params = {s.name: s.params for s in perf.shapes}
+    cases = [
+        {"name": key, "params": params[key.split("@")[0]], "seed": v["seed"], "hidden": False}
+        for key, v in saved.items()
+    ]
+    own = reference is None
+    if own:
+        reference = KernelProcess(
+            "serve",
+            base_spec(task, code_dir, runtime.device, "reference", work),
+            work,
+            child_env(runtime, work, "reference"),
+        )
+    try:
+        ref, err = run_cases(reference, cases, work / "ref-timed.pt", 600)
+    finally:
+        if own:
+            reference.close()
+    if ref is None:
+        failures.append(("reference_failed", f"reference for the timed-call re-check failed: {err}"))
+        return timings, rechecks, failures
+    c = task.spec.correctness
+    for key, v in saved.items():
+        ok, detail, max_err = compare(ref[key]["out"], v["out"], c.atol, c.rtol)
+        rechecks.append(CaseOutcome(case=f"timed:{key}", passed=ok, detail=detail, max_abs_err=max_err))
+    return timings, rechecks, failures
