@@ -314,10 +314,8 @@ class Executor:
         cwd: str | Path | None = None,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
     ) -> subprocess.Popen:
-        """Start a command in its own process group; the caller waits, or kills it with kill_process_tree.
-        ``stdin=subprocess.PIPE`` for a child that serves requests (``tools.profilers.gpu_runner``)."""
+        """Start a command in its own process group; the caller waits, or kills it with kill_process_tree."""
         _check_cancelled(argv)
         full = self.wrap(
             argv, env if self.kind != "local" else None, str(cwd) if cwd and self.kind != "local" else None
@@ -330,7 +328,7 @@ class Executor:
                 full,
                 stdout=stdout,
                 stderr=stderr,
-                stdin=stdin,
+                stdin=subprocess.DEVNULL,
                 env=local_env,
                 cwd=str(cwd) if cwd and self.kind == "local" else None,
                 text=True,

@@ -11,7 +11,7 @@ Started by ``tools.profilers.gpu_runner.run_pair`` (never by hand). The child im
 
 The first line on stdin is a nonce; every reply carries it, and file descriptor 1 is pointed at stderr before the
 kernel file is imported, so nothing the kernel prints can pass for a reply. The child dies with its parent
-(PR_SET_PDEATHSIG on Linux, and it exits when stdin closes).
+(``tools.executors.die_with_parent``, and it exits when stdin closes).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import signal
 import sys
 import traceback
 from pathlib import Path
@@ -28,13 +27,11 @@ RUN_ENTRY = "kernelpilot_run"
 
 
 def _die_with_parent(parent: int) -> None:
-    """SIGKILL this process when ``parent`` exits (Linux); if it already has, exit now."""
-    try:
-        import ctypes
+    """SIGKILL this process when ``parent`` exits (Linux, ``executors.die_with_parent``); if it already has (it died
+    before the call), exit now."""
+    from tools.executors import die_with_parent
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: stdin closing still ends the serve loop
-        pass
+    die_with_parent()
     if os.getppid() != parent:
         os._exit(3)
 

@@ -23,8 +23,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import selectors
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,12 +31,12 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from tools.executors import LOCAL, kill_process_tree
+from tools.executors import LineServer
 from tools.profilers.timing import Comparison, compare_times
 
 ROLES = ("BEFORE", "AFTER")
 CHILD_MODULE = "tools.profilers.gpu_child"
-STDERR_TAIL = 1500
+STDERR_LINES = 30
 
 Status = Literal["measured", "no-gpu", "input-error", "error", "timeout", "wrong-output", "different-problems"]
 
@@ -85,74 +83,35 @@ class ChildFailed(Exception):
 
 
 class _Child:
-    """One side's process and its reply channel (JSON lines tagged with a nonce; other lines are skipped)."""
+    """One side's process (``tools.executors.LineServer``): JSON request lines in, replies tagged with a nonce out."""
 
     def __init__(self, role: str, file: Path, work: Path, flush_l2: bool, device: int | None) -> None:
         self.role = role
         spec = {"file": str(file), "role": role.lower(), "parent": os.getpid(), "flush_l2": flush_l2, "device": device}
         spec_file = work / f"{role.lower()}.json"
         spec_file.write_text(json.dumps(spec))
-        self.stderr_path = work / f"{role.lower()}.stderr"
-        self._stderr = open(self.stderr_path, "w")  # noqa: SIM115 - closed in stop()
         root = str(Path(__file__).resolve().parents[2])  # the child imports tools/ from this checkout
         env = {"PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-        self.proc = LOCAL.start(
+        self.server = LineServer(
             [sys.executable, "-m", CHILD_MODULE, str(spec_file)],
             env=env,
-            cwd=str(file.parent),
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            stdin=subprocess.PIPE,
+            cwd=file.parent,
+            stderr_path=work / f"{role.lower()}.stderr",
         )
         self.nonce = secrets.token_hex(16)
-        self._buf = b""
-        self._send_line(self.nonce)
-
-    def _send_line(self, line: str) -> None:
-        try:
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            raise self._gone("error", f"{self.role} process closed its input") from exc
-
-    def stderr_tail(self) -> str:
-        self._stderr.flush()
-        try:
-            text = self.stderr_path.read_text(errors="replace")
-        except OSError:
-            return ""
-        return text[-STDERR_TAIL:].strip()
-
-    def _gone(self, status: str, message: str) -> ChildFailed:
-        tail = self.stderr_tail()
-        return ChildFailed(self.role, status, message, error=tail or None)
+        self.server.send(self.nonce)
 
     def receive(self, deadline: float, what: str) -> dict:
         """The next reply carrying the nonce, before ``deadline`` (time.monotonic); a ChildFailed otherwise."""
-        fd = self.proc.stdout.fileno()
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while True:
-                while b"\n" in self._buf:
-                    line, self._buf = self._buf.split(b"\n", 1)
-                    try:
-                        reply = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(reply, dict) and reply.get("nonce") == self.nonce:
-                        return self._checked(reply, what)
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise ChildFailed(self.role, "timeout", f"{self.role} did not finish {what} in time")
-                if not sel.select(timeout=min(left, 1.0)):
-                    continue
-                data = os.read(fd, 65536)
-                if not data:
-                    code = self.proc.wait(timeout=5)
-                    raise self._gone("error", f"{self.role} process exited (code {code}) during {what}")
-                self._buf += data
-
-    def _checked(self, reply: dict, what: str) -> dict:
+        try:
+            reply = self.server.receive(
+                timeout=max(0.0, deadline - time.monotonic()), accept=lambda r: r.get("nonce") == self.nonce
+            )
+        except TimeoutError as exc:
+            raise ChildFailed(self.role, "timeout", f"{self.role} did not finish {what} in time") from exc
+        except RuntimeError as exc:  # the process exited: its stderr says why
+            error = self.server.stderr_tail(lines=STDERR_LINES) or None
+            raise ChildFailed(self.role, "error", f"{self.role} failed during {what}: {exc}", error=error) from exc
         status = reply.get("status")
         if status in (None, "ready"):
             return reply
@@ -160,18 +119,11 @@ class _Child:
         raise ChildFailed(self.role, status, message, hint=reply.get("hint"), error=reply.get("traceback"))
 
     def ask(self, request: dict, deadline: float) -> dict:
-        self._send_line(json.dumps(request))
+        self.server.send(json.dumps(request))
         return self.receive(deadline, request["op"])
 
     def stop(self) -> None:
-        for stream in (self.proc.stdin,):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        kill_process_tree(self.proc)
-        self.proc.stdout.close()
-        self._stderr.close()
+        self.server.close()
 
 
 def run_pair(
