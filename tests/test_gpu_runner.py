@@ -137,3 +137,18 @@ def test_children_die_when_the_parent_is_killed(tmp_path):
         if parent.poll() is None:
             parent.kill()
             parent.wait()
+
+
+def test_outputs_are_compared_in_float64_with_the_largest_difference_stated():
+    import torch
+
+    from tools.profilers.gpu_child import compare_outputs
+
+    before = torch.tensor([1.0, 2.0, 4.0])
+    # 4.004 vs 4: |diff| 0.004 <= atol 1e-5 + rtol 1e-3 * 4 = 0.00401, so allclose holds
+    ok, detail = compare_outputs(torch.tensor([1.0, 2.0, 4.004], dtype=torch.float64), before, 1e-3, 1e-5)
+    assert ok and detail == "max |AFTER - BEFORE| = 0.004 over 3 values (rtol 0.001, atol 1e-05)"
+    ok, detail = compare_outputs(torch.tensor([1.0, 2.0, 4.1], dtype=torch.float64), before, 1e-3, 1e-5)
+    assert not ok and detail.startswith("max |AFTER - BEFORE| = 0.1 over 3 values")
+    ok, detail = compare_outputs(torch.zeros(2, 2), before, 1e-3, 1e-5)
+    assert not ok and detail == "output shapes differ: BEFORE (3,), AFTER (2, 2)"

@@ -119,7 +119,9 @@ def _start(spec: dict, out: _Replies):
     return run, timer
 
 
-def _compare(mine, theirs, rtol: float, atol: float) -> tuple[bool, str]:
+def compare_outputs(mine, theirs, rtol: float, atol: float) -> tuple[bool, str]:
+    """(ok, detail): AFTER's output ``mine`` against BEFORE's ``theirs`` (tensors), compared in float64 with
+    ``torch.allclose`` (NaN equal to NaN), the largest absolute difference stated."""
     import torch
 
     if tuple(mine.shape) != tuple(theirs.shape):
@@ -144,7 +146,7 @@ def _serve(req: dict, run: dict, timer) -> dict:
         if op == "save_output":
             torch.save(out, req["path"])
             return {"saved": req["path"]}
-        ok, detail = _compare(out, torch.load(req["path"]), req["rtol"], req["atol"])
+        ok, detail = compare_outputs(out, torch.load(req["path"]), req["rtol"], req["atol"])
         return {"ok": ok, "detail": detail}
     if op == "warm":
         timer.warm(run["launch"], int(req["calls"]))
