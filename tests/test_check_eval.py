@@ -51,6 +51,8 @@ def _oracle_on_trap(task_id: str, trap: str, tmp_path):
         ("flydsl-lds-staged-gemm-prefetch", "stale_k_tile.py", "C"),
         # every wave passes the stage's base to the DMA: the four waves write the same first KiB of each tile
         ("flydsl-lds-dma-double-buffer", "dma_without_wave_base.py", "C"),
+        # each iteration computes on the stage the next block's DMA is filling: block 0 never, the last one twice
+        ("flydsl-flash-prefill-lds-dma", "wrong_stage.py", "Out"),
     ],
 )
 def test_wrong_tile_traps_pass_the_isa_but_fail_the_output_oracle(task_id, trap, wrong, tmp_path):
@@ -67,6 +69,7 @@ def test_wrong_tile_traps_pass_the_isa_but_fail_the_output_oracle(task_id, trap,
     [
         ("flydsl-lds-staged-gemm-prefetch", "loads_after_first_barrier.py"),  # right values, a barrier uncovered
         ("flydsl-lds-dma-double-buffer", "synchronous_single_buffer.py"),  # right values, every DMA drained
+        ("flydsl-flash-prefill-lds-dma", "two_stage_pairs.py"),  # right values, 5 waves
     ],
 )
 def test_coupled_traps_compute_the_right_values_and_fail_only_on_the_isa(task_id, trap, tmp_path):

@@ -127,6 +127,16 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
             [r"isa_contains/s_waitcnt\s+vmcnt\([1-9]", r"isa_absent/s_waitcnt\s+vmcnt\(0\)"],
             1,
         ),
+        # flash prefill: double-buffered DMA written as two blocks per iteration: 96 VGPRs, 5 waves, not 8
+        ("flydsl-flash-prefill-lds-dma", "two_stage_pairs.py", "gfx950", ["waves_per_simd"], 5),
+        # flash prefill: LDS DMA, but synchronous into one stage: a vmcnt(0) drains it every block
+        (
+            "flydsl-flash-prefill-lds-dma",
+            "synchronous_single_buffer.py",
+            "gfx950",
+            [r"isa_contains/s_waitcnt\s+vmcnt\([1-9]", r"isa_absent/s_waitcnt\s+vmcnt\(0\)"],
+            1,
+        ),
     ],
 )
 def test_hard_tasks_are_coupled_one_transformation_alone_fails_them(task_id, trap, arch, failing, observed):

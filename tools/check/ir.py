@@ -436,10 +436,26 @@ def _hex_float_literals(text: str) -> str:
         return f"{m.group(1)} {_SPECIAL_BITS[(m.group(1), kind)]}"
 
     text = _SPECIAL.sub(repl, text)
+    if "phi " in text:  # a phi names its type once: `phi float [ %a, %b ], [ -inf, %c ]`
+        text = _PHI_SPECIAL.sub(_phi_special, text)
     if "f0x" in text:
         text = "\n".join(_F0X.sub(lambda m, line=line: _f0x(m, line), line) if "f0x" in line else line
                          for line in text.split("\n"))  # fmt: skip
     return text
+
+
+_PHI_SPECIAL = re.compile(r"(= phi (?:[a-z]+ )*?(half|bfloat|float|double) )(.*)")
+
+
+def _phi_special(m) -> str:
+    """``[ -inf, %bb ]`` incoming values of a float phi → the hex spelling of its type."""
+    ty = m.group(2)
+
+    def repl(v):
+        kind = "nan" if v.group(3) != "inf" else ("-inf" if v.group(2) == "-" else "inf")
+        return f"[ {_SPECIAL_BITS[(ty, kind)]},"
+
+    return m.group(1) + re.sub(r"\[ (([-+]?)(inf|nan|qnan)),", repl, m.group(3))
 
 
 _F0X = re.compile(r"\bf0x([0-9A-Fa-f]+)\b")
