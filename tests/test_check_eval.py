@@ -53,6 +53,8 @@ def _oracle_on_trap(task_id: str, trap: str, tmp_path):
         ("flydsl-lds-dma-double-buffer", "dma_without_wave_base.py", "C"),
         # each iteration computes on the stage the next block's DMA is filling: block 0 never, the last one twice
         ("flydsl-flash-prefill-lds-dma", "wrong_stage.py", "Out"),
+        # B's DMA indexed by the tile's row instead of its column: only the diagonal tiles are right
+        ("flydsl-fp8-blockscale-gemm-lds-dma", "b_dma_wrong_tile.py", "C"),
     ],
 )
 def test_wrong_tile_traps_pass_the_isa_but_fail_the_output_oracle(task_id, trap, wrong, tmp_path):
@@ -70,6 +72,8 @@ def test_wrong_tile_traps_pass_the_isa_but_fail_the_output_oracle(task_id, trap,
         ("flydsl-lds-staged-gemm-prefetch", "loads_after_first_barrier.py"),  # right values, a barrier uncovered
         ("flydsl-lds-dma-double-buffer", "synchronous_single_buffer.py"),  # right values, every DMA drained
         ("flydsl-flash-prefill-lds-dma", "two_stage_pairs.py"),  # right values, 5 waves
+        ("flydsl-fp8-blockscale-gemm-lds-dma", "dma_scales_in_iteration.py"),  # right values, DMA drained
+        ("flydsl-fp8-blockscale-gemm-lds-dma", "scale_prefetch_register_staging.py"),  # right values, ds_write
     ],
 )
 def test_coupled_traps_compute_the_right_values_and_fail_only_on_the_isa(task_id, trap, tmp_path):

@@ -137,6 +137,27 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
             [r"isa_contains/s_waitcnt\s+vmcnt\([1-9]", r"isa_absent/s_waitcnt\s+vmcnt\(0\)"],
             1,
         ),
+        # fp8 GEMM: tiles by double-buffered DMA, but the scales loaded in the k-block that uses them, after the
+        # next k-block's DMA: waiting for them drains the DMA (vmcnt(0)) and nothing is carried ahead
+        (
+            "flydsl-fp8-blockscale-gemm-lds-dma",
+            "dma_scales_in_iteration.py",
+            "gfx950",
+            [r"isa_absent/s_waitcnt\s+vmcnt\(0\)", "loads_carried_ahead"],
+            0,
+        ),
+        # fp8 GEMM: scales carried ahead, but the tiles still staged through VGPRs and ds_write
+        (
+            "flydsl-fp8-blockscale-gemm-lds-dma",
+            "scale_prefetch_register_staging.py",
+            "gfx950",
+            [
+                r"isa_contains/buffer_load_dword\S*\s.*\blds\b",
+                "isa_absent/ds_write|ds_store",
+                r"isa_absent/s_waitcnt\s+vmcnt\(0\)",
+            ],
+            1,
+        ),
     ],
 )
 def test_hard_tasks_are_coupled_one_transformation_alone_fails_them(task_id, trap, arch, failing, observed):
