@@ -46,9 +46,11 @@ declare void @llvm.amdgcn.s.barrier()
 """
 
 
-def _dma_exchange(barrier: bool, records: int = 512):
+def _dma_exchange(barrier: bool, records: int = 512, wait: int | None = 0):
     """Two waves: lane t DMAs in[t] into LDS slot t, then reads slot (t + 64) % 128 (the other wave's)."""
     ir = DMA_EXCHANGE.replace("BARRIER", "call void @llvm.amdgcn.s.barrier()" if barrier else "")
+    waited = "" if wait is None else f"call void @llvm.amdgcn.wait.asyncmark(i16 {wait})"
+    ir = ir.replace("call void @llvm.amdgcn.wait.asyncmark(i16 0)", waited)
     inp = (np.arange(128, dtype=np.int32) * 7 + 3).tobytes()
     mem = lay_out([("in", inp), ("out", bytes(4 * 128))])
     m = Machine(load_kernel(ir), Launch((1, 1, 1), (128, 1, 1)), mem.memory, mem.allocations,
@@ -78,6 +80,16 @@ def test_lds_dma_past_num_records_writes_zeros_into_lds():
     assert np.array_equal(out, np.where(src < 64, src * 7 + 3, 0))
     assert {e.kind for e in run.events} == {"past-num-records"}
     assert run.event_counts[("past-num-records", run.events[0].instruction)] == 64
+
+
+@pytest.mark.parametrize("wait", [None, 1])
+def test_async_lds_dma_lands_only_at_the_wait_that_retires_its_group(wait):
+    # no wait, or wait.asyncmark(1) with one group outstanding: the barrier alone does not make the DMA land, so every
+    # lane reads LDS bytes nothing has written yet (0 here; on a GPU, whatever the DMA got to)
+    out, run = _dma_exchange(barrier=True, wait=wait)
+    assert np.array_equal(out, np.zeros(128, dtype=np.int32))
+    assert {e.kind for e in run.events} == {"lds-uninitialised"}
+    assert run.event_counts[("lds-uninitialised", run.events[0].instruction)] == 128
 
 
 # ------------------------------------------------------------------------------------------- compiled FlyDSL

@@ -16,10 +16,6 @@ from tools.check.engine import WAVE, _mask_bits, _signed, to_bytes
 from tools.check.ir import Ty, unsupported
 
 
-def _noop(m, ins):
-    return None
-
-
 def _args(m, ins):
     return [m.get(o) for o in ins.ops]
 
@@ -228,9 +224,10 @@ def _buffer_load_lds(m, ins):
     soffset, offset, aux)``. Each active lane reads ``size`` bytes of the buffer at voffset + soffset + offset
     (bounds-checked against num_records like any buffer load) and the wave writes them to LDS at
     M0 + offset + lane * size, where M0 is the ``lds`` pointer of the wave's first active lane (the backend's
-    readfirstlane into M0) and lane the lane's index in its wave: no VGPR receives the data. The bytes are in LDS
-    when the next instruction runs (a sequential machine: the vmcnt / asyncmark waits that order them on the GPU
-    hold trivially); the writes count as the issuing wave's for the barrier (lds-race) rules, as a ds_write would.
+    readfirstlane into M0) and lane the lane's index in its wave: no VGPR receives the data. The synchronous form's
+    bytes are in LDS for the next instruction (the compiler waits vmcnt(0) before LDS is read); the async form's land
+    at the ``wait.asyncmark`` that retires their group (:func:`_wait_asyncmark`), so a read before that wait sees the
+    old bytes, as it may on the GPU. The writes count as the issuing wave's for the barrier (lds-race) rules.
     """
     r = _rsrc(m, ins.ops[0])
     if np.any(r[:, 1] != 0):
@@ -246,7 +243,33 @@ def _buffer_load_lds(m, ins):
     first = np.argmax(m.mask.reshape(-1, WAVE), axis=1)
     m0 = np.repeat(lds_ptr.reshape(-1, WAVE)[np.arange(first.shape[0]), first], WAVE)
     lane = (np.arange(m.n) % WAVE).astype(np.uint64)
-    m.store_lds(ins, (m0 + imm + lane * np.uint64(size)) & np.uint64(0xFFFFFFFF), data, ty)
+    addr = (m0 + imm + lane * np.uint64(size)) & np.uint64(0xFFFFFFFF)
+    if ".async." in ins.callee:
+        m.async_lds[-1].append((ins, addr, data, ty, m.mask.copy()))
+    else:
+        m.store_lds(ins, addr, data, ty)
+
+
+def _asyncmark(m, ins):
+    """Closes the open group of async LDS DMAs (``asyncmark``): ``wait.asyncmark(n)`` counts groups."""
+    m.async_lds.append([])
+
+
+def _wait_asyncmark(m, ins):
+    """``wait.asyncmark(n)``: every closed group but the newest n has landed; their LDS writes happen here, under
+    the exec mask each DMA was issued with (the DMAs after the last asyncmark stay outstanding)."""
+    keep = _const_int(m, ins, 0)
+    closed = len(m.async_lds) - 1
+    done = max(closed - keep, 0)
+    mask = m.mask
+    try:
+        for group in m.async_lds[:done]:
+            for dma_ins, addr, data, ty, issued in group:
+                m.mask = issued
+                m.store_lds(dma_ins, addr, data, ty)
+    finally:
+        m.mask = mask
+    del m.async_lds[:done]
 
 
 AMDGCN_INTRINSICS: list[tuple[str, object]] = [
@@ -271,7 +294,7 @@ AMDGCN_INTRINSICS: list[tuple[str, object]] = [
     ("llvm.amdgcn.mbcnt.", _mbcnt),
     ("llvm.amdgcn.ballot", _ballot),
     ("llvm.amdgcn.cvt.pkrtz", _cvt_pkrtz),
-    # async LDS DMA groups: each DMA has landed when the next instruction runs, so the waits have nothing to do
-    ("llvm.amdgcn.asyncmark", _noop),
-    ("llvm.amdgcn.wait.asyncmark", _noop),
+    # async LDS DMA groups: a group's LDS writes land at the wait that retires it
+    ("llvm.amdgcn.asyncmark", _asyncmark),
+    ("llvm.amdgcn.wait.asyncmark", _wait_asyncmark),
 ]
