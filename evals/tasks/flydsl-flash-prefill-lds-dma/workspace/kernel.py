@@ -126,9 +126,9 @@ def launch(*args):
         return attn(*args)
 
 
-def kernelpilot_entry():
-    """kernelpilot file mode: 4 query tiles of 64 over 16 key blocks of 32 (512 keys), scale 1 / sqrt(64)."""
-    qtiles, kv_blocks = 4, 16
+def kernelpilot_entry(kv_blocks=16):
+    """kernelpilot file mode: 4 query tiles of 64 over kv_blocks key blocks of 32 (512 keys), scale 1 / sqrt(64)."""
+    qtiles = 4
     q = torch.empty(qtiles * 64 * D, dtype=torch.float16)
     k = torch.empty(kv_blocks * TILE_HALVES, dtype=torch.float16)
     vt = torch.empty(kv_blocks * TILE_HALVES, dtype=torch.float16)

@@ -104,9 +104,9 @@ def launch(*args):
         return gemm(*args)
 
 
-def kernelpilot_entry():
-    """kernelpilot file mode: a 128 x 128 C (2 x 2 tiles) over K = 1024 (16 k-blocks of 64)."""
-    m_tiles, n_tiles, k_blocks = 2, 2, 16
+def kernelpilot_entry(k_blocks=16):
+    """kernelpilot file mode: a 128 x 128 C (2 x 2 tiles of 64 x 64) over K = 64 k_blocks (1024 by default)."""
+    m_tiles, n_tiles = 2, 2
     a = torch.empty(m_tiles * k_blocks * TILE_BYTES, dtype=torch.float8_e4m3fn)
     b = torch.empty(n_tiles * k_blocks * TILE_BYTES, dtype=torch.float8_e4m3fn)
     sa = torch.empty(m_tiles * k_blocks * 64, dtype=torch.float32)
