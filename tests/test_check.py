@@ -302,3 +302,39 @@ def test_int8_mfma_reference_is_exact_integer_matmul():
     for i in range(16):
         for j in range(16):
             assert d[j + 16 * ((i // 4) % groups), i % 4] == want[i, j]
+
+
+RUNNING_MAX = """
+define amdgpu_kernel void @k(ptr addrspace(1) %x, ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %m = phi float [ -inf, %entry ], [ %m1, %loop ]
+  %idx = add i32 %i, %tid
+  %p = getelementptr float, ptr addrspace(1) %x, i32 %idx
+  %v = load float, ptr addrspace(1) %p
+  %m1 = call float @llvm.maximum.f32(float %m, float %v)
+  %i1 = add i32 %i, 1
+  %done = icmp eq i32 %i1, 4
+  br i1 %done, label %exit, label %loop
+exit:
+  %o = getelementptr float, ptr addrspace(1) %out, i32 %tid
+  store float %m1, ptr addrspace(1) %o
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare float @llvm.maximum.f32(float, float)
+"""
+
+
+def test_a_float_phi_starting_at_minus_infinity_parses_and_runs():
+    # newer LLVM prints `phi float [ -inf, %entry ]` (an online-softmax running max); llvmlite reads only hex there
+    x = np.array([3.0, -1.0, 7.5, 2.0, -4.0, 0.5, 1.0, 6.0, 9.0], dtype=np.float32)
+    mem = lay_out([("x", x.tobytes()), ("out", bytes(4 * 64))])
+    m = Machine(load_kernel(RUNNING_MAX), Launch((1, 1, 1), (64, 1, 1)), mem.memory, mem.allocations,
+                [mem.address(0), mem.address(1)], "gfx942")  # fmt: skip
+    m.run()
+    out = mem.memory[mem.allocations[1].start :][:16].view(np.float32)
+    assert out.tolist() == [7.5, 7.5, 7.5, 2.0]  # lane t: max of x[t .. t+3]; lane 3: max(2, -4, 0.5, 1)

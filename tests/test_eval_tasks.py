@@ -127,6 +127,37 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
             [r"isa_contains/s_waitcnt\s+vmcnt\([1-9]", r"isa_absent/s_waitcnt\s+vmcnt\(0\)"],
             1,
         ),
+        # flash prefill: double-buffered DMA written as two blocks per iteration: 96 VGPRs, 5 waves, not 8
+        ("flydsl-flash-prefill-lds-dma", "two_stage_pairs.py", "gfx950", ["waves_per_simd"], 5),
+        # flash prefill: LDS DMA, but synchronous into one stage: a vmcnt(0) drains it every block
+        (
+            "flydsl-flash-prefill-lds-dma",
+            "synchronous_single_buffer.py",
+            "gfx950",
+            [r"isa_contains/s_waitcnt\s+vmcnt\([1-9]", r"isa_absent/s_waitcnt\s+vmcnt\(0\)"],
+            1,
+        ),
+        # fp8 GEMM: tiles by double-buffered DMA, but the scales loaded in the k-block that uses them, after the
+        # next k-block's DMA: waiting for them drains the DMA (vmcnt(0)) and nothing is carried ahead
+        (
+            "flydsl-fp8-blockscale-gemm-lds-dma",
+            "dma_scales_in_iteration.py",
+            "gfx950",
+            [r"isa_absent/s_waitcnt\s+vmcnt\(0\)", "loads_carried_ahead"],
+            0,
+        ),
+        # fp8 GEMM: scales carried ahead, but the tiles still staged through VGPRs and ds_write
+        (
+            "flydsl-fp8-blockscale-gemm-lds-dma",
+            "scale_prefetch_register_staging.py",
+            "gfx950",
+            [
+                r"isa_contains/buffer_load_dword\S*\s.*\blds\b",
+                "isa_absent/ds_write|ds_store",
+                r"isa_absent/s_waitcnt\s+vmcnt\(0\)",
+            ],
+            1,
+        ),
         # prefetched, but the per-block MFMA partials stay: 56 + 20 -> 76 VGPRs, 6 waves, the task asks for 8
         ("flydsl-gemm-partials-prefetch", "prefetch_keeps_partials.py", "gfx942", ["waves_per_simd"], 6),
         # partials folded into srcC (42 VGPRs), but nothing carried: 0 of 5 loads feed the next iteration

@@ -28,6 +28,8 @@ ERROR_KINDS = ("past-allocation", "lds-out-of-range", "private-out-of-range", "l
 LLVM_LIMITS = [
     "all waves of a launch run in lock step: a missing barrier shows as an lds-race when one wave reads or overwrites "
     "LDS another wave wrote since the last barrier; a write after another wave's read (WAR) is not seen",
+    "an async LDS DMA's bytes land at the wait.asyncmark that retires its group, a synchronous one's at once; a "
+    "read between issue and that wait sees the old bytes (on a GPU: either)",
     "loads past a tensor return 0 here; on a GPU they return whatever memory holds there",
     "floating-point math is numpy's (IEEE, round to nearest); MFMA accumulates in float64 then rounds to f32",
 ]

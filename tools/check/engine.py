@@ -192,6 +192,7 @@ class Machine:
         self.wg_epoch = np.zeros(self.n_wg, dtype=np.int64)
         self.wave_in_wg = (self.tid // WAVE).astype(np.int32)
         self.in_atomic = False
+        self.async_lds: list[list] = [[]]  # async LDS DMAs not yet landed, by asyncmark group (the last open)
         self.private = None
         self.private_size = 0
         self.values: dict[int, object] = {}

@@ -74,5 +74,6 @@ def kernelpilot_entry():
     """kernelpilot file mode: 4 output tiles, 32 k-tiles each (k_tiles is even)."""
     tiles, k_tiles = 4, 32
     a = torch.empty(tiles * k_tiles * TILE_BYTES // 2, dtype=torch.bfloat16)
+    b = torch.empty(tiles * k_tiles * TILE_BYTES // 2, dtype=torch.bfloat16)
     c = torch.empty(tiles * 4 * 256 * 4, dtype=torch.float32)
-    return launch, (a, a, c, tiles, k_tiles)
+    return launch, (a, b, c, tiles, k_tiles)

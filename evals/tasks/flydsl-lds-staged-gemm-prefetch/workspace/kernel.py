@@ -1,8 +1,9 @@
 """An f16 GEMM k-loop that stages its tiles through LDS, in FlyDSL (one workgroup of 4 waves per 32 x 32 tile).
 
-Per 32-wide k-tile the 256 lanes each load one dwordx4 of A and one of B (the 32 x 32 tiles of both operands), write
-them to LDS, and after a barrier every wave reads the f16x4 fragments its v_mfma_f32_16x16x16_f16 need, which other
-lanes loaded (wave w computes the 16 x 16 quadrant w of the output tile over both 16-wide halves of the k-tile).
+Per 64-wide k-tile the 256 lanes each load one dwordx4 of A and one of B (the 32 x 64 tiles of both operands,
+4 KB each), write them to LDS, and after a barrier every wave reads the f16x4 fragments its
+v_mfma_f32_16x16x16_f16 need, which other lanes loaded (wave w computes the 16 x 16 quadrant w of the output
+tile over the four 16-wide quarters of the k-tile).
 A second barrier keeps the next iteration's LDS writes from overwriting fragments still being read.
 """
 
@@ -11,7 +12,7 @@ import flydsl.expr as fx
 import torch
 from flydsl._mlir import ir
 
-TILE_BYTES = 2048  # one 32 x 32 f16 tile
+TILE_BYTES = 4096  # one 32 x 64 f16 tile: 256 lanes x 16 B, all of it staged in LDS
 
 
 def _raw(v):
@@ -31,8 +32,8 @@ def lds_gemm(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32):
     rsrc_b = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(B)))
     rsrc_c = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(C)))
     smem = fx.SharedAllocator()
-    lds_a = smem.allocate(fx.Array[fx.Float16, 1024, 16]).peek().ptr
-    lds_b = smem.allocate(fx.Array[fx.Float16, 1024, 16]).peek().ptr
+    lds_a = smem.allocate(fx.Array[fx.Float16, TILE_BYTES // 2, 16]).peek().ptr
+    lds_b = smem.allocate(fx.Array[fx.Float16, TILE_BYTES // 2, 16]).peek().ptr
     # fragment addresses (in halves): row (lane % 16) of the wave's quadrant, k-quarter (lane // 16)
     row_a = (wave // 2) * 16 + lane % 16
     col_b = (wave % 2) * 16 + lane % 16
@@ -46,9 +47,9 @@ def lds_gemm(A: fx.Tensor, B: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32):
         (lds_b + tid * 8).store(b)
         fx.gpu.barrier()
         acc = state[0]
-        for h in fx.range_constexpr(2):  # the two 16-wide halves of the k-tile
-            a_frag = (lds_a + row_a * 32 + h * 16 + kq).load(f16x4)
-            b_frag = (lds_b + col_b * 32 + h * 16 + kq).load(f16x4)
+        for h in fx.range_constexpr(4):  # the four 16-wide quarters of the k-tile
+            a_frag = (lds_a + row_a * 64 + h * 16 + kq).load(f16x4)
+            b_frag = (lds_b + col_b * 64 + h * 16 + kq).load(f16x4)
             acc = fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a_frag, b_frag, acc])
         fx.gpu.barrier()
         results = yield [acc]
@@ -71,8 +72,9 @@ def launch(*args):
 
 
 def kernelpilot_entry():
-    """kernelpilot file mode: 4 output tiles, 32 k-tiles each."""
-    tiles, k_tiles = 4, 32
+    """kernelpilot file mode: 4 output tiles, 16 k-tiles (K = 1024) each."""
+    tiles, k_tiles = 4, 16
     a = torch.empty(tiles * k_tiles * TILE_BYTES // 2, dtype=torch.float16)
+    b = torch.empty(tiles * k_tiles * TILE_BYTES // 2, dtype=torch.float16)
     c = torch.empty(tiles * 256 * 4, dtype=torch.float32)
-    return launch, (a, a, c, tiles, k_tiles)
+    return launch, (a, b, c, tiles, k_tiles)
