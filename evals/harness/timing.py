@@ -132,7 +132,8 @@ def _timed_rounds(task: Task, servers: dict, runtime: Runtime, rng: random.Rando
     for shape in perf.shapes:
         per = {"baseline": [], "candidate": []}
         host = {"baseline": [], "candidate": []}
-        for r in range(perf.rounds + 1):
+        rounds = perf.rounds + perf.rounds % 2  # even: each side goes first in as many timed rounds as second
+        for r in range(rounds + 1):
             order = ["baseline", "candidate"] if r % 2 == 0 else ["candidate", "baseline"]
             for role in order:
                 check = []
@@ -162,7 +163,7 @@ def _timed_rounds(task: Task, servers: dict, runtime: Runtime, rng: random.Rando
                 if reply["saved"]:
                     sampled.append(reply["saved"])
         t, slow_host = summarize_rounds(
-            shape, per, host, rounds=perf.rounds, required_speedup=perf.required_speedup, seed=rng.randrange(2**32)
+            shape, per, host, rounds=rounds, required_speedup=perf.required_speedup, seed=rng.randrange(2**32)
         )
         failures += [("side_stream", r) for r in slow_host]
         c = t.candidate_ms
