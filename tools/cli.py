@@ -23,7 +23,7 @@ from tools.errors import Interrupted, KernelpilotError, bounded, from_os_error
 COMMANDS: dict[str, tuple[str, str]] = {
     "quickstart": ("tools.quickstart", "compile the bundled example for gfx942 and gfx950 and print its resources"),
     "dump-ir": ("tools.dump_ir", "compile a kernel and keep every IR stage, the final ISA and the binary"),
-    "vgpr-pressure": ("tools.vgpr_pressure", "register use, exact liveness, peak points and what to cut"),
+    "vgpr-pressure": ("tools.vgpr_pressure.cli", "register use, exact liveness, peak points and what to cut"),
     "prefetch-data-load": ("tools.prefetch", "find exposed load latency in hot loops; verify a prefetch rewrite"),
     "check": ("tools.check.cli", "run BEFORE and AFTER on the same inputs on the CPU and compare what they write"),
     "kernel-trace": ("tools.kernel_trace", "read or run profilers (rocprofv3, ATT, Nsight Compute) into one model"),

@@ -1,0 +1,110 @@
+"""vgpr-pressure for any input: a kernel source (compiled with dump-ir), an ISA file, a cubin, a dump directory or a
+git reference; each file goes to the AMD or the NVIDIA analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools import inputs
+from tools.errors import InputError
+from tools.gitref import resolve_file
+from tools.isa import arch as archmod
+from tools.models.vgpr import KernelError, VgprReports
+from tools.vgpr_pressure.amd import analyze_isa, analyze_isa_all
+from tools.vgpr_pressure.nvidia import analyze_cubin
+
+
+def analyze_path(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
+    """Any input the CLI accepts: a kernel source file (compiled with dump-ir, like prefetch-data-load), an ISA
+    file, a cubin, or a dump directory (every ISA file in it)."""
+    from tools.isa import sass
+
+    if Path(path).is_file() and Path(path).suffix in inputs.SOURCE_SUFFIXES:
+        return analyze_source(path, kernel, arch, per_instruction=per_instruction, top_k=top_k)
+
+    files = inputs.find_isa_files(path)
+    out = VgprReports(summary="", file=str(path), reports=[])
+    for f in files:
+        head = f.read_bytes()[:64]
+        if sass.is_cubin(head + b"\0" * 20):
+            part = analyze_cubin(f, kernel, arch, per_instruction=per_instruction, top_k=top_k)
+        elif kernel:
+            try:
+                rep = analyze_isa(f, kernel, arch, per_instruction=per_instruction, top_k=top_k)
+            except InputError:
+                if len(files) > 1:
+                    continue
+                raise
+            part = VgprReports(summary="", file=str(f), reports=[rep])
+        else:
+            part = analyze_isa_all(f, arch, per_instruction=per_instruction, top_k=top_k)
+        out.reports.extend(part.reports)
+        out.errors.extend(part.errors)
+    if kernel and not out.reports:
+        raise InputError(f"no kernel named '{kernel}' in {path}", hint="run without --kernel to list the kernels")
+    out.summary = (
+        " | ".join(r.summary for r in out.reports)
+        if len(out.reports) <= 3
+        else (f"{len(out.reports)} kernels in {path}")
+    )
+    return out
+
+
+def analyze_source(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
+    """Compile a kernel file with dump-ir (cached by content; default gfx942, sm_90 for .cu) and analyse every
+    kernel it produced; the TTGIR/LLVM IR stages of the dump feed the Triton findings."""
+    from tools.dump_ir import dump_ir
+
+    p = Path(path)
+    arch = archmod.normalize_arch(arch) if arch else ("sm_90" if p.suffix == ".cu" else "gfx942")
+    result = dump_ir(p, arch)
+    out = VgprReports(summary="", file=str(p), reports=[])
+    for k in result.kernels:
+        if kernel and kernel != k.name and kernel not in k.name:
+            continue
+        if not archmod.is_amd(arch):
+            if k.binary:
+                part = analyze_cubin(k.binary, None, arch, per_instruction=per_instruction, top_k=top_k)
+                out.reports.extend(part.reports)
+            continue
+        if not k.final_isa:
+            out.errors.append(KernelError(kernel=k.name, error="dump-ir kept no final ISA", hint="run dump-ir"))
+            continue
+        part = analyze_isa_all(k.final_isa, arch, per_instruction=per_instruction, top_k=top_k)
+        out.reports.extend(r for r in part.reports if r.kernel == k.name or len(part.reports) == 1)
+        out.errors.extend(part.errors)
+    if kernel and not out.reports:
+        names = ", ".join(k.name for k in result.kernels)
+        raise InputError(f"no kernel named '{kernel}' in {p}", hint=f"kernels compiled from it: {names}")
+    out.summary = " | ".join(r.summary for r in out.reports) or f"no kernel compiled from {p}"
+    return out
+
+
+def analyze_spec(
+    spec: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+) -> VgprReports:
+    """:func:`analyze_path` for a path or a git reference (``HEAD:kernel.py``, read with ``git show``)."""
+    with resolve_file(spec) as (path, git_file):
+        reports = analyze_path(path, kernel, arch, per_instruction=per_instruction, top_k=top_k)
+    if git_file is not None:
+        reports.file = git_file.label
+    return reports

@@ -1,0 +1,310 @@
+"""vgpr-pressure on NVIDIA SASS: resources, exact live GPRs per instruction (nvdisasm life ranges), the hot loop,
+the peak points grouped by defining kind and source line, local-memory spills and suggestions."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from tools.errors import InputError
+from tools.isa import arch as archmod
+from tools.isa import pressure
+from tools.models.vgpr import (
+    CriticalPoint,
+    HotLoop,
+    InstructionPressure,
+    InstructionRef,
+    Metric,
+    RegisterGroup,
+    SourceGroup,
+    SpillAnalysis,
+    SpilledValue,
+    VgprReport,
+    VgprReports,
+)
+from tools.vgpr_pressure import suggestions as suggest
+
+SASS_DISTRIBUTION = {  # report key -> SASS opcode roots
+    "local_load": ("LDL",),
+    "local_store": ("STL",),
+    "global_load": ("LDG",),
+    "global_store": ("STG",),
+    "async_copy": ("LDGSTS",),
+    "shared_load": ("LDS", "LDSM"),
+    "shared_store": ("STS",),
+    "mma": (),
+    "barrier": ("BAR",),
+}
+_SASS_MEMORY = ("LDL", "STL", "LDG", "STG", "LDGSTS", "LDS", "LDSM", "STS", "LD", "ST", "ATOM", "ATOMS", "RED")
+
+
+def _sass_ref(f, j: int) -> InstructionRef:
+    i = f.insts[j]
+    return InstructionRef(
+        index=j, line=i.addr, text=i.text.split("*/", 1)[-1].strip(), source=i.source, live_vgprs=len(i.live)
+    )
+
+
+def _sass_groups(f, att, live, at) -> list[RegisterGroup]:
+    groups, _ = pressure.group_sass_live(att, live, at)
+    return [
+        RegisterGroup(
+            kind=g["kind"],
+            count=len(g["regs"]),
+            registers=pressure.fmt_regs("R", g["regs"]),
+            example=_sass_ref(f, g["example"]) if g["example"] is not None else None,
+        )
+        for g in groups
+    ]
+
+
+def _sass_hot_loop(f):
+    """(loop, reason) for the innermost loop with the most MMA + global/shared memory instructions, or None."""
+    from tools.isa import sass
+
+    inner = [lp for lp in sass.find_loops(f) if lp.innermost]
+    if not inner:
+        return None
+
+    def weight(lp):
+        body = f.insts[lp.first : lp.last + 1]
+        mma = sum(1 for i in body if i.is_mma)
+        mem = sum(1 for i in body if i.root in ("LDG", "LDGSTS", "LDS", "LDSM", "STS", "LDL", "STL"))
+        return mma + mem, mma, lp.last - lp.first + 1
+
+    ranked = sorted(inner, key=weight, reverse=True)
+    best = ranked[0]
+    score, mma, size = weight(best)
+    label = f.insts[best.first].labels[0] if f.insts[best.first].labels else f"/*{f.insts[best.first].addr:04x}*/"
+    reason = (
+        f"innermost loop headed by {label} (backward branch at #{best.last}, depth {best.depth}, {size} instructions) "
+        f"has the most MMA + memory instructions: {mma} MMA, {score - mma} LDG/LDGSTS/LDS/STS/LDL/STL"
+    )
+    if len(ranked) > 1:
+        reason += f"; {len(ranked) - 1} other innermost loop(s) have at most {weight(ranked[1])[0]}"
+    else:
+        reason += "; it is the only innermost loop"
+    return best, label, reason
+
+
+def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> VgprReport:
+    a = arch or f.arch
+    notes = []
+    try:
+        a = archmod.normalize_arch(a) if a else None
+    except InputError:
+        notes.append(f"{a} has no occupancy table here")
+        a = None
+    regs = f.resources.get("REG")
+    local = f.resources.get("LOCAL", 0)
+    smem = f.resources.get("SHARED", 0)
+    warps = archmod.nvidia_warps_per_sm(a, regs, smem, threads_per_block) if a and regs else None
+    if warps is not None:
+        notes.append(f"occupancy assumes {threads_per_block} threads per block")
+    insts = f.insts
+    gpr = [i.counts.get("GPR", 0) for i in insts]
+    peak = max(gpr, default=0)
+    spill_ops = sum(1 for i in insts if i.root in ("STL", "LDL"))
+    metrics = [
+        Metric(
+            name="registers_per_thread",
+            value=regs,
+            status="warn" if regs and regs > 128 else "ok",
+            note=f"warn: > 128 registers per thread: at most {65536 // (regs * 32) if regs else 0} warps/SM fit "
+            "the 64K-register file"
+            if regs and regs > 128
+            else "",
+        ),
+        Metric(name="stack_frame_bytes", value=f.resources.get("STACK"), status="ok"),
+        Metric(
+            name="local_bytes",
+            value=local,
+            status="bad" if local else "ok",
+            note=f"bad: > 0: {local} B of local memory hold spilled registers"
+            if local
+            else "spills go to local memory",
+        ),
+        Metric(
+            name="spill_instructions",
+            value=spill_ops,
+            status="bad" if spill_ops else "ok",
+            note=f"bad: > 0: {spill_ops} STL/LDL in the SASS" if spill_ops else "STL/LDL in the SASS",
+        ),
+        Metric(name="shared_bytes", value=smem, status="ok"),
+        Metric(name="occupancy_warps_per_sm", value=warps, status="ok"),
+        Metric(name="max_live_gprs", value=peak, status="ok", note="nvdisasm --print-life-ranges count"),
+        Metric(name="max_live_predicates", value=max((i.counts.get("PRED", 0) for i in insts), default=0)),
+        Metric(name="max_live_ugprs", value=max((i.counts.get("UGPR", 0) for i in insts), default=0)),
+    ]
+    att = pressure.SassAttributor(insts)
+    found = _sass_hot_loop(f)
+    loop_set = set(range(found[0].first, found[0].last + 1)) if found else set()
+    hot = None
+    carried: set[int] = set()
+    if found:
+        lp, label, reason = found
+        body = insts[lp.first : lp.last + 1]
+        body_defs = set().union(*(i.gpr_defs for i in body))
+        header = insts[lp.first]
+        live_in = set(header.live) - (set(header.gpr_defs) - set(header.uses))
+        carried = live_in & body_defs
+        dist = {k: sum(1 for i in body if i.root in roots) for k, roots in SASS_DISTRIBUTION.items()}
+        dist["mma"] = sum(1 for i in body if i.is_mma)
+        mem = sum(1 for i in body if i.root in _SASS_MEMORY)
+        local_ops = dist["local_load"] + dist["local_store"]
+        hot = HotLoop(
+            header_label=label,
+            first_index=lp.first,
+            last_index=lp.last,
+            instruction_count=len(body),
+            reason=reason,
+            distribution=dist,
+            scratch_share_of_memory_ops=round(local_ops / mem, 3) if mem else 0.0,
+            max_live_vgprs=max(gpr[lp.first : lp.last + 1]),
+            header_live_vgprs=len(live_in),
+            loop_carried_vgprs=len(carried),
+            loop_carried=_sass_groups(f, att, carried, lp.first),
+        )
+    points = []
+    at_peak = [j for j, c in enumerate(gpr) if c == peak] if peak else []
+    for j in [j for n, j in enumerate(at_peak) if n == 0 or at_peak[n - 1] != j - 1][:3]:
+        _, by_src = pressure.group_sass_live(att, insts[j].live, j)
+        src_sorted = sorted(by_src.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        points.append(
+            CriticalPoint(
+                instruction=_sass_ref(f, j),
+                live_vgprs=peak,
+                live_agprs=0,
+                live_sgprs=insts[j].counts.get("UGPR", 0),
+                in_hot_loop=j in loop_set,
+                instructions_at_peak=len(at_peak),
+                by_definition=_sass_groups(f, att, insts[j].live, j),
+                by_source=[
+                    SourceGroup(source=s, count=len(r), registers=pressure.fmt_regs("R", r))
+                    for s, r in src_sorted[:top_k]
+                ],
+                by_source_total=len(src_sorted),
+                by_source_truncated=len(src_sorted) > top_k,
+            )
+        )
+    spills = _sass_spills(f, att, loop_set, hot, top_k)
+    suggestions = suggest.sass(f, att, hot, loop_set, carried, points, spills)
+    if points:
+        notes.append("live GPRs only: predicates (max_live_predicates) and uniform registers (UGPR) are counted apart")
+    per = None
+    if per_instruction:
+        per = [
+            InstructionPressure(
+                index=i.index,
+                line=i.addr,
+                text=i.text.split("*/", 1)[-1].strip(),
+                live_vgprs=i.counts.get("GPR", 0),
+                live_agprs=0,
+                live_sgprs=i.counts.get("UGPR", 0),
+                source=i.source,
+            )
+            for i in insts
+        ]
+    summary = f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {local} B local (spill) memory" + (
+        f", {warps} warps/SM." if warps is not None else "."
+    )
+    if points:
+        p = points[0]
+        where = f" in the hot loop {hot.header_label}" if p.in_hot_loop and hot else ""
+        top = ", ".join(f"{g.count} {g.kind}" for g in p.by_definition[:3])
+        summary += f" Peak {peak} live GPRs at #{p.instruction.index} `{p.instruction.text}`{where} ({top})."
+    if spills:
+        summary += f" Spills: {spills.root_cause}."
+    if suggestions:
+        summary += f" Top fix: {suggestions[0].title} (~{suggestions[0].estimated_vgpr_savings} registers)."
+    return VgprReport(
+        summary=summary,
+        kernel=f.name,
+        arch=a,
+        file=str(path),
+        vendor="nvidia",
+        instruction_count=len(insts),
+        metrics=metrics,
+        hot_loop=hot,
+        critical_points=points,
+        spills=spills,
+        suggestions=suggestions,
+        notes=notes,
+        per_instruction=per,
+    )
+
+
+def _sass_spills(f, att, loop_set, hot, top_k) -> SpillAnalysis | None:
+    stores = [i for i in f.insts if i.root == "STL"]
+    reloads = [i for i in f.insts if i.root == "LDL"]
+    if not stores and not reloads:
+        return None
+    values = []
+    by_kind: Counter[str] = Counter()
+    for s in stores:
+        data = sorted((s.gpr_uses or s.uses) - s.address_regs)
+        if not data:
+            continue
+        info = att.kind(data[0], s.index)
+        by_kind[info.kind] += 1
+        slot = _sass_slot(s)
+        values.append(
+            SpilledValue(
+                reg=f"R{data[0]}",
+                slot=slot,
+                kind=info.kind,
+                store=_sass_ref(f, s.index),
+                defined_by=_sass_ref(f, info.def_index) if info.def_index is not None else None,
+                in_hot_loop=s.index in loop_set,
+            )
+        )
+    hs = sum(1 for s in stores if s.index in loop_set)
+    hr = sum(1 for r in reloads if r.index in loop_set)
+    kinds = ", ".join(f"{n} {k}" for k, n in by_kind.most_common())
+    cause = f"{len(stores)} STL spill stores ({kinds or 'no GPR data'}), {len(reloads)} LDL reloads"
+    if hot is not None:
+        cause += f"; {hs} stores and {hr} reloads sit inside the hot loop"
+        if hr:
+            cause += " — every iteration pays local-memory latency"
+    values.sort(key=lambda v: (not v.in_hot_loop, v.store.index))
+    return SpillAnalysis(
+        spill_stores=len(stores),
+        spill_reloads=len(reloads),
+        hot_loop_spill_stores=hs,
+        hot_loop_spill_reloads=hr,
+        agpr_spill_slots=0,
+        by_kind=dict(by_kind),
+        root_cause=cause,
+        values=values[:top_k],
+        values_total=len(values),
+        values_truncated=len(values) > top_k,
+    )
+
+
+def _sass_slot(inst) -> str:
+    m = re.search(r"\[R1(?:\+(0x[0-9a-f]+|\d+))?\]", inst.operands)
+    return f"local+{int(m.group(1), 0) if m and m.group(1) else 0}" if m else "local"
+
+
+def analyze_cubin(
+    path: str | Path,
+    kernel: str | None = None,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    threads_per_block: int = 128,
+    top_k: int = 8,
+) -> VgprReports:
+    """NVIDIA: registers, spills (local memory), occupancy, exact live GPRs per instruction (nvdisasm life ranges),
+    the hot loop, the peak point(s) grouped by what defined the live registers and by source line, and suggestions."""
+    from tools.isa import sass
+
+    funcs = sass.read_cubin(path)
+    if kernel:
+        hits = [f for f in funcs if f.name == kernel] or [f for f in funcs if kernel in f.name]
+        if not hits:
+            raise InputError(f"no kernel named '{kernel}'", hint=f"kernels here: {', '.join(f.name for f in funcs)}")
+        funcs = hits[:1]
+    reports = [_sass_report(f, path, arch, threads_per_block, per_instruction, top_k) for f in funcs]
+    return VgprReports(summary=f"{len(reports)} function(s) in {path}", file=str(path), reports=reports)
