@@ -24,13 +24,12 @@ from tools.models.vgpr import (
     InstructionRef,
     KernelError,
     Metric,
-    RegisterGroup,
-    SourceGroup,
     SpillAnalysis,
     SpilledValue,
     VgprReport,
     VgprReports,
 )
+from tools.vgpr_pressure import report
 from tools.vgpr_pressure import suggestions as suggest
 from tools.vgpr_pressure import triton as vgpr_triton
 
@@ -244,42 +243,23 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=
 
 
 def _critical_points(kernel, lv, att, hot, top_k) -> list[CriticalPoint]:
-    peak = lv.max_vgpr
-    if peak == 0:
-        return []
-    at_peak = [j for j, c in enumerate(lv.vgpr) if c == peak]
-    # Distinct peak regions: the first instruction of each run of consecutive peak instructions, at most 3.
-    starts = [j for n, j in enumerate(at_peak) if n == 0 or at_peak[n - 1] != j - 1][:3]
+    at_peak, starts = report.peak_regions(lv.vgpr)
+    loop = set(hot.loop.instruction_indices(att.cfg)) if hot is not None else set()
     points = []
     for j in starts:
-        inst = kernel.instructions[j]
-        live = lv.at(j, kernel)
-        groups, by_src = pressure.group_live(att, live, j)
-        by_def = [
-            RegisterGroup(
-                kind=g["kind"],
-                count=len(g["regs"]),
-                registers=pressure.fmt_regs("v", g["regs"]),
-                example=_ref(kernel.instructions[g["example"]]) if g["example"] is not None else None,
-            )
-            for g in groups
-        ]
-        src_sorted = sorted(by_src.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        groups, by_src = pressure.group_live(att, lv.at(j, kernel), j)
         points.append(
-            CriticalPoint(
-                instruction=_ref(inst, lv),
-                live_vgprs=lv.vgpr[j],
+            report.critical_point(
+                _ref(kernel.instructions[j], lv),
+                live=lv.vgpr[j],
                 live_agprs=lv.agpr[j],
                 live_sgprs=lv.sgpr[j],
-                in_hot_loop=hot is not None and j in set(hot.loop.instruction_indices(att.cfg)),
+                in_hot_loop=j in loop,
                 instructions_at_peak=len(at_peak),
-                by_definition=by_def,
-                by_source=[
-                    SourceGroup(source=s, count=len(r), registers=pressure.fmt_regs("v", r))
-                    for s, r in src_sorted[:top_k]
-                ],
-                by_source_total=len(src_sorted),
-                by_source_truncated=len(src_sorted) > top_k,
+                by_definition=report.register_groups(groups, "v", lambda i: _ref(kernel.instructions[i])),
+                by_source=by_src,
+                prefix="v",
+                top_k=top_k,
             )
         )
     return points
@@ -307,15 +287,7 @@ def _hot_loop_model(cfg, lv, att, hot) -> HotLoop | None:
         max_live_vgprs=max(lv.vgpr[i] for i in idx),
         header_live_vgprs=len(vgprs(lv.live_in[hot.loop.header])),
         loop_carried_vgprs=len(vgprs(carried)),
-        loop_carried=[
-            RegisterGroup(
-                kind=g["kind"],
-                count=len(g["regs"]),
-                registers=pressure.fmt_regs("v", g["regs"]),
-                example=_ref(cfg.kernel.instructions[g["example"]]) if g["example"] is not None else None,
-            )
-            for g in groups
-        ],
+        loop_carried=report.register_groups(groups, "v", lambda i: _ref(cfg.kernel.instructions[i])),
     )
 
 
@@ -344,30 +316,18 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
                 in_hot_loop=s.index in in_loop,
             )
         )
-    hs = sum(1 for s in facts.stores if s.index in in_loop)
-    hr = sum(1 for r in facts.reloads if r.index in in_loop)
-    details = _spill_kind_details(kernel, att, values)
-    kinds = ", ".join(f"{n} {k}" for k, n in by_kind.most_common())
-    cause = f"{len(facts.stores)} spill stores ({kinds or 'no VGPR data'})"
-    if hot is not None:
-        cause += f"; {hs} stores and {hr} reloads sit inside the hot loop"
-        if hr:
-            cause += " — every iteration pays scratch latency"
-    if facts.agpr_slots:
-        cause += f"; {len(facts.agpr_slots)} AGPRs serve as spill slots (v_accvgpr_write/read)"
-    values.sort(key=lambda v: (not v.in_hot_loop, v.store.index))
-    return SpillAnalysis(
-        spill_stores=len(facts.stores),
-        spill_reloads=len(facts.reloads),
-        hot_loop_spill_stores=hs,
-        hot_loop_spill_reloads=hr,
-        agpr_spill_slots=len(facts.agpr_slots),
-        by_kind=dict(by_kind),
-        by_kind_detail=details,
-        root_cause=cause,
-        values=values[:top_k],
-        values_total=len(values),
-        values_truncated=len(values) > top_k,
+    return report.spill_analysis(
+        "amd",
+        stores=len(facts.stores),
+        reloads=len(facts.reloads),
+        hot_loop_stores=sum(1 for s in facts.stores if s.index in in_loop),
+        hot_loop_reloads=sum(1 for r in facts.reloads if r.index in in_loop),
+        has_hot_loop=hot is not None,
+        values=values,
+        by_kind=by_kind,
+        top_k=top_k,
+        agpr_slots=len(facts.agpr_slots),
+        by_kind_detail=_spill_kind_details(kernel, att, values),
     )
 
 
@@ -410,16 +370,7 @@ def _summary(kernel: Kernel, arch, res, lv, points, hot, spills, suggestions) ->
     if res.waves_per_simd is not None:
         parts.append(f"{res.waves_per_simd} waves/SIMD")
     text = ", ".join(parts) + "."
-    if points:
-        p = points[0]
-        where = f" in the hot loop {hot.header_label}" if p.in_hot_loop and hot else ""
-        top = ", ".join(f"{g.count} {g.kind}" for g in p.by_definition[:3])
-        text += f" Peak {p.live_vgprs} live VGPRs at #{p.instruction.index} `{p.instruction.text}`{where} ({top})."
-    if spills:
-        text += f" Spills: {spills.root_cause}."
-    if suggestions:
-        s = suggestions[0]
-        text += f" Top fix: {s.title} (~{s.estimated_vgpr_savings} VGPRs)."
+    text += report.summary_tail("amd", points, hot, spills, suggestions)
     return text
 
 

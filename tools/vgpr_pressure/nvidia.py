@@ -11,18 +11,17 @@ from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.isa import pressure
 from tools.models.vgpr import (
-    CriticalPoint,
     HotLoop,
     InstructionPressure,
     InstructionRef,
     Metric,
     RegisterGroup,
-    SourceGroup,
     SpillAnalysis,
     SpilledValue,
     VgprReport,
     VgprReports,
 )
+from tools.vgpr_pressure import report
 from tools.vgpr_pressure import suggestions as suggest
 
 SASS_DISTRIBUTION = {  # report key -> SASS opcode roots
@@ -48,15 +47,7 @@ def _sass_ref(f, j: int) -> InstructionRef:
 
 def _sass_groups(f, att, live, at) -> list[RegisterGroup]:
     groups, _ = pressure.group_sass_live(att, live, at)
-    return [
-        RegisterGroup(
-            kind=g["kind"],
-            count=len(g["regs"]),
-            registers=pressure.fmt_regs("R", g["regs"]),
-            example=_sass_ref(f, g["example"]) if g["example"] is not None else None,
-        )
-        for g in groups
-    ]
+    return report.register_groups(groups, "R", lambda j: _sass_ref(f, j))
 
 
 def _sass_hot_loop(f):
@@ -167,25 +158,21 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
             loop_carried=_sass_groups(f, att, carried, lp.first),
         )
     points = []
-    at_peak = [j for j, c in enumerate(gpr) if c == peak] if peak else []
-    for j in [j for n, j in enumerate(at_peak) if n == 0 or at_peak[n - 1] != j - 1][:3]:
+    at_peak, starts = report.peak_regions(gpr)
+    for j in starts:
         _, by_src = pressure.group_sass_live(att, insts[j].live, j)
-        src_sorted = sorted(by_src.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         points.append(
-            CriticalPoint(
-                instruction=_sass_ref(f, j),
-                live_vgprs=peak,
+            report.critical_point(
+                _sass_ref(f, j),
+                live=peak,
                 live_agprs=0,
                 live_sgprs=insts[j].counts.get("UGPR", 0),
                 in_hot_loop=j in loop_set,
                 instructions_at_peak=len(at_peak),
                 by_definition=_sass_groups(f, att, insts[j].live, j),
-                by_source=[
-                    SourceGroup(source=s, count=len(r), registers=pressure.fmt_regs("R", r))
-                    for s, r in src_sorted[:top_k]
-                ],
-                by_source_total=len(src_sorted),
-                by_source_truncated=len(src_sorted) > top_k,
+                by_source=by_src,
+                prefix="R",
+                top_k=top_k,
             )
         )
     spills = _sass_spills(f, att, loop_set, hot, top_k)
@@ -209,15 +196,7 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
     summary = f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {local} B local (spill) memory" + (
         f", {warps} warps/SM." if warps is not None else "."
     )
-    if points:
-        p = points[0]
-        where = f" in the hot loop {hot.header_label}" if p.in_hot_loop and hot else ""
-        top = ", ".join(f"{g.count} {g.kind}" for g in p.by_definition[:3])
-        summary += f" Peak {peak} live GPRs at #{p.instruction.index} `{p.instruction.text}`{where} ({top})."
-    if spills:
-        summary += f" Spills: {spills.root_cause}."
-    if suggestions:
-        summary += f" Top fix: {suggestions[0].title} (~{suggestions[0].estimated_vgpr_savings} registers)."
+    summary += report.summary_tail("nvidia", points, hot, spills, suggestions)
     return VgprReport(
         summary=summary,
         kernel=f.name,
@@ -259,26 +238,16 @@ def _sass_spills(f, att, loop_set, hot, top_k) -> SpillAnalysis | None:
                 in_hot_loop=s.index in loop_set,
             )
         )
-    hs = sum(1 for s in stores if s.index in loop_set)
-    hr = sum(1 for r in reloads if r.index in loop_set)
-    kinds = ", ".join(f"{n} {k}" for k, n in by_kind.most_common())
-    cause = f"{len(stores)} STL spill stores ({kinds or 'no GPR data'}), {len(reloads)} LDL reloads"
-    if hot is not None:
-        cause += f"; {hs} stores and {hr} reloads sit inside the hot loop"
-        if hr:
-            cause += " — every iteration pays local-memory latency"
-    values.sort(key=lambda v: (not v.in_hot_loop, v.store.index))
-    return SpillAnalysis(
-        spill_stores=len(stores),
-        spill_reloads=len(reloads),
-        hot_loop_spill_stores=hs,
-        hot_loop_spill_reloads=hr,
-        agpr_spill_slots=0,
-        by_kind=dict(by_kind),
-        root_cause=cause,
-        values=values[:top_k],
-        values_total=len(values),
-        values_truncated=len(values) > top_k,
+    return report.spill_analysis(
+        "nvidia",
+        stores=len(stores),
+        reloads=len(reloads),
+        hot_loop_stores=sum(1 for s in stores if s.index in loop_set),
+        hot_loop_reloads=sum(1 for r in reloads if r.index in loop_set),
+        has_hot_loop=hot is not None,
+        values=values,
+        by_kind=by_kind,
+        top_k=top_k,
     )
 
 
