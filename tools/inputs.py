@@ -70,7 +70,7 @@ def find_isa_files(path: str | Path, *, sass: bool = False) -> list[Path]:
     names = ", ".join(t[0] for t in DUMP_ISA_TIERS) + (", *.sass" if sass else "")
     raise InputError(
         f"{p} contains no ISA files ({names})",
-        hint="run `kernelpilot dump-ir` first (or dump with FLYDSL_DUMP_IR=1 / hipcc --save-temps), or pass the ISA "
+        hint="dump with FLYDSL_DUMP_IR=1 / hipcc --save-temps, or run `kernelpilot dump-ir` first; or pass the ISA "
         "file itself",
     )
 

@@ -180,11 +180,15 @@ class IsaFile:
 # --- classification -------------------------------------------------------------------------------------------
 
 
+# Matrix instructions of every generation: MFMA/SMFMAC (CDNA), WMMA/SWMMAC (RDNA3+). The one MFMA classification here.
+MFMA_PREFIXES = ("v_mfma", "v_smfmac", "v_wmma", "v_swmmac")
+
+
 def classify(mnemonic: str, modifiers: str = "", comment: str = "") -> str:
     """Category of an instruction; the names are the report's words (``vmem_load``, ``lds_read``, ``mfma``…)."""
     m = mnemonic
     if m.startswith("v_"):
-        if m.startswith(("v_mfma", "v_smfmac", "v_wmma", "v_swmmac")):
+        if m.startswith(MFMA_PREFIXES):
             return "mfma"
         if m.startswith("v_accvgpr"):
             return "accvgpr_move"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tools.errors import InputError
 from tools.isa import arch as archmod
-from tools.isa import pressure
+from tools.isa import pressure, sass
 from tools.models.vgpr import (
     HotLoop,
     InstructionPressure,
@@ -48,35 +48,6 @@ def _sass_ref(f, j: int) -> InstructionRef:
 def _sass_groups(f, att, live, at) -> list[RegisterGroup]:
     groups, _ = pressure.group_sass_live(att, live, at)
     return report.register_groups(groups, "R", lambda j: _sass_ref(f, j))
-
-
-def _sass_hot_loop(f):
-    """(loop, reason) for the innermost loop with the most MMA + global/shared memory instructions, or None."""
-    from tools.isa import sass
-
-    inner = [lp for lp in sass.find_loops(f) if lp.innermost]
-    if not inner:
-        return None
-
-    def weight(lp):
-        body = f.insts[lp.first : lp.last + 1]
-        mma = sum(1 for i in body if i.is_mma)
-        mem = sum(1 for i in body if i.root in ("LDG", "LDGSTS", "LDS", "LDSM", "STS", "LDL", "STL"))
-        return mma + mem, mma, lp.last - lp.first + 1
-
-    ranked = sorted(inner, key=weight, reverse=True)
-    best = ranked[0]
-    score, mma, size = weight(best)
-    label = f.insts[best.first].labels[0] if f.insts[best.first].labels else f"/*{f.insts[best.first].addr:04x}*/"
-    reason = (
-        f"innermost loop headed by {label} (backward branch at #{best.last}, depth {best.depth}, {size} instructions) "
-        f"has the most MMA + memory instructions: {mma} MMA, {score - mma} LDG/LDGSTS/LDS/STS/LDL/STL"
-    )
-    if len(ranked) > 1:
-        reason += f"; {len(ranked) - 1} other innermost loop(s) have at most {weight(ranked[1])[0]}"
-    else:
-        reason += "; it is the only innermost loop"
-    return best, label, reason
 
 
 def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> VgprReport:
@@ -129,12 +100,12 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
         Metric(name="max_live_ugprs", value=max((i.counts.get("UGPR", 0) for i in insts), default=0)),
     ]
     att = pressure.SassAttributor(insts)
-    found = _sass_hot_loop(f)
-    loop_set = set(range(found[0].first, found[0].last + 1)) if found else set()
+    found = sass.find_hot_loop(f)
+    loop_set = set(range(found.loop.first, found.loop.last + 1)) if found else set()
     hot = None
     carried: set[int] = set()
     if found:
-        lp, label, reason = found
+        lp, label, reason = found.loop, found.label, found.reason
         body = insts[lp.first : lp.last + 1]
         body_defs = set().union(*(i.gpr_defs for i in body))
         header = insts[lp.first]
@@ -267,9 +238,9 @@ def analyze_cubin(
 ) -> VgprReports:
     """NVIDIA: registers, spills (local memory), occupancy, exact live GPRs per instruction (nvdisasm life ranges),
     the hot loop, the peak point(s) grouped by what defined the live registers and by source line, and suggestions."""
-    from tools.isa import sass
+    from tools.frontends.nvidia import read_cubin  # runs nvdisasm and cuobjdump
 
-    funcs = sass.read_cubin(path)
+    funcs = read_cubin(path)
     if kernel:
         hits = [f for f in funcs if f.name == kernel] or [f for f in funcs if kernel in f.name]
         if not hits:
