@@ -18,6 +18,8 @@ from tools.models.dump import KernelDump, LaunchInfo, Resources
 SOURCE_SUFFIXES = (".py", ".cu", ".hip", ".cpp", ".cc", ".mojo")  # kernel sources: compiled with dump-ir
 ISA_SUFFIXES = (".s", ".amdgcn", ".asm", ".isa")  # AMDGCN assembly text
 SASS_SUFFIXES = (".sass",)  # nvdisasm text
+# suffix -> kernel language (dump-ir's frontend); a .py file is FlyDSL or Triton by what it imports
+LANGUAGE_OF_SUFFIX = {".cu": "cuda", ".hip": "hip", ".cpp": "hip", ".cc": "hip", ".mojo": "mojo"}
 # A dump directory's final ISA, in order of preference: the first tier with a match wins (dump-ir names its AMD ISA
 # NN_amdgcn.s, FlyDSL NN_final_isa.s, Triton's cache *.amdgcn; a plain *.s last).
 DUMP_ISA_TIERS = (("*final_isa.s",), ("*_amdgcn.s",), ("*.amdgcn",), ("*.s",))
@@ -33,6 +35,14 @@ def is_source(path: str | Path) -> bool:
 def default_arch(path: str | Path) -> str:
     """The target a kernel source is compiled for when none is given: sm_90 for CUDA, else gfx942."""
     return "sm_90" if Path(path).suffix == ".cu" else "gfx942"
+
+
+def is_cubin(path: str | Path) -> bool:
+    """An NVIDIA cubin (ELF with e_machine EM_CUDA), by its first bytes."""
+    from tools.isa.sass import is_cubin as cubin_header
+
+    with open(path, "rb") as fh:
+        return cubin_header(fh.read(64) + b"\0" * 20)
 
 
 def is_text(value: str | Path) -> bool:

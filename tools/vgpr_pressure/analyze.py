@@ -24,16 +24,13 @@ def analyze_path(
 ) -> VgprReports:
     """Any input the CLI accepts: a kernel source file (compiled with dump-ir, like prefetch-data-load), an ISA
     file, a cubin, or a dump directory (every ISA file in it)."""
-    from tools.isa import sass
-
-    if Path(path).is_file() and Path(path).suffix in inputs.SOURCE_SUFFIXES:
+    if inputs.is_source(path):
         return analyze_source(path, kernel, arch, per_instruction=per_instruction, top_k=top_k)
 
     files = inputs.find_isa_files(path)
     out = VgprReports(summary="", file=str(path), reports=[])
     for f in files:
-        head = f.read_bytes()[:64]
-        if sass.is_cubin(head + b"\0" * 20):
+        if inputs.is_cubin(f):
             part = analyze_cubin(f, kernel, arch, per_instruction=per_instruction, top_k=top_k)
         elif kernel:
             try:
@@ -67,11 +64,8 @@ def analyze_source(
 ) -> VgprReports:
     """Compile a kernel file with dump-ir (cached by content; default gfx942, sm_90 for .cu) and analyse every
     kernel it produced; the TTGIR/LLVM IR stages of the dump feed the Triton findings."""
-    from tools.dump_ir import dump_ir
-
     p = Path(path)
-    arch = archmod.normalize_arch(arch) if arch else ("sm_90" if p.suffix == ".cu" else "gfx942")
-    result = dump_ir(p, arch)
+    result, arch = inputs.compile_source(p, arch)
     out = VgprReports(summary="", file=str(p), reports=[])
     for k in result.kernels:
         if kernel and kernel != k.name and kernel not in k.name:
