@@ -84,9 +84,10 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
                 + ", ".join(f"{k}={v}" for k, v in h.distribution.items() if v)
                 + f", scratch share {h.scratch_share_of_memory_ops:.0%}, loop-carried {h.loop_carried_vgprs}"
             )
+        regs = "GPRs" if r.vendor == "nvidia" else "VGPRs"
         for p in r.critical_points:
             out.append(
-                f"  peak {p.live_vgprs} VGPRs at #{p.instruction.index} (line {p.instruction.line}) "
+                f"  peak {p.live_vgprs} {regs} at #{p.instruction.index} (line {p.instruction.line}) "
                 f"`{p.instruction.text}` {p.instruction.source or ''}"
             )
             for g in p.by_definition:
@@ -99,7 +100,7 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
                 if kind in r.spills.by_kind_detail:
                     out.append(f"    {n:4d} {kind}: {r.spills.by_kind_detail[kind]}")
         for s in r.suggestions:
-            out.append(f"  suggest [{s.id}] {s.title}: ~{s.estimated_vgpr_savings} VGPRs — {s.evidence}")
+            out.append(f"  suggest [{s.id}] {s.title}: ~{s.estimated_vgpr_savings} {regs} — {s.evidence}")
             out.append(f"      do: {s.action}")
         if r.baseline is not None:
             b = r.baseline
@@ -114,11 +115,19 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
         for n in r.notes:
             out.append(f"  note: {n}")
         if r.per_instruction:
-            out.append("  index  line   vgpr agpr sgpr  instruction")
-            for i in r.per_instruction:
-                out.append(
-                    f"  {i.index:5d} {i.line:5d}  {i.live_vgprs:4d} {i.live_agprs:4d} {i.live_sgprs:4d}  {i.text}"
-                )
+            if r.vendor == "nvidia":
+                out.append("  index  addr    gpr pred ugpr  instruction")
+                for i in r.per_instruction:
+                    out.append(
+                        f"  {i.index:5d} {i.line:5x}  {i.live_gprs or 0:4d} {i.live_predicates or 0:4d} "
+                        f"{i.live_ugprs or 0:4d}  {i.text}"
+                    )
+            else:
+                out.append("  index  line   vgpr agpr sgpr  instruction")
+                for i in r.per_instruction:
+                    out.append(
+                        f"  {i.index:5d} {i.line:5d}  {i.live_vgprs:4d} {i.live_agprs:4d} {i.live_sgprs:4d}  {i.text}"
+                    )
     for e in reports.errors:
         out.append(f"error in {e.kernel}: {e.error}" + (f" (hint: {e.hint})" if e.hint else ""))
     return "\n".join(out)
@@ -150,8 +159,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _source_of(spec: str) -> Path | None:
     """The kernel file itself, when the input is one on disk (its lines are printed beside the peak groups)."""
-    p = Path(spec)
-    return p if p.is_file() and p.suffix in inputs.SOURCE_SUFFIXES else None
+    return Path(spec) if inputs.is_source(spec) else None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -41,8 +41,22 @@ _SASS_MEMORY = ("LDL", "STL", "LDG", "STG", "LDGSTS", "LDS", "LDSM", "STS", "LD"
 def _sass_ref(f, j: int) -> InstructionRef:
     i = f.insts[j]
     return InstructionRef(
-        index=j, line=i.addr, text=i.text.split("*/", 1)[-1].strip(), source=i.source, live_vgprs=len(i.live)
+        index=j,
+        line=i.addr,
+        text=i.text.split("*/", 1)[-1].strip(),
+        source=i.source,
+        live_vgprs=len(i.live),
+        live_gprs=len(i.live),
     )
+
+
+def _counts(i) -> dict[str, int]:
+    """The vendor's own live counts at one instruction (nvdisasm's GPR, UGPR and PRED columns)."""
+    return {
+        "live_gprs": i.counts.get("GPR", 0),
+        "live_ugprs": i.counts.get("UGPR", 0),
+        "live_predicates": i.counts.get("PRED", 0),
+    }
 
 
 def _sass_groups(f, att, live, at) -> list[RegisterGroup]:
@@ -127,6 +141,9 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
             header_live_vgprs=len(live_in),
             loop_carried_vgprs=len(carried),
             loop_carried=_sass_groups(f, att, carried, lp.first),
+            max_live_gprs=max(gpr[lp.first : lp.last + 1]),
+            header_live_gprs=len(live_in),
+            loop_carried_gprs=len(carried),
         )
     points = []
     at_peak, starts = report.peak_regions(gpr)
@@ -144,6 +161,7 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
                 by_source=by_src,
                 prefix="R",
                 top_k=top_k,
+                vendor_counts={**_counts(insts[j]), "live_gprs": peak},
             )
         )
     spills = _sass_spills(f, att, loop_set, hot, top_k)
@@ -161,6 +179,7 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
                 live_agprs=0,
                 live_sgprs=i.counts.get("UGPR", 0),
                 source=i.source,
+                **_counts(i),
             )
             for i in insts
         ]

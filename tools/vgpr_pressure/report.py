@@ -58,8 +58,10 @@ def critical_point(
     by_source: dict[str, list[int]],
     prefix: str,
     top_k: int,
+    vendor_counts: dict[str, int] | None = None,
 ) -> CriticalPoint:
-    """One peak point; the source lines with the most live registers first, at most ``top_k`` of them."""
+    """One peak point; the source lines with the most live registers first, at most ``top_k`` of them;
+    ``vendor_counts``: the vendor's own fields (NVIDIA: live_gprs, live_ugprs, live_predicates)."""
     src_sorted = sorted(by_source.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     return CriticalPoint(
         instruction=instruction,
@@ -74,6 +76,7 @@ def critical_point(
         ],
         by_source_total=len(src_sorted),
         by_source_truncated=len(src_sorted) > top_k,
+        **(vendor_counts or {}),
     )
 
 
