@@ -94,6 +94,51 @@ def read_isa(text_or_path: str | Path) -> tuple[str, str | None]:
 
 
 @dataclass
+class LaunchLds:
+    """LDS / shared memory a launch allocates on top of what the binary declares, and where the figure comes from."""
+
+    bytes: int
+    origin: str  # "--launch-lds", or the metadata file it was read from
+
+
+def launch_lds_beside(path: str | Path | None) -> LaunchLds | None:
+    """Triton's ``shared`` (bytes allocated at launch) from the metadata JSON beside an ISA file or cubin: the same
+    stem with ``.json`` (Triton's cache: ``kernel.amdgcn`` + ``kernel.json``), else ``metadata.json`` (a dump-ir
+    kernel directory); None when neither is there, readable inside the caller's roots, or says ``shared``."""
+    if not path:
+        return None
+    import json
+
+    p = Path(path)
+    for meta in (p.with_suffix(".json"), p.parent / "metadata.json"):
+        try:
+            if meta == p or not meta.is_file():
+                continue
+            shared = json.loads(paths.guard(meta, "metadata beside the ISA").read_text(errors="replace")).get("shared")
+        except (InputError, OSError, ValueError, AttributeError):
+            continue
+        if isinstance(shared, int) and not isinstance(shared, bool) and shared >= 0:
+            return LaunchLds(shared, meta.name)
+    return None
+
+
+def resolve_launch_lds(given: int | LaunchLds | None, beside: str | Path | None) -> LaunchLds | None:
+    """The launch LDS a caller stated (an int is ``--launch-lds``), else what the metadata beside ``beside`` says."""
+    if isinstance(given, LaunchLds):
+        return given
+    if given is not None:
+        return LaunchLds(given, "--launch-lds")
+    return launch_lds_beside(beside)
+
+
+UNKNOWN_LAUNCH_LDS_NOTE = (
+    "launch-time LDS is unknown for an ISA file: lds_bytes is only what the binary declares (Triton kernels allocate "
+    "their shared memory at launch, metadata 'shared'); pass --launch-lds BYTES, or keep Triton's <kernel>.json "
+    "beside the ISA"
+)
+
+
+@dataclass
 class IsaInput:
     """One ISA text to analyse and what is known about it beyond the text."""
 

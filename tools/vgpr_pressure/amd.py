@@ -126,7 +126,7 @@ def _occupancy_note(res, arch: str | None, info, stages) -> str:
     return "; ".join(parts)
 
 
-def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=None) -> list[Metric]:
+def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=None, launch=None) -> list[Metric]:
     """Every metric with a status; a ``warn``/``bad`` note says why and names the threshold it crossed."""
     info = archmod.AMD_ARCHS.get(arch) if arch else None
     spills = res.vgpr_spill_count or 0
@@ -217,6 +217,11 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=
                 f"warn: LDS allows {lds_waves} waves/SIMD, below the {vgpr_waves} the registers allow "
                 f"(threshold: LDS limit < register limit)"
             )
+    if launch is not None and not lds_note:
+        lds_note = (
+            f"at launch: {res.static_lds_bytes or 0} B the binary declares + {launch.bytes} B the launch allocates "
+            f"({launch.origin})"
+        )
     m.append(Metric(name="lds_bytes", value=res.lds_bytes, status=lds_st, note=lds_note))
     waves = res.waves_per_simd
     w_st = "ok" if waves is None or waves >= 3 else ("warn" if waves == 2 else "bad")
@@ -383,8 +388,13 @@ def analyze_kernel(
     top_k: int = 8,
     file: str | None = None,
     stages: vgpr_triton.Stages | None = None,
+    launch_lds: int | inputs.LaunchLds | None = None,
 ) -> VgprReport:
-    """Report for one parsed kernel; ``stages`` (the TTGIR/LLVM IR beside the ISA) add the Triton findings."""
+    """Report for one parsed kernel; ``stages`` (the TTGIR/LLVM IR beside the ISA) add the Triton findings.
+
+    ``launch_lds``: LDS bytes the launch allocates on top of the binary's static figure (Triton's ``shared``); by
+    default read from the metadata JSON beside the ISA (:func:`tools.inputs.launch_lds_beside`). It enters
+    ``lds_bytes`` and the occupancy through the function dump-ir uses (``resources_from_metadata``)."""
     notes: list[str] = []
     stages = stages if stages is not None else vgpr_triton.stages_beside(file)
     arch = _resolve_arch(isa, arch, notes)
@@ -393,7 +403,10 @@ def analyze_kernel(
         notes.append(
             "no metadata for this function (a device function, or a stripped or truncated file): resources unknown"
         )
-    res = metamod.resources_from_metadata(meta, arch)
+    launch = inputs.resolve_launch_lds(launch_lds, file)
+    if launch is None and kernel.is_kernel:
+        notes.append(inputs.UNKNOWN_LAUNCH_LDS_NOTE)
+    res = metamod.resources_from_metadata(meta, arch, launch.bytes if launch else 0)
     notes.extend(res.notes)
     cfg = build_cfg(kernel)
     if cfg.unresolved_targets:
@@ -429,7 +442,7 @@ def analyze_kernel(
         arch=arch,
         file=file,
         instruction_count=len(kernel.instructions),
-        metrics=_status_metrics(res, arch, lv, kernel, stages),
+        metrics=_status_metrics(res, arch, lv, kernel, stages, launch),
         hot_loop=_hot_loop_model(cfg, lv, att, hot),
         critical_points=points,
         spills=spills,
@@ -447,6 +460,7 @@ def analyze_isa(
     *,
     per_instruction: bool = False,
     top_k: int = 8,
+    launch_lds: int | inputs.LaunchLds | None = None,
 ) -> VgprReport:
     """Report for one kernel of an AMDGCN text, file or dump directory (the first kernel when ``kernel`` is None)."""
     text, file = inputs.read_isa(text_or_path)
@@ -454,11 +468,16 @@ def analyze_isa(
         arch = archmod.normalize_arch(arch)
     isa = parse_isa(text, file or "input")
     k = find_kernel(isa, kernel) if kernel else next((k for k in isa.kernels if k.is_kernel), isa.kernels[0])
-    return analyze_kernel(isa, k, arch, per_instruction=per_instruction, top_k=top_k, file=file)
+    return analyze_kernel(isa, k, arch, per_instruction=per_instruction, top_k=top_k, file=file, launch_lds=launch_lds)
 
 
 def analyze_isa_all(
-    text_or_path: str | Path, arch: str | None = None, *, per_instruction: bool = False, top_k: int = 8
+    text_or_path: str | Path,
+    arch: str | None = None,
+    *,
+    per_instruction: bool = False,
+    top_k: int = 8,
+    launch_lds: int | inputs.LaunchLds | None = None,
 ) -> VgprReports:
     """Reports for every kernel; a kernel that fails is listed in ``errors`` and the others are still analysed."""
     text, file = inputs.read_isa(text_or_path)
@@ -468,7 +487,11 @@ def analyze_isa_all(
     reports, errors = [], []
     for k in isa.kernels:
         try:
-            reports.append(analyze_kernel(isa, k, arch, per_instruction=per_instruction, top_k=top_k, file=file))
+            reports.append(
+                analyze_kernel(
+                    isa, k, arch, per_instruction=per_instruction, top_k=top_k, file=file, launch_lds=launch_lds
+                )
+            )
         except KernelpilotError as exc:
             errors.append(KernelError(kernel=k.name, error=exc.message, hint=exc.hint))
     summary = f"{len(reports)} kernel(s) in {file or 'input'}" + (f", {len(errors)} failed" if errors else "")

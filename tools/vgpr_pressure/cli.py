@@ -31,6 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernel", help="kernel name (exact or unique substring); default: every kernel")
     parser.add_argument("--arch", help="override the target (gfx942, gfx950, gfx1100, sm_90 …)")
     parser.add_argument("--source", help="kernel source file, to print the source lines named by .loc")
+    parser.add_argument(
+        "--launch-lds",
+        type=int,
+        metavar="BYTES",
+        help="LDS / shared memory the launch allocates beyond what the binary declares (Triton's metadata 'shared'), "
+        "for the input (not --baseline/--diff); default: Triton's <kernel>.json or metadata.json beside the ISA, or "
+        "what dump-ir counted for a kernel file",
+    )
     parser.add_argument("--json", action="store_true", help="print the pydantic model as JSON")
     parser.add_argument("--per-instruction", action="store_true", help="list every instruction with live counts")
     parser.add_argument("--top", type=int, default=8, help="entries per list in the report (default 8)")
@@ -145,7 +153,14 @@ def run(args: argparse.Namespace) -> int:
             "no input given",
             hint="kernelpilot vgpr-pressure <kernel file | ISA file | cubin | dump dir> [--baseline HEAD:<file>]",
         )
-    reports = analyze_spec(args.input, args.kernel, args.arch, per_instruction=args.per_instruction, top_k=args.top)
+    reports = analyze_spec(
+        args.input,
+        args.kernel,
+        args.arch,
+        per_instruction=args.per_instruction,
+        top_k=args.top,
+        launch_lds=getattr(args, "launch_lds", None),
+    )
     regression = False
     if getattr(args, "baseline", None):
         base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top)

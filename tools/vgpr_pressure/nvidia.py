@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from tools import inputs
 from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.isa import pressure, sass
@@ -64,7 +65,7 @@ def _sass_groups(f, att, live, at) -> list[RegisterGroup]:
     return report.register_groups(groups, "R", lambda j: _sass_ref(f, j))
 
 
-def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> VgprReport:
+def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launch=None) -> VgprReport:
     a = arch or f.arch
     notes = []
     try:
@@ -75,7 +76,12 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
     regs = f.resources.get("REG")
     local = f.resources.get("LOCAL", 0)
     smem = f.resources.get("SHARED", 0)
-    warps = archmod.nvidia_warps_per_sm(a, regs, smem, threads_per_block) if a and regs else None
+    dynamic = launch.bytes if launch else 0
+    # the occupancy dump-ir reports: static (cuobjdump SHARED) plus what the launch allocates (Triton's "shared")
+    occ = archmod.nvidia_occupancy(a, regs, smem, threads_per_block, dynamic) if a and regs else None
+    warps = occ.value if occ else None
+    if launch is None:
+        notes.append(inputs.UNKNOWN_LAUNCH_LDS_NOTE.replace("lds_bytes", "shared_bytes"))
     if warps is not None:
         notes.append(f"occupancy assumes {threads_per_block} threads per block")
     insts = f.insts
@@ -107,7 +113,14 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k) -> Vg
             status="bad" if spill_ops else "ok",
             note=f"bad: > 0: {spill_ops} STL/LDL in the SASS" if spill_ops else "STL/LDL in the SASS",
         ),
-        Metric(name="shared_bytes", value=smem, status="ok"),
+        Metric(
+            name="shared_bytes",
+            value=smem + dynamic,
+            status="ok",
+            note=f"at launch: {smem} B the cubin declares + {dynamic} B the launch allocates ({launch.origin})"
+            if launch
+            else "",
+        ),
         Metric(name="occupancy_warps_per_sm", value=warps, status="ok"),
         Metric(name="max_live_gprs", value=peak, status="ok", note="nvdisasm --print-life-ranges count"),
         Metric(name="max_live_predicates", value=max((i.counts.get("PRED", 0) for i in insts), default=0)),
@@ -254,9 +267,11 @@ def analyze_cubin(
     per_instruction: bool = False,
     threads_per_block: int = 128,
     top_k: int = 8,
+    launch_lds: int | inputs.LaunchLds | None = None,
 ) -> VgprReports:
     """NVIDIA: registers, spills (local memory), occupancy, exact live GPRs per instruction (nvdisasm life ranges),
-    the hot loop, the peak point(s) grouped by what defined the live registers and by source line, and suggestions."""
+    the hot loop, the peak point(s) grouped by what defined the live registers and by source line, and suggestions.
+    ``launch_lds``: shared memory the launch allocates (default: Triton's metadata JSON beside the cubin)."""
     from tools.frontends.nvidia import read_cubin  # runs nvdisasm and cuobjdump
 
     funcs = read_cubin(path)
@@ -265,5 +280,6 @@ def analyze_cubin(
         if not hits:
             raise InputError(f"no kernel named '{kernel}'", hint=f"kernels here: {', '.join(f.name for f in funcs)}")
         funcs = hits[:1]
-    reports = [_sass_report(f, path, arch, threads_per_block, per_instruction, top_k) for f in funcs]
+    launch = inputs.resolve_launch_lds(launch_lds, path)
+    reports = [_sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launch) for f in funcs]
     return VgprReports(summary=f"{len(reports)} function(s) in {path}", file=str(path), reports=reports)

@@ -10,12 +10,11 @@ holds the stages.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import paths
+from tools import inputs, paths
 from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.isa import ttgir as tg
@@ -67,13 +66,8 @@ def stages_beside(isa_path: str | Path | None) -> Stages:
             out.ttgir = None
     if len(llirs) == 1 and (text := _read_sibling(llirs[0])) is not None:
         out.llir_path, out.llir = llirs[0], text
-    meta = d / "metadata.json"
-    if meta.is_file() and (text := _read_sibling(meta)) is not None:
-        try:
-            shared = json.loads(text).get("shared")
-            out.shared_bytes = int(shared) if isinstance(shared, int) else None
-        except ValueError:
-            pass
+    launch = inputs.launch_lds_beside(isa_path)
+    out.shared_bytes = launch.bytes if launch else None
     return out
 
 
