@@ -80,7 +80,9 @@ def _ref(inst: Instruction, lv: Liveness | None = None) -> InstructionRef:
     )
 
 
-ADDRESSABLE_SGPRS = 102  # GCN/CDNA: s0..s101; the metadata's sgpr_count adds VCC (and FLAT_SCRATCH/XNACK) on top
+# GCN/CDNA: s0..s101 (tools.vgpr_pressure.triton, one definition); the metadata's sgpr_count adds VCC (and
+# FLAT_SCRATCH/XNACK) on top
+ADDRESSABLE_SGPRS = vgpr_triton.ADDRESSABLE_SGPRS
 SGPR_WARN_AT = 100
 
 
