@@ -51,6 +51,7 @@ NUMBER_RANGES: dict[str, tuple[float, bool]] = {
     "launch_count": (1, True),
     "jobs": (1, True),
     "peak_threshold": (0, True),
+    "launch_lds": (0, True),  # bytes of LDS a launch allocates: 0 is a real answer
     "allow_occupancy_drop": (0, True),
     "compute_units": (1, True),
     "atol": (0, True),
