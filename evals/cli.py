@@ -8,6 +8,9 @@ from pathlib import Path
 
 from tools.errors import InputError
 
+# `kernelpilot eval` joins the CLI through pyproject's "kernelpilot.commands" entry point; this is its --help line.
+HELP = "run agents on the benchmark tasks and build the leaderboard"
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="eval_command", metavar="<eval command>")

@@ -8,7 +8,9 @@ driver, which writes them atomically into the usual results layout (``OUT/<agent
 
 Faults: the scheduler gives up on a job whose worker died (``allowed-failures: 0``; set it on your own scheduler
 with ``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0``); the driver resubmits such a job once, and a second loss is
-recorded as an infrastructure failure (``infra_error``), never as the agent's. Ctrl-C cancels every outstanding job.
+recorded as an infrastructure failure (``infra_error``), never as the agent's. Ctrl-C cancels every outstanding job:
+queued ones are dropped, and a running one has its agent or compiler process killed on its worker (``cancel_jobs``),
+so a cluster does not keep spending GPU hours on a run nobody waits for.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ import os
 import socket
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from evals.catalog import Task
 from evals.models import TaskScore
-from tools.errors import InputError
+from tools.errors import Cancelled, InputError
+from tools.executors import cancel_thread, release_thread
 
 INSTALL_HINT = "pip install 'kernelpilot[cluster]' (dask, distributed, dask-jobqueue)"
 LOG_CAP = 256 * 1024  # bytes kept of each log or diff sent back to the driver (head and tail)
@@ -73,16 +77,40 @@ def worker_slot() -> str | None:
     return ids[int(idx)] if idx.isdigit() and int(idx) < len(ids) else None
 
 
+_RUNNING: dict[str, int] = {}  # on a worker: job key -> ident of the thread running it
+
+
 def run_job(task: Task, agent: str, template: str | None, options: dict) -> dict:
-    """On a worker: one (agent, task) job end to end; returns the score and the run's files (capped)."""
+    """On a worker: one (agent, task) job end to end; returns the score and the run's files (capped).
+
+    While it runs, ``cancel_jobs`` (sent by a driver's Ctrl-C) can stop it: the agent or compiler process in flight
+    is killed with its process group and no further process starts (``tools.executors.cancel_thread``)."""
+    from distributed import get_worker
+
     from evals.harness.runner import agent_dir, run_one
 
-    with tempfile.TemporaryDirectory(prefix=f"kp-job-{task.id}-") as tmp:
-        out = Path(tmp)
-        score = run_one(task, agent, template, out, worker_slot(), **options)
-        tdir = agent_dir(out, agent) / task.id
-        files = {n: _cap((tdir / n).read_text(errors="replace")) for n in RUN_FILES if (tdir / n).is_file()}
+    key, ident = str(get_worker().get_current_task()), threading.get_ident()
+    _RUNNING[key] = ident
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"kp-job-{task.id}-") as tmp:
+            out = Path(tmp)
+            score = run_one(task, agent, template, out, worker_slot(), **options)
+            tdir = agent_dir(out, agent) / task.id
+            files = {n: _cap((tdir / n).read_text(errors="replace")) for n in RUN_FILES if (tdir / n).is_file()}
+    except Cancelled as exc:  # an Exception for Dask: a BaseException would take the worker's thread down with it
+        raise RuntimeError(f"job {key} cancelled by its driver: {exc}") from None
+    finally:
+        _RUNNING.pop(key, None)
+        release_thread(ident)
     return {"score": score.model_dump_json(), "files": files, "host": socket.gethostname()}
+
+
+def cancel_jobs(keys: list[str]) -> list[str]:
+    """On every worker (``client.run``): cancel the running jobs among ``keys``; returns the keys it cancelled."""
+    hit = [k for k in keys if k in _RUNNING]
+    for k in hit:
+        cancel_thread(_RUNNING[k])
+    return hit
 
 
 def _store(out: Path, agent: str, payload: dict) -> TaskScore:
@@ -231,8 +259,17 @@ def run_suite_on_cluster(
             progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
             bar.update(client, pending, kinds, done)
     except KeyboardInterrupt:
-        client.cancel(list(pending.values()), force=True)
-        progress(f"[cluster] interrupted: {len(pending)} outstanding jobs cancelled; re-run the command to resume")
+        futures = list(pending.values())
+        stopped = 0
+        try:  # running jobs: stop their agent/compiler processes on the workers, not only the futures
+            stopped = sum(len(v) for v in client.run(cancel_jobs, [str(f.key) for f in futures]).values())
+        except Exception as exc:  # noqa: BLE001 - a worker that cannot be reached is reported, the rest cancelled
+            progress(f"[cluster] could not reach every worker to stop its running job: {exc}")
+        client.cancel(futures, force=True)
+        progress(
+            f"[cluster] interrupted: {len(pending)} outstanding jobs cancelled ({stopped} running, their processes "
+            "killed); re-run the command to resume"
+        )
         raise
     finally:
         if own is not None:

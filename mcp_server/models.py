@@ -1,80 +1,74 @@
-"""What the MCP tools return: the engine's models, plus next steps and artifact links instead of bulk text.
+"""What the MCP tools return: ``ToolResult[T]``, the engine's own model ``T`` under ``report``, led by a summary and
+the next steps.
 
-Every model begins with ``summary`` (the model reads the JSON of structured content, so the verdict comes first) and
-carries ``next_steps``. Bulky artifacts are links: read them with the ``read-artifact`` tool or as resources.
+The engine model travels unchanged (a field added in ``tools/models`` reaches agents without an edit here); this
+module adds only what the server knows: the job state of a long call and artifact links (``kernelpilot://`` URIs
+that ``read-artifact`` pages). The return annotation is the tool's outputSchema, so each tool's schema names its model.
+Every result begins with ``summary`` because clients give the model the JSON of the structured content.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from mcp_server.artifacts import dump_id_of, dump_uri
 from tools.doctor import DoctorReport
 from tools.models.check import CheckReport
-from tools.models.dump import DumpResult, Resources
+from tools.models.dump import DumpResult
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.models.trace import TraceReport
-from tools.models.vgpr import KernelError, VgprDiff, VgprReport
+from tools.models.vgpr import VgprDiff, VgprReports
 
 MAX_KERNELS = 8
+T = TypeVar("T", bound=BaseModel)
 
 
-class StageLink(BaseModel):
-    name: str
-    bytes: int
-    uri: str | None = Field(None, description="read with read-artifact (offset/limit) or as a resource")
-
-
-class KernelOut(BaseModel):
-    name: str
-    resources: Resources
-    final_isa: str | None = Field(None, description="path of the final AMDGCN (.s) or SASS text")
-    final_isa_uri: str | None = None
-    binary: str | None = Field(None, description="path of the hsaco or cubin")
-    stages: list[StageLink] = Field(description="every compiler stage, in compile order")
-
-
-class DumpIrOutput(BaseModel):
-    """dump-ir's result: resources per kernel, and a link for every stage."""
+class ToolResult(BaseModel, Generic[T]):
+    """A tool's result: the verdict first, what to do next, the job state, and the engine's model itself."""
 
     summary: str
     next_steps: list[str] = Field(default_factory=list)
     status: Literal["done", "running"] = "done"
-    job_id: str | None = Field(None, description="when status is running: call dump-ir again with this job_id")
+    job_id: str | None = Field(None, description="when status is running: call the same tool again with this job_id")
+    report: T | None = Field(None, description="the engine's result, as `kernelpilot <tool> --json` prints it")
+
+    @classmethod
+    def running(cls, label: str, elapsed: float, job_id: str, tool: str):
+        """The answer to a call whose job outlived wait_seconds: no report yet, how to keep waiting."""
+        return cls(
+            summary=f"{label}: still running after {elapsed:.0f}s (job {job_id})",
+            next_steps=[f"call {tool} with job_id='{job_id}' to keep waiting"],
+            status="running",
+            job_id=job_id,
+        )
+
+
+class KernelLinks(BaseModel):
+    """Where to read one kernel's stages through the server (the report holds their paths and sizes)."""
+
+    name: str
+    final_isa_uri: str | None = None
+    stage_uris: dict[str, str] = Field(default_factory=dict, description="stage name -> kernelpilot:// URI")
+
+
+class DumpIrOutput(ToolResult[DumpResult]):
+    """dump-ir's result: the DumpResult (at most MAX_KERNELS kernels), and a read-artifact link for every stage."""
+
     dump_id: str | None = Field(None, description="cache entry; stage URIs are kernelpilot://dump/{dump_id}/...")
-    source: str | None = None
-    arch: str | None = None
-    frontend: str | None = None
-    out_dir: str | None = None
-    cache_hit: bool = False
-    compile_seconds: float | None = None
     kernels_total: int = 0
-    kernels: list[KernelOut] = Field(default_factory=list, description=f"at most {MAX_KERNELS}; see kernels_total")
-    log: str | None = None
+    links: list[KernelLinks] = Field(default_factory=list, description="per kernel of the report, in its order")
 
     @classmethod
     def from_result(cls, r: DumpResult) -> DumpIrOutput:
         dump_id = dump_id_of(r.out_dir)
-        kernels = []
-        for k in r.kernels[:MAX_KERNELS]:
+        shown = r.kernels[:MAX_KERNELS]
+        links = []
+        for k in shown:
+            uris = {s.name: dump_uri(dump_id, k.name, s.name) for s in k.stages} if dump_id else {}
             isa_stage = next((s.name for s in k.stages if s.path == k.final_isa), None)
-            kernels.append(
-                KernelOut(
-                    name=k.name,
-                    resources=k.resources,
-                    final_isa=k.final_isa,
-                    final_isa_uri=dump_uri(dump_id, k.name, isa_stage) if dump_id and isa_stage else None,
-                    binary=k.binary,
-                    stages=[
-                        StageLink(
-                            name=s.name, bytes=s.bytes, uri=dump_uri(dump_id, k.name, s.name) if dump_id else None
-                        )
-                        for s in k.stages
-                    ],
-                )
-            )
+            links.append(KernelLinks(name=k.name, final_isa_uri=uris.get(isa_stage), stage_uris=uris))
         amd = any(k.resources.vgpr_count is not None for k in r.kernels)
         first_isa = next((k.final_isa for k in r.kernels if k.final_isa), None)
         steps = []
@@ -88,69 +82,41 @@ class DumpIrOutput(BaseModel):
         return cls(
             summary=r.summary,
             next_steps=steps,
+            report=r.model_copy(update={"kernels": shown}),
             dump_id=dump_id,
-            source=r.source,
-            arch=r.arch,
-            frontend=r.frontend,
-            out_dir=r.out_dir,
-            cache_hit=r.cache_hit,
-            compile_seconds=r.compile_seconds,
             kernels_total=len(r.kernels),
-            kernels=kernels,
-            log=r.log,
+            links=links,
         )
 
 
-class DoctorOutput(DoctorReport):
+class DoctorOutput(ToolResult[DoctorReport]):
     """doctor's report plus where this server looks for files."""
 
-    next_steps: list[str] = Field(default_factory=list)
     project_dir: str
     allowed_roots: list[str]
     cache_dir: str
 
 
-class VgprPressureOutput(BaseModel):
-    """vgpr-pressure's reports (per-instruction liveness is an artifact), and the diff when ``before`` was given."""
+class VgprPressureOutput(ToolResult[VgprReports]):
+    """vgpr-pressure's reports (at most MAX_KERNELS; per-instruction liveness is an artifact), and the diff when
+    ``before`` was given."""
 
-    summary: str
-    next_steps: list[str] = Field(default_factory=list)
-    file: str
-    reports_total: int
-    reports: list[VgprReport] = Field(description=f"at most {MAX_KERNELS} kernels; see reports_total")
-    errors: list[KernelError] = Field(default_factory=list)
+    reports_total: int = 0
     per_instruction_uri: str | None = Field(
         None, description="live VGPR/AGPR/SGPR after every instruction (TSV); page it with read-artifact"
     )
     diff: VgprDiff | None = Field(None, description="BEFORE → this input, when before was given")
 
 
-class PrefetchOutput(BaseModel):
-    """prefetch-data-load's analysis, or its verification of a rewrite (``before`` given)."""
+class PrefetchOutput(ToolResult[PrefetchReport]):
+    """prefetch-data-load's analysis (``report``), or its verification of a rewrite (``verify``, ``before`` given)."""
 
-    summary: str
-    next_steps: list[str] = Field(default_factory=list)
-    status: Literal["done", "running"] = "done"
-    job_id: str | None = Field(None, description="when status is running: call again with this job_id")
-    report: PrefetchReport | None = None
     verify: VerifyReport | None = None
 
 
-class KernelTraceOutput(BaseModel):
-    """kernel-trace's report of a profiler output, or of a profile it ran."""
-
-    summary: str
-    next_steps: list[str] = Field(default_factory=list)
-    status: Literal["done", "running"] = "done"
-    job_id: str | None = Field(None, description="when status is running: call again with this job_id")
-    report: TraceReport | None = None
-
-
-class CheckOutput(BaseModel):
+class CheckOutput(ToolResult[CheckReport]):
     """check's verdict: BEFORE and AFTER run on the same inputs on the CPU, every written buffer compared."""
 
-    summary: str
-    next_steps: list[str] = Field(default_factory=list)
-    status: Literal["done", "running"] = "done"
-    job_id: str | None = Field(None, description="when status is running: call again with this job_id")
-    report: CheckReport | None = None
+
+class KernelTraceOutput(ToolResult[TraceReport]):
+    """kernel-trace's report of a profiler output, or of a profile it ran."""

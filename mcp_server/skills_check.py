@@ -26,6 +26,8 @@ from pathlib import Path
 
 import yaml
 
+from mcp_server.skills import split_frontmatter
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SPEC_KEYS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 # Claude Code extensions we allow (others fail the gate, as they would fail `agentskills validate`).
@@ -59,18 +61,6 @@ class Problem:
         except ValueError:
             shown = self.file
         return f"{shown}:{self.line}: {self.message}"
-
-
-def split_frontmatter(text: str) -> tuple[object, str]:
-    """``(frontmatter, body)``; frontmatter is None when the file does not start with a ``---`` block."""
-    if not text.startswith("---"):
-        return None, text
-    end = text.find("\n---", 3)
-    if end < 0:
-        return None, text
-    meta = yaml.safe_load(text[3:end]) or {}
-    body = text[end + 4 :].split("\n", 1)[1] if "\n" in text[end + 4 :] else ""
-    return meta, body
 
 
 def _code_fragments(text: str) -> list[tuple[int, str]]:

@@ -15,6 +15,7 @@ from evals.models import TaskScore
 
 ROOT = Path(__file__).resolve().parents[1]
 KILLER = ROOT / "tests" / "data" / "kill_worker_agent.py"
+SLEEPER = ROOT / "tests" / "data" / "sleepy_agent.py"
 QUIET = {"progress": lambda m: None}
 
 
@@ -145,6 +146,57 @@ def test_a_job_whose_worker_is_lost_twice_is_an_infrastructure_failure(client, t
         tasks, "killer", tmp_path / "out", cluster="x", client=client, template=template, **QUIET
     )
     assert counter.read_text() == "3" and again.passed
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay_usable(client, tmp_path):
+    import _thread
+    import threading
+
+    ids = ["vgpr-spill-row-norm", "barrier-load-hoist"]
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    template = f"{sys.executable} {SLEEPER} {pids} {{task_id}}"
+
+    def interrupt_once_both_agents_run():
+        deadline = time.monotonic() + 120
+        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        _thread.interrupt_main()  # what Ctrl-C does to the driver
+
+    said: list[str] = []
+    threading.Thread(target=interrupt_once_both_agents_run, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        run_suite_on_cluster(
+            load_tasks(ids), "sleepy", tmp_path / "out", cluster="x", client=client, template=template,
+            progress=said.append,
+        )  # fmt: skip
+    agents = sorted(int(p.read_text()) for p in pids.iterdir())
+    assert len(agents) == 2  # one agent was running on each of the two workers
+    assert said[-1].startswith(
+        "[cluster] interrupted: 2 outstanding jobs cancelled (2 running, their processes killed)"
+    )
+    # each agent would sleep 300 s: both are gone within seconds, killed with their process group on the worker
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in agents) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in agents)
+    assert not any((tmp_path / "out" / "sleepy" / f"{i}.json").exists() for i in ids)  # nothing scored
+    # the workers' threads were handed back: a new run is scheduled on them and completes
+    (s,) = run_suite_on_cluster(
+        load_tasks(["vgpr-spill-row-norm"]), "reference", tmp_path / "again", cluster="x", client=client, **QUIET
+    )
+    assert s.passed, s.reasons
 
 
 @pytest.mark.slow

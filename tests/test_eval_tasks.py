@@ -127,11 +127,80 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
             [r"isa_contains/s_waitcnt\s+vmcnt\([1-9]", r"isa_absent/s_waitcnt\s+vmcnt\(0\)"],
             1,
         ),
+        # prefetched, but the per-block MFMA partials stay: 56 + 20 -> 76 VGPRs, 6 waves, the task asks for 8
+        ("flydsl-gemm-partials-prefetch", "prefetch_keeps_partials.py", "gfx942", ["waves_per_simd"], 6),
+        # partials folded into srcC (42 VGPRs), but nothing carried: 0 of 5 loads feed the next iteration
+        (
+            "flydsl-gemm-partials-prefetch",
+            "fold_without_prefetch.py",
+            "gfx942",
+            ["hot_loop_prefetched", "loads_carried_ahead", "prefetch_verified"],
+            "exposed-latency",
+        ),
+        # prefetched with one barrier, but into a single 8 KB LDS stage: the next writes race with slower readers
+        ("flydsl-gemm-lds-ping-pong", "one_stage_one_barrier.py", "gfx942", ["lds_bytes"], 8192),
+        # the correct single-stage form: a second barrier per k-tile instead of a second stage
+        (
+            "flydsl-gemm-lds-ping-pong",
+            "one_stage_two_barriers.py",
+            "gfx942",
+            ["isa_contains/s_barrier", "lds_bytes"],
+            8192,
+        ),
+        # two LDS stages and one barrier, but the global loads are waited for before the LDS writes of their iteration
+        (
+            "flydsl-gemm-lds-ping-pong",
+            "two_stages_loads_not_ahead.py",
+            "gfx942",
+            ["hot_loop_prefetched", "loads_in_flight_at_barrier"],
+            0,
+        ),
+        # slot two blocks ahead and V/scale/p one ahead, but the slot is carried first and copied: the copy waits
+        (
+            "flydsl-gqa-paged-chain-budget",
+            "slot_copy_waits.py",
+            "gfx942",
+            ["hot_loop_prefetched", "prefetch_verified"],
+            "exposed-latency",
+        ),
+        # slot and data both one block ahead: the V/scale loads still wait for the slot inside the iteration
+        ("flydsl-gqa-paged-chain-budget", "whole_chain_one_ahead.py", "gfx942", ["loads_carried_ahead"], 3),
+        # everything two blocks ahead: two blocks of data live at once, 66 VGPRs, 7 waves (and the slot -> V wait
+        # stays inside the iteration)
+        (
+            "flydsl-gqa-paged-chain-budget",
+            "everything_two_ahead.py",
+            "gfx942",
+            ["hot_loop_prefetched", "loads_carried_ahead", "prefetch_verified", "vgpr_count", "waves_per_simd"],
+            7,
+        ),
+        # Triton, a = a_next rotation: the v_mov copies wait for the loads at the end of the iteration, behind one
+        # slice of MFMAs (~120 cycles on gfx950): 2 of 2 loads carried, but the hot loop is exposed-latency
+        ("mfma-loop-prefetch", "loop_carried_copy.py", "gfx950", ["hot_loop_prefetched"], "exposed-latency"),
+        # Triton, two slices in flight but the loop's second pair masked: 72 VGPRs, 7 waves where the task keeps 8
+        ("mfma-loop-prefetch", "masked_pair_in_loop.py", "gfx942", ["waves_per_simd"], 7),
     ],
 )
 def test_hard_tasks_are_coupled_one_transformation_alone_fails_them(task_id, trap, arch, failing, observed):
     results = _checks_on(task_id, ROOT / "evals" / "tasks" / task_id / "traps" / trap, arch)
     # every other check passes: the trap did one of the two transformations (prefetch, or the DMA)
+    assert [name for name, (ok, _) in results.items() if not ok] == failing
+    assert results[failing[-1]][1] == observed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("trap", "failing", "observed"),
+    [
+        # waves_per_eu=2 lifts the ceiling to 256 VGPRs: no spills (180 VGPRs), but 2 waves per SIMD, not 4
+        ("waves_per_eu_2.py", ["waves_per_simd"], 2),
+        # w reloaded per row: the 56 spilled weight registers go, but 128 VGPRs still spill one (8 B of scratch)
+        ("reload_weights_per_row.py", ["vgpr_spill_count", "scratch_bytes"], 8),
+    ],
+)
+def test_the_spill_task_rejects_a_lower_occupancy_and_a_partial_fix(trap, failing, observed):
+    task_id = "vgpr-spill-row-norm"
+    results = _checks_on(task_id, ROOT / "evals" / "tasks" / task_id / "traps" / trap)
     assert [name for name, (ok, _) in results.items() if not ok] == failing
     assert results[failing[-1]][1] == observed
 

@@ -499,7 +499,9 @@ async def test_case06_parallel_mcp_compiles_of_one_kernel_all_succeed(project, p
         for _ in range(3):
             tg.start_soon(one, c)
     assert [r.is_error for r in results] == [False, False, False], [r.content[0].text for r in results]
-    assert {r.structured_content["out_dir"] for r in results} == {str(next(private_cache.glob("dumps/[!.]*")))}
+    assert {r.structured_content["report"]["out_dir"] for r in results} == {
+        str(next(private_cache.glob("dumps/[!.]*")))
+    }
     assert [p.name for p in (private_cache / "dumps").iterdir() if p.name.startswith(".")] == []
 
 

@@ -40,7 +40,7 @@ def test_a_good_skill_has_no_problems(tmp_path):
     body = (
         "Call `mcp__kernelpilot__dump-ir`, then:\n```\nkernelpilot dump-ir examples/triton/vector_add.py "
         "--arch gfx942 --json | jq .summary\nkernelpilot dump-ir --arch gfx942 --cmd python x.py --not-ours\n"
-        "kernelpilot kernel-trace --top 5 -- python x.py --size 4\nkernelpilot-mcp --http --port 8765\n```\nSee `tools/dump_ir.py` and `tools.dump_ir.dump_ir`.\n"
+        "kernelpilot kernel-trace --top 5 -- python x.py --size 4\nkernelpilot-mcp --http --port 8765\n```\nSee `tools/dump_ir/__init__.py` and `tools.dump_ir.dump_ir`.\n"
     )
     assert messages(write_skill(tmp_path, "good", "name: good\ndescription: does x; use when y", body)) == []
 

@@ -2,6 +2,9 @@
 
 Each command lives in its own module, which provides ``add_arguments(parser)`` and ``run(args) -> int``; the module
 is imported only when its command runs, so ``kernelpilot --help`` stays fast. ``--json`` prints the pydantic model.
+Commands from outside the engine (``kernelpilot eval``) are not named here: they register in the
+``kernelpilot.commands`` entry-point group (pyproject.toml), read from the installed metadata or, for a source tree
+whose install predates the group, from pyproject.toml itself (``plugin_commands``).
 Expected failures (KernelpilotError) print ``error:``/``hint:`` lines and exit 2, never a traceback.
 """
 
@@ -15,21 +18,63 @@ import os
 import signal
 import sys
 import threading
+from importlib import metadata
+from pathlib import Path
 
 from tools import __version__
 from tools.errors import Interrupted, KernelpilotError, bounded, from_os_error
 
-# command -> (module, one-line help). Modules are imported lazily.
-COMMANDS: dict[str, tuple[str, str]] = {
+# command -> (module, one-line help). Modules are imported lazily. Commands from outside the engine join through the
+# "kernelpilot.commands" entry-point group (see plugin_commands); the engine names none of them.
+BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "quickstart": ("tools.quickstart", "compile the bundled example for gfx942 and gfx950 and print its resources"),
-    "dump-ir": ("tools.dump_ir", "compile a kernel and keep every IR stage, the final ISA and the binary"),
+    "dump-ir": ("tools.dump_ir.cli", "compile a kernel and keep every IR stage, the final ISA and the binary"),
     "vgpr-pressure": ("tools.vgpr_pressure.cli", "register use, exact liveness, peak points and what to cut"),
     "prefetch-data-load": ("tools.prefetch", "find exposed load latency in hot loops; verify a prefetch rewrite"),
     "check": ("tools.check.cli", "run BEFORE and AFTER on the same inputs on the CPU and compare what they write"),
-    "kernel-trace": ("tools.kernel_trace", "read or run profilers (rocprofv3, ATT, Nsight Compute) into one model"),
-    "eval": ("evals.cli", "run agents on the benchmark tasks and build the leaderboard"),
+    "kernel-trace": (
+        "tools.kernel_trace.cli",
+        "read or run profilers (rocprofv3, ATT, Nsight Compute) into one model",
+    ),
     "doctor": ("tools.doctor", "show which compilers, linkers and profilers this machine has"),
 }
+PLUGIN_GROUP = "kernelpilot.commands"
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+
+
+def _declared_plugins() -> dict[str, str]:
+    """command -> module of the ``kernelpilot.commands`` entry points of the installed distribution; when its
+    metadata lacks the group (an editable install made before the group existed, or a bare source tree on
+    PYTHONPATH), the group as this source tree's pyproject.toml declares it."""
+    found = {ep.name: ep.value.split(":")[0] for ep in metadata.entry_points(group=PLUGIN_GROUP)}
+    if found or not PYPROJECT.is_file():
+        return found
+    import tomllib  # only on this fallback path
+
+    try:
+        project = tomllib.loads(PYPROJECT.read_text()).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    return {k: str(v).split(":")[0] for k, v in project.get("entry-points", {}).get(PLUGIN_GROUP, {}).items()}
+
+
+def plugin_commands() -> dict[str, tuple[str, str]]:
+    """command -> (module, help) for every command registered from outside the engine. A plugin module provides
+    ``add_arguments``/``run`` like ours and a one-line ``HELP``; it is imported here for that line (keep its top
+    level light). One that cannot be imported is still listed, and says why when run."""
+    out = {}
+    for name, module in sorted(_declared_plugins().items()):
+        if name in BUILTIN_COMMANDS:
+            continue  # a plugin never shadows an engine command
+        try:
+            help_text = getattr(importlib.import_module(module), "HELP", "")
+        except Exception as exc:  # a broken plugin must not take the engine's commands down with it
+            help_text = f"(from {module}, which cannot be imported here: {type(exc).__name__})"
+        out[name] = (module, help_text)
+    return out
+
+
+COMMANDS: dict[str, tuple[str, str]] = {**BUILTIN_COMMANDS, **plugin_commands()}
 
 
 class Parser(argparse.ArgumentParser):

@@ -53,6 +53,12 @@ class Interrupted(BaseException):
         return 128 + self.signum
 
 
+class Cancelled(BaseException):
+    """The job this thread runs was cancelled (``tools.executors.cancel_thread``, e.g. an eval driver's Ctrl-C
+    reaching a Dask worker): the command in flight is killed with its process group and the job unwinds without
+    starting another. A BaseException, so no ``except Exception`` turns a cancellation into the agent's failure."""
+
+
 ERROR_TEXT_LIMIT = 20_000
 
 

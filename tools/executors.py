@@ -14,6 +14,7 @@ import shlex
 import signal
 import subprocess
 import tarfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,10 +22,30 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from tools.errors import ToolchainError
+from tools.errors import Cancelled, ToolchainError
 
 MAX_CAPTURE_BYTES = 32 * 1024 * 1024  # per stream: room for a large kernel's SASS listing, still bounded
 CAPTURE_HEAD_FRACTION = 0.25
+
+
+_CANCELLED: set[int] = set()  # idents of threads whose commands must stop (cancel_thread / release_thread)
+
+
+def cancel_thread(ident: int) -> None:
+    """Cancel the job running in thread ``ident``: its command in flight (``run_process``) is killed with its
+    process group within ~0.1 s and raises ``Cancelled``, and so does every later command until ``release_thread``.
+    Thread-safe (a set add); called from another thread, e.g. a Dask worker's handler of a driver's Ctrl-C."""
+    _CANCELLED.add(ident)
+
+
+def release_thread(ident: int) -> None:
+    """Let thread ``ident`` run commands again (its cancelled job has unwound)."""
+    _CANCELLED.discard(ident)
+
+
+def _check_cancelled(argv: Sequence[str]) -> None:
+    if threading.get_ident() in _CANCELLED:
+        raise Cancelled(f"cancelled while running {argv[0] if argv else 'a command'}")
 
 
 class RunResult(BaseModel):
@@ -148,11 +169,12 @@ def run_process(
     """Run ``argv`` in its own process group; the one place kernelpilot waits for a child.
 
     ``timeout`` bounds the whole call, pipe draining included (a grandchild holding stdout open cannot stall it).
-    When the call ends, for any reason (success, failure, timeout, an exception, SIGTERM), every process left in
-    the group is killed. Each stream keeps at most ``max_capture`` bytes (head and tail; the rest counted and
+    When the call ends, for any reason (success, failure, timeout, an exception, SIGTERM, ``cancel_thread`` of the
+    calling thread), every process left in the group is killed. Each stream keeps at most ``max_capture`` bytes (head and tail; the rest counted and
     noted). ``stdout_to`` sends stdout to that file instead (uncapped, for data such as a tar stream).
     """
     argv = [str(a) for a in argv]
+    _check_cancelled(argv)
     t0 = time.perf_counter()
     deadline = time.monotonic() + max(0.0, timeout)
     out_file = open(stdout_to, "wb") if stdout_to is not None else None  # noqa: SIM115 - closed in finally
@@ -185,6 +207,7 @@ def run_process(
         timed_out = False
         try:
             while sel.get_map():
+                _check_cancelled(argv)
                 now = time.monotonic()
                 if now >= deadline:
                     timed_out = not _exited(proc.pid)
@@ -197,6 +220,7 @@ def run_process(
                         pass
                     break
             while not timed_out and not _exited(proc.pid):  # pipes closed early: wait for the leader
+                _check_cancelled(argv)
                 if time.monotonic() >= deadline:
                     timed_out = True
                     break
@@ -292,6 +316,7 @@ class Executor:
         stderr=subprocess.PIPE,
     ) -> subprocess.Popen:
         """Start a command in its own process group; the caller waits, or kills it with kill_process_tree."""
+        _check_cancelled(argv)
         full = self.wrap(
             argv, env if self.kind != "local" else None, str(cwd) if cwd and self.kind != "local" else None
         )

@@ -28,7 +28,7 @@ async def call(name: str, args: dict) -> dict:
 
 async def test_vgpr_pressure_finds_the_spills_and_links_per_instruction_liveness():
     out = await call("vgpr-pressure", {"isa": str(SPILL_ISA)})
-    rep = out["reports"][0]
+    rep = out["report"]["reports"][0]
     metrics = {m["name"]: m["value"] for m in rep["metrics"]}
     # The metadata says 94 VGPR spills, 256 VGPRs, 2 waves/SIMD; shae reports a 204-VGPR live maximum.
     assert (metrics["vgpr_spill_count"], metrics["vgpr_count"], metrics["waves_per_simd"]) == (94, 256, 2)

@@ -65,8 +65,8 @@ async def test_dump_ir_compiles_the_triton_example_and_links_every_stage():
         assert not r.is_error, r.content
         out = r.structured_content
         assert len(json.dumps(out)) < BUDGET_CHARS
-        assert out["status"] == "done" and out["frontend"] == "triton" and out["kernels_total"] == 1
-        k = out["kernels"][0]
+        assert out["status"] == "done" and out["report"]["frontend"] == "triton" and out["kernels_total"] == 1
+        k = out["report"]["kernels"][0]
         assert k["name"] == "vector_add_kernel"
         # Triton 3.9 for gfx942, BLOCK=1024, 4 warps, example arguments (aligned pointers: 16-byte buffer loads):
         # 9 VGPRs, no AGPRs or spills, so 8 waves/SIMD.
@@ -74,7 +74,7 @@ async def test_dump_ir_compiles_the_triton_example_and_links_every_stage():
         assert (k["resources"]["vgpr_spill_count"], k["resources"]["waves_per_simd"]) == (0, 8)
         assert [s["name"] for s in k["stages"]] == ["ttir", "ttgir", "llir", "amdgcn", "hsaco"]
         isa_uri = f"kernelpilot://dump/{out['dump_id']}/vector_add_kernel/amdgcn"
-        assert k["final_isa_uri"] == isa_uri
+        assert out["links"][0]["final_isa_uri"] == isa_uri
         assert any("vgpr-pressure" in s for s in out["next_steps"])
 
         # The metadata line the resources were read from, found by pattern, with its line number.
@@ -86,7 +86,7 @@ async def test_dump_ir_compiles_the_triton_example_and_links_every_stage():
         again = (
             await c.call_tool("dump-ir", {"source": str(REPO / "examples/triton/vector_add.py")})
         ).structured_content
-        assert again["cache_hit"] and again["dump_id"] == out["dump_id"]
+        assert again["report"]["cache_hit"] and again["dump_id"] == out["dump_id"]
 
 
 @pytest.mark.slow
@@ -102,7 +102,7 @@ async def test_dump_ir_reports_progress_while_compiling(monkeypatch):
             "dump-ir", {"source": str(SLOW_KERNEL), "use_cache": False}, progress_callback=on_progress
         )
     assert not r.is_error, r.content
-    assert r.structured_content["kernels"][0]["name"] == "slow_add_kernel"
+    assert r.structured_content["report"]["kernels"][0]["name"] == "slow_add_kernel"
     # Heartbeats every 0.2 s during a >1.5 s compile; progress is elapsed seconds, so it only grows.
     assert len(messages) >= 5
     assert all("compiling slow_vector_add.py for gfx942" in m for _, m in messages)
@@ -142,11 +142,11 @@ async def test_long_compile_returns_a_job_id_and_resumes(monkeypatch):
     async with Client(mcp) as c:
         first = await c.call_tool("dump-ir", {"source": str(SLOW_KERNEL), "use_cache": False, "wait_seconds": 0.3})
         started = first.structured_content
-        assert started["status"] == "running" and started["kernels"] == []
+        assert started["status"] == "running" and started["report"] is None
         assert f"job_id='{started['job_id']}'" in started["next_steps"][0]
         done = await c.call_tool("dump-ir", {"job_id": started["job_id"], "wait_seconds": 120})
     assert done.structured_content["status"] == "done"
-    assert done.structured_content["kernels"][0]["name"] == "slow_add_kernel"
+    assert done.structured_content["report"]["kernels"][0]["name"] == "slow_add_kernel"
 
 
 @pytest.mark.parametrize("source", ["/etc/passwd", "../../../etc/passwd", "examples/no_such_kernel.py"])
@@ -182,7 +182,7 @@ async def test_doctor_reports_tools_and_where_the_server_looks():
     async with Client(mcp) as c:
         out = (await c.call_tool("doctor", {})).structured_content
     assert re.fullmatch(r"\d+/9 tools found", out["summary"]) and len(json.dumps(out)) < BUDGET_CHARS
-    assert {t["name"] for t in out["tools"]} >= {"flydsl", "triton", "rocprofv3", "ncu"}
+    assert {t["name"] for t in out["report"]["tools"]} >= {"flydsl", "triton", "rocprofv3", "ncu"}
     assert out["project_dir"] == str(REPO)
     assert str(FIXTURES.resolve()) in out["allowed_roots"]
 

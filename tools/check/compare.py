@@ -317,7 +317,7 @@ def check(
     ``inputs``: a file whose ``kernelpilot_inputs(seed, **shape)`` builds the arguments (default: BEFORE itself);
     the eval harness keeps it in the task folder, out of the candidate's reach.
     """
-    from tools.dump_ir import _check_source
+    from tools.dump_ir import check_source as _check_source
     from tools.frontends import detect_frontend
     from tools.isa.arch import normalize_arch
 

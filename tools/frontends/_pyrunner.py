@@ -89,7 +89,7 @@ def _triton_compile(kernel, arch: str):
     """(CompiledKernel, launch dict): through the JIT's binder for example arguments, as given for a signature."""
     import triton
 
-    from tools.frontends._triton_jit import _target, compile_example, is_example_form
+    from tools.frontends._triton_jit import compile_example, gpu_target, is_example_form
 
     if is_example_form(kernel):
         fn = kernel["kernel"]
@@ -104,7 +104,7 @@ def _triton_compile(kernel, arch: str):
         except AttributeError:
             raise ConventionError(f"'kernel' must be a @triton.jit function, got {type(fn).__name__}") from None
         return compile_example(kernel, arch)
-    target = _target(arch)
+    target = gpu_target(arch)
     src = triton.compiler.ASTSource(
         fn=kernel["kernel"],
         signature=kernel["signature"],

@@ -24,7 +24,8 @@ def is_example_form(spec: Any) -> bool:
     return isinstance(spec, dict) and "args" in spec and "signature" not in spec
 
 
-def _target(arch: str):
+def gpu_target(arch: str):
+    """Triton's GPUTarget for a kernelpilot arch name (gfx*: hip, wave64; sm_N: cuda, warp 32)."""
     from triton.backends.compiler import GPUTarget
 
     if arch.startswith("gfx"):
@@ -104,7 +105,7 @@ def compile_example(spec: dict, arch: str):
         raise TypeError(f"'kernel' must be a @triton.jit function, got {type(fn).__name__}")
     args = tuple(spec.get("args") or ())
     kwargs = _jit_kwargs(fn, dict(spec.get("kwargs") or {}))
-    target = _target(arch)
+    target = gpu_target(arch)
     backend = make_backend(target)
     binder = create_function_from_signature(fn.signature, fn.params, backend)
     bound_args, specialization, bound_options = binder(*args, **kwargs)

@@ -41,19 +41,13 @@ def forward(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def kernelpilot_entry():
+    # the launch forward() makes for a 4096 x 4096 x 4096 product: 4096 programs, more than the CUs can hold at once
+    M, N, K = 4096, 4096, 4096
+    a, b = torch.empty((M, K), dtype=torch.float16), torch.empty((K, N), dtype=torch.float16)
+    c = torch.empty((M, N), dtype=torch.float32)
     return {
         "kernel": matmul_kernel,
-        "signature": {
-            "a_ptr": "*fp16",
-            "b_ptr": "*fp16",
-            "c_ptr": "*fp32",
-            "M": "i32",
-            "N": "i32",
-            "K": "i32",
-            "BM": "constexpr",
-            "BN": "constexpr",
-            "BK": "constexpr",
-        },
-        "constexprs": {"BM": BM, "BN": BN, "BK": BK},
-        "options": OPTIONS,
+        "args": (a, b, c, M, N, K),
+        "kwargs": {"BM": BM, "BN": BN, "BK": BK, **OPTIONS},
+        "grid": (M // BM, N // BN),
     }

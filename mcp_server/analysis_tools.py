@@ -1,0 +1,203 @@
+"""The ISA analyses: vgpr-pressure (read-only) and prefetch-data-load (compiles kernel files in a child)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Annotated, Literal
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from mcp_server import artifacts, jobs
+from mcp_server.app import (
+    ANALYSIS,
+    RUNS_CODE,
+    JobId,
+    KernelName,
+    Timeout,
+    WaitSeconds,
+    agent_errors,
+    confined,
+    mcp,
+    read_input,
+    run_job,
+    still_running,
+)
+from mcp_server.models import MAX_KERNELS, PrefetchOutput, VgprPressureOutput
+from mcp_server.paths import project_dir
+from tools.errors import InputError
+from tools.models.prefetch import PrefetchReport, VerifyReport
+from tools.toolchain import cache_root
+
+# ---------------------------------------------------------------------------------------------------- vgpr-pressure
+
+
+def _compiled_only(*paths: str | None) -> None:
+    """This tool is read-only: a kernel source would be compiled (its code run), which is dump-ir's job here."""
+    from tools.errors import InputError
+    from tools.vgpr_pressure import SOURCE_SUFFIXES
+
+    for p in paths:
+        if p and Path(p).suffix in SOURCE_SUFFIXES:
+            raise InputError(
+                f"{Path(p).name} is a kernel source; the vgpr-pressure tool reads compiled output (it runs no code)",
+                hint="call dump-ir on the kernel file, then vgpr-pressure with its out_dir (the CLI compiles "
+                "kernel files itself: kernelpilot vgpr-pressure kernel.py)",
+            )
+
+
+@mcp.tool(name="vgpr-pressure", title="VGPR pressure and liveness", annotations=ANALYSIS)
+def vgpr_pressure(
+    isa: Annotated[
+        str,
+        Field(description="AMDGCN .s file, NVIDIA cubin, or a dump directory (e.g. dump-ir's final_isa or out_dir)"),
+    ],
+    kernel: KernelName = None,
+    arch: Annotated[str | None, Field(description="override the target read from the ISA, e.g. gfx942")] = None,
+    before: Annotated[
+        str | None, Field(description="the ISA before your change: also report the diff and whether it regressed")
+    ] = None,
+    top_k: Annotated[int, Field(description="entries per list", ge=1, le=32)] = 8,
+) -> VgprPressureOutput:
+    """Register use, exact per-instruction liveness, where live VGPRs peak (and what values are live there),
+    spills and their cause, and ranked changes with estimated VGPR savings. With ``before``: the before/after diff
+    (a regression is more spills or scratch, lower occupancy, or a higher live-VGPR peak)."""
+    from tools.vgpr_pressure import analyze_path, attach_baseline
+
+    with agent_errors():
+        path = read_input(isa, "ISA")
+        _compiled_only(path, before)
+        reports = confined(analyze_path, path=path, kernel=kernel, arch=arch, per_instruction=True, top_k=top_k)
+        rows = ["kernel\tindex\tline\tlive_vgprs\tlive_agprs\tlive_sgprs\tinstruction\tsource"]
+        for rep in reports.reports:
+            for i in rep.per_instruction or []:
+                rows.append(
+                    f"{rep.kernel}\t{i.index}\t{i.line}\t{i.live_vgprs}\t{i.live_agprs}\t{i.live_sgprs}\t"
+                    f"{i.text}\t{i.source or ''}"
+                )
+        run_id = artifacts.run_id_for("vgpr", path, str(Path(path).stat().st_mtime_ns), kernel or "", arch or "")
+        uri = artifacts.save(run_id, "liveness.tsv", "\n".join(rows) + "\n") if len(rows) > 1 else None
+        diff = None
+        if before:  # each report carries its KernelDiff in `baseline` too
+            old = confined(analyze_path, path=read_input(before, "BEFORE ISA"), kernel=kernel, arch=arch, top_k=top_k)
+            diff = attach_baseline(reports, old)
+        shown = [r.model_copy(update={"per_instruction": None}) for r in reports.reports[:MAX_KERNELS]]
+        steps = []
+        if diff is not None:
+            steps.append("REGRESSION: undo or rework the change" if diff.regression else "no regression vs before")
+        for r in shown[:1]:
+            steps += [f"{s.title}: {s.action}" for s in r.suggestions[:3]]
+        if uri:
+            steps.append(f"read-artifact uri={uri} pattern='<instruction or line>' for liveness at any instruction")
+        steps.append("after a change: dump-ir again, then vgpr-pressure with before=<old ISA>")
+        summary = (diff.summary + " | " if diff else "") + reports.summary
+        return VgprPressureOutput(
+            summary=summary,
+            next_steps=steps,
+            report=reports.model_copy(update={"reports": shown}),
+            reports_total=len(reports.reports),
+            per_instruction_uri=uri,
+            diff=diff,
+        )
+
+
+# ---------------------------------------------------------------------------------------------------- prefetch
+
+
+@mcp.tool(name="prefetch-data-load", title="Prefetch data loads", annotations=RUNS_CODE)
+async def prefetch_data_load(
+    ctx: Context,
+    source: Annotated[
+        str | None,
+        Field(
+            description="kernel file (.py FlyDSL/Triton, .cu, .hip: compiled first), AMDGCN .s, SASS .sass, or a "
+            "dump directory. With before: the AFTER version."
+        ),
+    ] = None,
+    arch: Annotated[str | None, Field(description="target when compiling (default gfx942; sm_90 for .cu)")] = None,
+    kernel: KernelName = None,
+    before: Annotated[
+        str | None, Field(description="verify mode: the version before your prefetch rewrite (source is AFTER)")
+    ] = None,
+    allow_occupancy_drop: Annotated[int, Field(description="verify: waves/warps AFTER may lose", ge=0)] = 0,
+    baseline: Annotated[
+        str | None,
+        Field(
+            description="analysis mode: also report occupancy, register, copy and latency changes against this "
+            "version (a file, or a git ref such as HEAD:kernel.py; before= accepts git refs too)"
+        ),
+    ] = None,
+    frontend: Annotated[
+        Literal["flydsl", "triton", "cuda", "hip", "mojo"] | None,
+        Field(description="kernel files: override language detection"),
+    ] = None,
+    timeout: Timeout = 600,
+    wait_seconds: WaitSeconds = 45,
+    job_id: JobId = None,
+) -> PrefetchOutput:
+    """Find loads whose latency is exposed in the hot loop (issued and waited on in the same iteration), the
+    register headroom a prefetch would need, and, with ``before``, verify that a rewrite really prefetches
+    (prologue loads, loads feeding the next iteration, longer load-to-wait distance, no new spills)."""
+
+    def start():
+        if not source:
+            raise InputError("give source (kernel file or ISA), or job_id", hint="e.g. source='kernel.s'")
+        from tools.prefetch import resolve_source
+
+        def version(path: str, what: str) -> str:  # a git ref is read with `git show` into the kernelpilot cache
+            dest = cache_root() / "gitref" / uuid.uuid4().hex
+            ref = resolve_source(path, dest, cwd=project_dir())
+            return str(ref) if str(ref) != path else read_input(path, what)
+
+        after = read_input(source, "input")
+        if before:
+            kwargs = {"before": version(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
+            kwargs |= {"allow_occupancy_drop": allow_occupancy_drop, "frontend": frontend}
+            return "prefetch-verify", kwargs, timeout, f"verifying prefetch in {Path(after).name}"
+        kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel, "frontend": frontend}
+        if baseline:
+            kwargs["baseline"] = version(baseline, "baseline input")
+        return "prefetch-data-load", kwargs, timeout, f"prefetch analysis of {Path(after).name}"
+
+    def output(got: dict) -> PrefetchOutput:
+        if before:
+            v = VerifyReport.model_validate(got)
+            steps = (
+                ["keep the rewrite; measure it with kernel-trace"]
+                if v.ok
+                else [f"fix: {c.name}: {c.detail}" for c in v.checks if not c.ok]
+            )
+            return PrefetchOutput(summary=v.summary, next_steps=steps, verify=v)
+        r = PrefetchReport.model_validate(got)
+        hot = next((lp for lp in r.loops if lp.is_hot), None)
+        steps = []
+        if hot and hot.verdict == "undetermined":
+            steps.append(f"undetermined: {hot.reason}; check the loads marked undetermined in the ISA by hand")
+        if r.baseline and r.baseline.regressions:
+            steps.append(f"vs {r.baseline.baseline}: " + "; ".join(r.baseline.regressions))
+        if hot and hot.verdict == "exposed-latency":
+            steps.append(
+                "rewrite the hot loop to load iteration i+1 while computing i (see the prefetch-data-load skill)"
+            )
+            steps.append("then call prefetch-data-load with before=<old version> to verify")
+        if r.headroom and r.headroom.verdict != "fits":
+            steps.append(f"registers: {r.headroom.note}")
+        return PrefetchOutput(summary=r.summary, next_steps=steps, report=r)
+
+    from tools.prefetch import SOURCE_SUFFIXES, analyze_prefetch, verify_prefetch
+
+    with agent_errors():
+        inputs = [p for p in (source, before) if p]
+        compiles = any(Path(p).suffix.lower() in SOURCE_SUFFIXES for p in inputs)
+        if job_id or compiles:  # compiling runs user code: in a killable child, with progress
+            got = await run_job(ctx, "prefetch-data-load", job_id, wait_seconds, start)
+            if isinstance(got, jobs.Job):
+                return still_running(got, "prefetch-data-load", PrefetchOutput)
+            return output(got)
+        call, kwargs, _, _ = start()
+        fn = verify_prefetch if call == "prefetch-verify" else analyze_prefetch
+        result = await anyio.to_thread.run_sync(lambda: confined(fn, **kwargs))
+        return output(result.model_dump(mode="json"))

@@ -1,0 +1,146 @@
+"""The tools that compile and run the user's kernel files: dump-ir and check (in a killable child, with progress)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from mcp_server import jobs
+from mcp_server.app import (
+    RUNS_CODE,
+    Arch,
+    JobId,
+    Timeout,
+    WaitSeconds,
+    agent_errors,
+    mcp,
+    require_command_mode,
+    run_job,
+    still_running,
+)
+from mcp_server.models import CheckOutput, DumpIrOutput
+from mcp_server.paths import confine, project_dir
+from tools.errors import InputError
+from tools.models.check import CheckReport
+from tools.models.dump import DumpResult
+
+# ---------------------------------------------------------------------------------------------------- dump-ir
+
+
+@mcp.tool(name="dump-ir", title="Dump IR, ISA and resources", annotations=RUNS_CODE)
+async def dump_ir(
+    ctx: Context,
+    source: Annotated[
+        str | None,
+        Field(
+            description="kernel file: .py (FlyDSL or Triton, defining kernelpilot_entry()), .cu or .hip; absolute "
+            "or relative to the project directory. Leave empty with command or job_id."
+        ),
+    ] = None,
+    arch: Annotated[Arch, Field(description="target architecture")] = "gfx942",
+    frontend: Annotated[
+        Literal["flydsl", "triton", "cuda", "hip"] | None, Field(description="override language detection")
+    ] = None,
+    command: Annotated[
+        list[str] | None,
+        Field(
+            description="command mode: an argument list (no shell) run with the FlyDSL/Triton dump environment, "
+            "e.g. ['python', 'bench.py']; every kernel it compiles is collected"
+        ),
+    ] = None,
+    cwd: Annotated[str | None, Field(description="command mode: working directory (default: project)")] = None,
+    use_cache: Annotated[bool, Field(description="reuse an identical earlier dump")] = True,
+    debug_info: Annotated[bool, Field(description="FlyDSL: keep .loc source lines in the ISA")] = True,
+    flags: Annotated[list[str] | None, Field(description="extra nvcc/hipcc flags")] = None,
+    timeout: Timeout = 600,
+    wait_seconds: WaitSeconds = 45,
+    job_id: JobId = None,
+) -> DumpIrOutput:
+    """Compile a GPU kernel for one architecture and keep every IR stage, the final ISA and the binary.
+
+    Returns per-kernel resources (VGPR/AGPR/SGPR counts, spills, LDS, scratch, occupancy) read from the final ISA,
+    and a URI per stage (ttir, ttgir, llir, amdgcn, final_isa, ptx, sass, ...) to read with read-artifact. Results
+    are cached by content. Sends progress while compiling; cancelling the call kills the compiler.
+    """
+
+    def start():
+        if command:
+            require_command_mode("dump-ir")
+            run_dir = confine(cwd or str(project_dir()), what="cwd")
+            kwargs = {"argv": command, "arch": arch, "frontend": frontend or "auto", "debug_info": debug_info}
+            kwargs |= {"timeout": timeout, "cwd": str(run_dir)}
+            return "dump-ir-command", kwargs, timeout + 30, f"dump-ir {command[0]} for {arch}"
+        if not source:
+            raise InputError("give source (a kernel file), command, or job_id", hint="e.g. source='k.py'")
+        path = confine(source, what="kernel file")
+        kwargs = {"source": str(path), "arch": arch, "frontend": frontend, "use_cache": use_cache}
+        kwargs |= {"debug_info": debug_info, "flags": flags or [], "timeout": timeout}
+        return "dump-ir", kwargs, timeout + 30, f"compiling {path.name} for {arch}"
+
+    with agent_errors():
+        got = await run_job(ctx, "dump-ir", job_id, wait_seconds, start)
+        if isinstance(got, jobs.Job):
+            return still_running(got, "dump-ir", DumpIrOutput)
+        return DumpIrOutput.from_result(DumpResult.model_validate(got))
+
+
+# ---------------------------------------------------------------------------------------------------- check
+
+
+@mcp.tool(name="check", title="Check a rewrite computes the same (CPU)", annotations=RUNS_CODE)
+async def check(
+    ctx: Context,
+    before: Annotated[
+        str | None,
+        Field(description="the kernel file as it was (FlyDSL or Triton), or a git revision: HEAD:./kernel.py"),
+    ] = None,
+    after: Annotated[str | None, Field(description="the rewritten kernel file")] = None,
+    engine: Annotated[
+        Literal["auto", "llvm", "interpreter"],
+        Field(description="llvm: run the AMDGPU LLVM IR lane by lane (FlyDSL); interpreter: Triton's interpreter"),
+    ] = "auto",
+    arch: Annotated[Literal["gfx90a", "gfx942", "gfx950"], Field(description="AMD target (llvm engine)")] = "gfx942",
+    seeds: Annotated[list[int] | None, Field(description="input seeds (default [0])")] = None,
+    shapes: Annotated[
+        list[dict[str, int | float | str]] | None,
+        Field(description="keyword arguments for kernelpilot_inputs(seed, **shape) / kernelpilot_entry(**shape)"),
+    ] = None,
+    atol: Annotated[float, Field(description="absolute tolerance (0: bit for bit)", ge=0)] = 0.0,
+    rtol: Annotated[float, Field(description="relative tolerance (0: bit for bit)", ge=0)] = 0.0,
+    timeout: Timeout = 600,
+    wait_seconds: WaitSeconds = 45,
+    job_id: JobId = None,
+) -> CheckOutput:
+    """Run BEFORE and AFTER on the same generated inputs on the CPU (no GPU needed) and compare every buffer written.
+
+    Verdict same | different | error | undetermined, with the first mismatching elements, out-of-bounds accesses
+    (lane, offset, source line) and reads of uninitialised LDS. Runs the kernel files' code in a child process.
+    """
+
+    def start():
+        if not before or not after:
+            raise InputError("give before and after (two kernel files), or job_id", hint="e.g. before='k_old.py'")
+        a = confine(after, what="after")
+        try:
+            b = str(confine(before, what="before"))
+        except InputError:
+            if ":" not in before:
+                raise
+            b = before  # a git revision (HEAD:./kernel.py), read from AFTER's (confined) repository
+        kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
+        kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout}
+        return "check", kwargs, 2 * timeout + 60, f"check {Path(b).name} → {a.name}"
+
+    with agent_errors():
+        got = await run_job(ctx, "check", job_id, wait_seconds, start)
+        if isinstance(got, jobs.Job):
+            return still_running(got, "check", CheckOutput)
+        report = CheckReport.model_validate(got)
+        steps = {
+            "same": ["outputs agree on these inputs; add seeds/shapes that reach edge tiles before trusting it"],
+            "different": ["read the first mismatch / out-of-bounds line and fix AFTER; rerun check"],
+        }.get(report.verdict, [report.reason])
+        return CheckOutput(summary=report.summary, next_steps=steps, report=report)
