@@ -330,6 +330,7 @@ def test_case13_the_numeric_options_are_the_known_ones():
         "--compute-units",
         "--jobs",
         "--launch-count",
+        "--launch-lds",
         "--peak-threshold",
         "--rtol",
         "--seed",

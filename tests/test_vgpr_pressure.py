@@ -205,10 +205,10 @@ def test_nvidia_cubin_compiled_here(tmp_path):
     import triton.language as tl
     from triton.backends.compiler import GPUTarget
 
-    from tools.isa import sass
+    from tools import toolchain
 
     try:
-        sass.find_tool("nvdisasm")
+        toolchain.find_tool("nvdisasm")
     except Exception:
         pytest.skip("no nvdisasm")
 
@@ -387,10 +387,10 @@ def _sm90_matmuls(tmp_path_factory):
     triton = pytest.importorskip("triton")
     from triton.backends.compiler import GPUTarget
 
-    from tools.isa import sass
+    from tools import toolchain
 
     try:
-        sass.find_tool("nvdisasm")
+        toolchain.find_tool("nvdisasm")
     except Exception:
         pytest.skip("no nvdisasm")
 

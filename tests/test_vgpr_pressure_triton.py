@@ -313,7 +313,8 @@ def test_nvidia_line_info_walks_inlining_chains_too(tmp_path):
 def test_stages_beside_the_isa_are_read_only_inside_the_callers_roots(baseline, tmp_path):
     # The MCP server confines each call to its roots; a TTGIR beside the ISA outside them is not read (no Triton
     # lines), rather than read through a path the caller may not see.
-    from tools import paths, vgpr_triton
+    from tools import paths
+    from tools.vgpr_pressure import triton as vgpr_triton
 
     assert vgpr_triton.stages_beside(baseline.file).ttgir is not None
     with paths.confined_to([tmp_path]):

@@ -29,7 +29,7 @@ from tools.errors import Interrupted, KernelpilotError, bounded, from_os_error
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "quickstart": ("tools.quickstart", "compile the bundled example for gfx942 and gfx950 and print its resources"),
     "dump-ir": ("tools.dump_ir.cli", "compile a kernel and keep every IR stage, the final ISA and the binary"),
-    "vgpr-pressure": ("tools.vgpr_pressure", "register use, exact liveness, peak points and what to cut"),
+    "vgpr-pressure": ("tools.vgpr_pressure.cli", "register use, exact liveness, peak points and what to cut"),
     "prefetch-data-load": ("tools.prefetch.cli", "find exposed load latency in hot loops; verify a prefetch rewrite"),
     "check": ("tools.check.cli", "run BEFORE and AFTER on the same inputs on the CPU and compare what they write"),
     "kernel-trace": (
@@ -96,6 +96,7 @@ NUMBER_RANGES: dict[str, tuple[float, bool]] = {
     "launch_count": (1, True),
     "jobs": (1, True),
     "peak_threshold": (0, True),
+    "launch_lds": (0, True),  # bytes of LDS a launch allocates: 0 is a real answer
     "allow_occupancy_drop": (0, True),
     "compute_units": (1, True),
     "atol": (0, True),

@@ -98,6 +98,15 @@ def nvidia_tool(name: str) -> str | None:
     return None
 
 
+def find_tool(name: str) -> str:
+    """An NVIDIA tool (nvdisasm, cuobjdump, ptxas…) from PATH or Triton's wheel, or a ToolchainError saying how to get
+    it."""
+    found = nvidia_tool(name)
+    if not found:
+        raise ToolchainError(f"{name} not found", hint="install the CUDA toolkit or `pip install triton` (bundles it)")
+    return found
+
+
 def require_tool(name: str, hint: str) -> str:
     path = shutil.which(name) or (nvidia_tool(name) if name in {"ptxas", "nvdisasm", "cuobjdump"} else None)
     if not path:

@@ -65,13 +65,13 @@ class Launch:
     block: tuple[int, int, int]
 
 
-def _mask_bits(x: np.ndarray, bits: int) -> np.ndarray:
+def mask_bits(x: np.ndarray, bits: int) -> np.ndarray:
     if bits >= 64:
         return x
     return x & np.uint64((1 << bits) - 1)
 
 
-def _signed(x: np.ndarray, bits: int) -> np.ndarray:
+def as_signed(x: np.ndarray, bits: int) -> np.ndarray:
     x = np.ascontiguousarray(np.asarray(x, dtype=np.uint64))
     if bits < 64:
         sign = np.uint64(1 << (bits - 1))
@@ -79,7 +79,7 @@ def _signed(x: np.ndarray, bits: int) -> np.ndarray:
     return x.view(np.int64)
 
 
-def _round_bf16(x: np.ndarray) -> np.ndarray:
+def round_bf16(x: np.ndarray) -> np.ndarray:
     u = np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32).copy()
     nan = np.isnan(np.asarray(x, dtype=np.float32))
     u = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
@@ -87,16 +87,16 @@ def _round_bf16(x: np.ndarray) -> np.ndarray:
     return np.where(nan, np.float32(np.nan), out)
 
 
-def _fix(ty: Ty, x):
+def fit_to_type(ty: Ty, x):
     """Bring an arithmetic result back to its type's storage: ints wrap to their width, bfloat rounds."""
     s = ty.scalar
     if s.kind == "int":
         if s.bits == 1:
             return np.asarray(x).astype(np.bool_)
-        return _mask_bits(np.asarray(x).astype(np.uint64), s.bits)
+        return mask_bits(np.asarray(x).astype(np.uint64), s.bits)
     if s.kind == "float":
         if s.fmt == "bfloat":
-            return _round_bf16(x)
+            return round_bf16(x)
         return np.asarray(x).astype(s.np_dtype)
     return x
 
@@ -115,7 +115,7 @@ def to_bytes(x: np.ndarray, ty: Ty, n: int) -> np.ndarray:
         raw = np.ascontiguousarray(x.astype(dt))
     elif s.kind == "float":
         if s.fmt == "bfloat":
-            raw = (np.ascontiguousarray(_round_bf16(x)).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+            raw = (np.ascontiguousarray(round_bf16(x)).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
         else:
             raw = np.ascontiguousarray(x.astype(s.np_dtype))
     else:

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from tools.check.engine import WAVE, _fix, _mask_bits, _round_bf16, _signed, from_bytes, to_bytes
+from tools.check.engine import WAVE, as_signed, fit_to_type, from_bytes, mask_bits, round_bf16, to_bytes
 from tools.check.ir import Instr, unsupported
 from tools.check.ops_amdgcn import AMDGCN_INTRINSICS
 
@@ -45,19 +45,19 @@ def _int_binop(m, ins: Instr):
     elif op == "lshr":
         r = np.where(b < bits, a >> np.minimum(b, np.uint64(63)), np.uint64(0))
     elif op == "ashr":
-        r = (_signed(a, bits) >> np.minimum(b, np.uint64(63)).astype(np.int64)).astype(np.uint64)
+        r = (as_signed(a, bits) >> np.minimum(b, np.uint64(63)).astype(np.int64)).astype(np.uint64)
     elif op in ("udiv", "urem"):
         safe = np.where(b == 0, np.uint64(1), b)
         r = a // safe if op == "udiv" else a % safe
     elif op in ("sdiv", "srem"):
-        sa, sb = _signed(a, bits), _signed(b, bits)
+        sa, sb = as_signed(a, bits), as_signed(b, bits)
         safe = np.where(sb == 0, 1, sb)
         q = np.abs(sa) // np.abs(safe)
         q = np.where((sa < 0) ^ (safe < 0), -q, q)  # C semantics: truncate toward zero
         r = np.ascontiguousarray(q if op == "sdiv" else sa - q * safe, dtype=np.int64).view(np.uint64)
     else:
         raise unsupported(op, ins.text)
-    return _mask_bits(np.asarray(r, dtype=np.uint64), bits)
+    return mask_bits(np.asarray(r, dtype=np.uint64), bits)
 
 
 def _float_binop(m, ins: Instr):
@@ -75,11 +75,11 @@ def _float_binop(m, ins: Instr):
         r = np.fmod(a, b)
     else:
         raise unsupported(op, ins.text)
-    return _fix(ins.ty, r)
+    return fit_to_type(ins.ty, r)
 
 
 def _fneg(m, ins):
-    return _fix(ins.ty, -np.asarray(m.get(ins.ops[0])))
+    return fit_to_type(ins.ty, -np.asarray(m.get(ins.ops[0])))
 
 
 _ICMP = {"eq": np.equal, "ne": np.not_equal, "ugt": np.greater, "uge": np.greater_equal, "ult": np.less,
@@ -91,7 +91,7 @@ def _icmp(m, ins: Instr):
     sty = ins.ops[0].ty.scalar
     bits = sty.bits if sty.kind == "int" else 64
     if ins.predicate.startswith("s"):
-        a, b = _signed(np.asarray(a), bits), _signed(np.asarray(b), bits)
+        a, b = as_signed(np.asarray(a), bits), as_signed(np.asarray(b), bits)
     return _ICMP[ins.predicate](a, b)
 
 
@@ -129,29 +129,29 @@ def _cast(m, ins: Instr):
     op = ins.opcode
     ss, ds = src.scalar, dst.scalar
     if op == "zext":
-        return _mask_bits(np.asarray(x).astype(np.uint64), ds.bits) if ds.bits > 1 else np.asarray(x, dtype=bool)
+        return mask_bits(np.asarray(x).astype(np.uint64), ds.bits) if ds.bits > 1 else np.asarray(x, dtype=bool)
     if op == "sext":
         if ss.bits == 1:
             v = np.where(np.asarray(x, dtype=bool), np.uint64((1 << 64) - 1), np.uint64(0))
         else:
-            v = _signed(np.asarray(x), ss.bits).view(np.uint64)
-        return _mask_bits(v, ds.bits)
+            v = as_signed(np.asarray(x), ss.bits).view(np.uint64)
+        return mask_bits(v, ds.bits)
     if op == "trunc":
         if ds.bits == 1:
             return (np.asarray(x, dtype=np.uint64) & np.uint64(1)).astype(bool)
-        return _mask_bits(np.asarray(x, dtype=np.uint64), ds.bits)
+        return mask_bits(np.asarray(x, dtype=np.uint64), ds.bits)
     if op in ("fptrunc", "fpext"):
-        return _fix(dst, np.asarray(x).astype(np.float64) if op == "fpext" else np.asarray(x, dtype=np.float64))
+        return fit_to_type(dst, np.asarray(x).astype(np.float64) if op == "fpext" else np.asarray(x, dtype=np.float64))
     if op == "sitofp":
-        return _fix(dst, _signed(np.asarray(x), ss.bits).astype(np.float64))
+        return fit_to_type(dst, as_signed(np.asarray(x), ss.bits).astype(np.float64))
     if op == "uitofp":
-        return _fix(dst, np.asarray(x).astype(np.float64))
+        return fit_to_type(dst, np.asarray(x).astype(np.float64))
     if op in ("fptosi", "fptoui"):
         f = np.nan_to_num(np.asarray(x, dtype=np.float64), nan=0.0, posinf=0.0, neginf=0.0)
-        return _mask_bits(np.trunc(f).astype(np.int64).view(np.uint64), ds.bits)
+        return mask_bits(np.trunc(f).astype(np.int64).view(np.uint64), ds.bits)
     if op in ("ptrtoint", "inttoptr"):
         bits = ds.bits if ds.kind == "int" else ds.size * 8
-        return _mask_bits(np.asarray(x, dtype=np.uint64), bits)
+        return mask_bits(np.asarray(x, dtype=np.uint64), bits)
     if op == "addrspacecast":
         if ss.addrspace in (3, 5) or ds.addrspace in (3, 5):
             raise unsupported("addrspacecast to or from LDS/scratch", ins.text)
@@ -168,7 +168,7 @@ def _gep(m, ins: Instr):
     ty = ins.extra["source"]
     addr = base
     for n, op in enumerate(ins.ops[1:]):
-        idx = _signed(np.asarray(m.get(op)), op.ty.scalar.bits).view(np.uint64)
+        idx = as_signed(np.asarray(m.get(op)), op.ty.scalar.bits).view(np.uint64)
         if n == 0:
             step = ty.size
         elif ty.kind in ("array", "vec"):
@@ -192,7 +192,7 @@ def _gep(m, ins: Instr):
             raise unsupported("getelementptr into a scalar", ins.text)
         addr = addr + idx * np.uint64(step)
     bits = 32 if ins.ty.scalar.kind == "ptr" and ins.ty.scalar.addrspace in (3, 5) else 64
-    return _mask_bits(addr, bits)
+    return mask_bits(addr, bits)
 
 
 def _load(m, ins: Instr):
@@ -302,7 +302,7 @@ def _atomicrmw(m, ins: Instr):
         elif op in ("sub", "fsub"):
             new = old - v
         elif op in ("max", "min"):
-            so, sv = _signed(np.array([old]), ty.bits)[0], _signed(np.array([v]), ty.bits)[0]
+            so, sv = as_signed(np.array([old]), ty.bits)[0], as_signed(np.array([v]), ty.bits)[0]
             new = old if (so >= sv) == (op == "max") else v
         elif op in ("umax", "fmax"):
             new = max(old, v)
@@ -319,7 +319,7 @@ def _atomicrmw(m, ins: Instr):
             raise unsupported(f"atomicrmw {op}", ins.text)
         new_arr = np.zeros_like(np.asarray(val))
         new_arr[lane] = new
-        m.store(ins, ptr_ty, addr, _fix(ty, new_arr), ty)
+        m.store(ins, ptr_ty, addr, fit_to_type(ty, new_arr), ty)
         out[lane] = old
     m.mask = saved
     m.in_atomic = False
@@ -329,7 +329,7 @@ def _atomicrmw(m, ins: Instr):
 # --------------------------------------------------------------------------------------------------- intrinsics
 def _unary_float(fn):
     def handler(m, ins):
-        return _fix(ins.ty, fn(np.asarray(m.get(ins.ops[0]), dtype=np.float64)))
+        return fit_to_type(ins.ty, fn(np.asarray(m.get(ins.ops[0]), dtype=np.float64)))
 
     return handler
 
@@ -337,14 +337,14 @@ def _unary_float(fn):
 def _binary_float(fn):
     def handler(m, ins):
         a, b = (np.asarray(m.get(o), dtype=np.float64) for o in ins.ops[:2])
-        return _fix(ins.ty, fn(a, b))
+        return fit_to_type(ins.ty, fn(a, b))
 
     return handler
 
 
 def _fma(m, ins):
     a, b, c = (np.asarray(m.get(o), dtype=np.float64) for o in ins.ops[:3])
-    return _fix(ins.ty, a * b + c)
+    return fit_to_type(ins.ty, a * b + c)
 
 
 def _int_minmax(kind):
@@ -352,7 +352,7 @@ def _int_minmax(kind):
         a, b = (np.asarray(m.get(o)) for o in ins.ops[:2])
         bits = ins.ty.scalar.bits
         if kind[0] == "s":
-            sa, sb = _signed(a, bits), _signed(b, bits)
+            sa, sb = as_signed(a, bits), as_signed(b, bits)
             pick_a = sa > sb if kind == "smax" else sa < sb
         else:
             pick_a = a > b if kind == "umax" else a < b
@@ -364,7 +364,7 @@ def _int_minmax(kind):
 def _abs_int(m, ins):
     a = np.asarray(m.get(ins.ops[0]))
     bits = ins.ty.scalar.bits
-    return _mask_bits(np.abs(_signed(a, bits)).view(np.uint64), bits)
+    return mask_bits(np.abs(as_signed(a, bits)).view(np.uint64), bits)
 
 
 def _fabs(m, ins):
@@ -372,11 +372,11 @@ def _fabs(m, ins):
 
 
 def _copysign(m, ins):
-    return _fix(ins.ty, np.copysign(m.get(ins.ops[0]), m.get(ins.ops[1])))
+    return fit_to_type(ins.ty, np.copysign(m.get(ins.ops[0]), m.get(ins.ops[1])))
 
 
 def _bf16_round_identity(m, ins):
-    return _round_bf16(m.get(ins.ops[0]))
+    return round_bf16(m.get(ins.ops[0]))
 
 
 INTRINSICS: list[tuple[str, object]] = [

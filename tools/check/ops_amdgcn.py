@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from tools.check import xlane
-from tools.check.engine import WAVE, _mask_bits, _signed, to_bytes
+from tools.check.engine import WAVE, as_signed, mask_bits, to_bytes
 from tools.check.ir import Ty, unsupported
 
 
@@ -95,9 +95,9 @@ def _mfma_i8(m, ins, mm):
     kpl = k // (WAVE // size)
     ops = [m.full(m.get(ins.ops[i]), ins.ops[i].ty) for i in range(3)]
     a, b = (to_bytes(x, ins.ops[i].ty, m.n)[:, :kpl].view(np.int8).astype(np.float64) for i, x in enumerate(ops[:2]))
-    c = _signed(np.asarray(ops[2]), 32).astype(np.float64)
+    c = as_signed(np.asarray(ops[2]), 32).astype(np.float64)
     d = xlane.mfma_exact(a, b, c, size, k)
-    return _mask_bits(np.asarray(d, dtype=np.int64).view(np.uint64), 32)
+    return mask_bits(np.asarray(d, dtype=np.int64).view(np.uint64), 32)
 
 
 def _mfma(m, ins):
@@ -195,14 +195,14 @@ def _mbcnt(m, ins):
     shift = np.clip(lane if ins.callee.endswith(".lo") else lane - 32, 0, 32).astype(np.uint64)
     below = np.where(shift >= 32, mask, mask & ((np.uint64(1) << shift) - np.uint64(1)))
     bits = np.unpackbits(below.astype(np.uint32).view(np.uint8).reshape(-1, 4), axis=1).sum(axis=1)
-    return _mask_bits(acc + bits.astype(np.uint64), 32)
+    return mask_bits(acc + bits.astype(np.uint64), 32)
 
 
 def _ballot(m, ins):
     cond = np.broadcast_to(np.asarray(m.get(ins.ops[0]), dtype=bool), (m.n,)) & m.mask
     w = cond.reshape(-1, WAVE).astype(np.uint64)
     bits = (w << np.arange(WAVE, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
-    return _mask_bits(np.repeat(bits, WAVE), ins.ty.bits)
+    return mask_bits(np.repeat(bits, WAVE), ins.ty.bits)
 
 
 def _workitem(m, ins):

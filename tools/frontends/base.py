@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL, RunResult
+from tools.inputs import LANGUAGE_OF_SUFFIX
 from tools.isa import arch as archmod
 from tools.isa.metadata import detect_arch, read_kernel_metadata, resources_from_metadata
 from tools.models.dump import CompilerVersions, KernelDump, Resources, Stage
@@ -231,10 +232,8 @@ def write_log(out_dir: Path, result: RunResult) -> Path:
 def detect_frontend(path: Path) -> str:
     """Pick the frontend from the file: .cu → cuda, .hip → hip, Python importing flydsl/triton → that."""
     suffix = path.suffix.lower()
-    if suffix == ".cu":
-        return "cuda"
-    if suffix in {".hip", ".cpp", ".cc"}:
-        return "hip"
+    if suffix in LANGUAGE_OF_SUFFIX:
+        return LANGUAGE_OF_SUFFIX[suffix]
     if suffix == ".py":
         text = path.read_text(errors="replace")
         if re.search(r"^\s*(import|from)\s+flydsl\b", text, re.M):
@@ -245,8 +244,6 @@ def detect_frontend(path: Path) -> str:
             f"{path.name} imports neither flydsl nor triton, so it is not a kernel file kernelpilot knows",
             hint="pass --frontend flydsl|triton, or give a .cu/.hip file",
         )
-    if suffix == ".mojo":
-        return "mojo"
     raise InputError(
         f"cannot tell the kernel language of {path.name} (suffix '{suffix}')",
         hint="use a .py (FlyDSL/Triton), .cu (CUDA) or .hip file, or pass --frontend",

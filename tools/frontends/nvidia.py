@@ -1,7 +1,9 @@
-"""NVIDIA artifacts shared by the Triton and CUDA frontends: SASS text and resources of a cubin.
+"""NVIDIA artifacts shared by the Triton and CUDA frontends and vgpr-pressure: SASS text, resources and live
+registers of a cubin.
 
-Uses ``cuobjdump -res-usage`` (REG, STACK, SHARED, LOCAL per function) and ``nvdisasm`` (SASS with line info); both
-come with the CUDA toolkit and are also bundled in Triton's wheel, so this works on a machine with no CUDA install.
+Runs ``cuobjdump -res-usage`` (REG, STACK, SHARED, LOCAL per function) and ``nvdisasm`` (SASS with line info, life
+ranges); both come with the CUDA toolkit and are also bundled in Triton's wheel, so this works on a machine with no
+CUDA install. The text they print is parsed in ``tools.isa.sass``.
 """
 
 from __future__ import annotations
@@ -9,12 +11,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tools.errors import InputError, ToolchainError
 from tools.executors import LOCAL
+from tools.isa import sass
 from tools.isa.arch import nvidia_occupancy
 from tools.models.dump import Resources
-from tools.toolchain import nvidia_tool
+from tools.toolchain import find_tool, nvidia_tool
 
-_RES_RE = re.compile(r"Function\s+(\S+):\s*\n\s*REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")
 _PTXAS_FUNC = re.compile(r"Compiling entry function '([^']+)'")
 _PTXAS_USED = re.compile(r"Used (\d+) registers")
 _PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
@@ -26,15 +29,11 @@ def cubin_resource_usage(cubin: Path) -> dict[str, dict[str, int]]:
     if not tool:
         return {}
     result = LOCAL.run([tool, "-res-usage", str(cubin)], timeout=60)
-    usage = {}
-    for m in _RES_RE.finditer(result.stdout):
-        usage[m.group(1)] = {
-            "reg": int(m.group(2)),
-            "stack": int(m.group(3)),
-            "shared": int(m.group(4)),
-            "local": int(m.group(5)),
-        }
-    return usage
+    return {
+        name: {"reg": r["REG"], "stack": r["STACK"], "shared": r["SHARED"], "local": r["LOCAL"]}
+        for name, r in sass.parse_res_usage(result.stdout).items()
+        if {"REG", "STACK", "SHARED", "LOCAL"} <= r.keys()
+    }
 
 
 def ptxas_info(text: str) -> dict[str, dict[str, int]]:
@@ -105,3 +104,20 @@ def nvidia_resources(
         occupancy_limits=occ.limits if occ else {},
         notes=notes,
     )
+
+
+def read_cubin(path: str | Path, timeout: float = 60.0) -> list[sass.SassFunction]:
+    """Run nvdisasm (line info, then life ranges) and cuobjdump on a cubin; its functions with their resources, live
+    GPR sets and source lines (parsed by ``tools.isa.sass.functions_from_listings``)."""
+    p = Path(path)
+    if not sass.is_cubin(p.read_bytes()):
+        raise InputError(f"{p} is not a CUDA cubin (ELF, EM_CUDA)", hint="extract one with `cuobjdump -xelf all`")
+    nvdisasm = find_tool("nvdisasm")
+    res = LOCAL.run([nvdisasm, "-gi", "-c", str(p)], timeout=timeout)  # -gi: line info with inlining chains
+    if not res.ok:
+        raise ToolchainError(f"nvdisasm failed on {p}", details=res.stderr[-2000:])
+    plr = LOCAL.run([nvdisasm, "--print-life-ranges", "--life-range-mode", "narrow", "-c", str(p)], timeout=timeout)
+    if not plr.ok:
+        raise ToolchainError(f"nvdisasm --print-life-ranges failed on {p}", details=plr.stderr[-2000:])
+    usage = LOCAL.run([find_tool("cuobjdump"), "-res-usage", str(p)], timeout=timeout)
+    return sass.functions_from_listings(res.stdout, plr.stdout, usage.stdout if usage.ok else "")

@@ -11,13 +11,12 @@ Pure text functions; no assembler is needed.
 from __future__ import annotations
 
 import gc
-import os
 import re
 from dataclasses import dataclass, field
 
-from tools import paths
 from tools.errors import InputError
 from tools.isa import metadata as metamod
+from tools.isa.mnemonics import SPILL_COMMENT_RE, classify
 
 AGPR_BASE = 512
 SGPR_BASE = 1024
@@ -84,7 +83,6 @@ _LABEL_RE = re.compile(r"^([A-Za-z_.$][\w.$@]*):(.*)$")
 _LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 _FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
 _TYPE_FN_RE = re.compile(r"^\s*\.type\s+([^\s,]+)\s*,\s*@function")
-_SPILL_COMMENT_RE = re.compile(r"Folded (Spill|Reload)|\bSpill\b|\bReload\b")
 
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -153,7 +151,7 @@ class Instruction:
 
     @property
     def is_spill(self) -> bool:
-        return self.category in ("scratch_store", "scratch_load") and bool(_SPILL_COMMENT_RE.search(self.comment))
+        return self.category in ("scratch_store", "scratch_load") and bool(SPILL_COMMENT_RE.search(self.comment))
 
 
 @dataclass
@@ -177,56 +175,7 @@ class IsaFile:
     directories: dict[int, str] = field(default_factory=dict)  # .file N "dir" "name": N -> dir
 
 
-# --- classification -------------------------------------------------------------------------------------------
-
-
-def classify(mnemonic: str, modifiers: str = "", comment: str = "") -> str:
-    """Category of an instruction; the names are the report's words (``vmem_load``, ``lds_read``, ``mfma``…)."""
-    m = mnemonic
-    if m.startswith("v_"):
-        if m.startswith(("v_mfma", "v_smfmac", "v_wmma", "v_swmmac")):
-            return "mfma"
-        if m.startswith("v_accvgpr"):
-            return "accvgpr_move"
-        if m.startswith("v_cndmask"):
-            return "cndmask"
-        return "valu"
-    if m.startswith("s_"):
-        if m.startswith(("s_waitcnt", "s_wait_")):
-            return "waitcnt"
-        if m.startswith("s_barrier"):
-            return "barrier"
-        if m.startswith(("s_branch", "s_cbranch", "s_setpc", "s_swappc", "s_call")):
-            return "branch"
-        if m == "s_nop":
-            return "nop"
-        if m == "s_endpgm" or m.startswith("s_endpgm"):
-            return "endpgm"
-        if m.startswith(("s_load", "s_buffer_load", "s_scratch_load", "s_store", "s_buffer_store", "s_dcache")):
-            return "smem"
-        return "salu"
-    if m.startswith("ds_"):
-        if m.startswith(("ds_read", "ds_load")):
-            return "lds_read"
-        if m.startswith(("ds_write", "ds_store")):
-            return "lds_write"
-        return "lds_other"
-    spill = bool(_SPILL_COMMENT_RE.search(comment))
-    if m.startswith("scratch_"):
-        return "scratch_load" if "_load" in m else "scratch_store"
-    if m.startswith(("buffer_", "global_", "flat_", "tbuffer_", "image_")):
-        if "atomic" in m:
-            return "vmem_atomic"
-        is_load = "_load" in m or m.startswith("image_sample") or m.startswith("image_gather")
-        if spill:  # pre-gfx940 spills go through buffer ops on the scratch descriptor
-            return "scratch_load" if is_load else "scratch_store"
-        if is_load:
-            return "vmem_load_lds" if re.search(r"(^|\s)lds(\s|$)", modifiers) or "_lds_" in m else "vmem_load"
-        if "_store" in m:
-            return "vmem_store"
-        return "vmem_other"
-    return "other"
-
+# --- classification (tools.isa.mnemonics) ----------------------------------------------------------------------
 
 _STORE_LIKE = {
     "vmem_store",
@@ -540,7 +489,7 @@ def _add_instruction(k: Kernel, line: str, lineno: int, loc: SourceLoc | None, l
     if semi >= 0:
         comment = line[semi + 1 :].strip()
         line = line[:semi].rstrip()
-        spill = _SPILL_COMMENT_RE.search(comment) is not None
+        spill = SPILL_COMMENT_RE.search(comment) is not None
     if "//" in line:
         slash = line.find("//")
         comment = comment or line[slash + 2 :].strip()
@@ -613,8 +562,6 @@ def find_kernel(isa: IsaFile, name: str) -> Kernel:
 
 _CHAIN_FRAME_RE = re.compile(r"@\[\s*([^\s@\[\]]+?):(\d+)(?::(\d+))?\s")
 _chain_cache: dict[str, tuple[SourceLoc, ...]] = {}
-# Directories of library code: installed Python packages (triton.language, flydsl), ROCm/HIP headers.
-LIBRARY_DIR_MARKERS = ("site-packages", "dist-packages", "/lib/python", "/opt/rocm", "/include/hip")
 
 
 def _inline_chain(line: str) -> tuple[SourceLoc, ...]:
@@ -640,103 +587,3 @@ def _fill_caller_directories(kernels: list[Kernel], files: dict[int, str], dirs:
                 for f in i.loc.inlined_at:
                     if not f.directory:
                         f.directory = by_name.get(f.file, "")
-
-
-def is_library_frame(loc: SourceLoc) -> bool:
-    """True for a position inside library code (an installed package or a toolkit header), not the user's."""
-    d = loc.directory.replace("\\", "/")
-    return any(m in d for m in LIBRARY_DIR_MARKERS)
-
-
-@dataclass(slots=True)
-class SourceAttribution:
-    """Where an instruction comes from, in the user's words.
-
-    ``user``: the innermost position in the user's files; ``call_site``: the outermost user call site when it differs
-    (a helper called from two places is told apart); ``inside``: the library function the instruction is part of
-    (``tl.sum``), with ``library`` its innermost library position.
-    """
-
-    user: SourceLoc | None
-    call_site: SourceLoc | None = None
-    inside: str | None = None
-    library: SourceLoc | None = None
-
-    def __str__(self) -> str:
-        if self.user is None:
-            return str(self.library) if self.library else "(no .loc)"
-        text = str(self.user)
-        if self.call_site is not None:
-            text += f" via {self.call_site}"
-        if self.library is not None:
-            text = f"(inside {self.inside or self.library.file} at {text})"
-        return text
-
-
-_source_lines_cache: dict[tuple[str, int], list[str] | None] = {}
-
-
-def source_lines(path: str) -> list[str] | None:
-    """The lines of a source file, cached by path and modification time (a long-lived server sees edits)."""
-    try:
-        paths.guard(path, "source file named by .loc")  # a confined (MCP) call reads only inside its roots
-        key = (path, os.stat(path).st_mtime_ns)
-    except (OSError, InputError):
-        return None
-    if key not in _source_lines_cache:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                _source_lines_cache[key] = fh.read().splitlines()
-        except OSError:
-            _source_lines_cache[key] = None
-    return _source_lines_cache[key]
-
-
-_CALLEE_RE = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
-_DEF_RE = re.compile(r"^(\s*)def\s+(\w+)\s*\(")
-
-
-def callee_at(call: SourceLoc) -> str | None:
-    """The dotted name called at a call site (``tl.sum``), read from the source at the site's column."""
-    lines = source_lines(call.path)
-    if not lines or not 0 < call.line <= len(lines):
-        return None
-    text = lines[call.line - 1]
-    m = _CALLEE_RE.match(text, max(call.column - 1, 0)) if call.column else None
-    return m.group(1) if m else None
-
-
-def _enclosing_def(loc: SourceLoc) -> str | None:
-    """The ``def`` whose body holds a library position (``sum`` for triton/language/standard.py:314)."""
-    lines = source_lines(loc.path)
-    if not lines or not 0 < loc.line <= len(lines):
-        return None
-    indent = len(lines[loc.line - 1]) - len(lines[loc.line - 1].lstrip())
-    for text in reversed(lines[: loc.line - 1]):
-        m = _DEF_RE.match(text)
-        if m and len(m.group(1)) < indent:
-            prefix = "tl." if "triton/language" in loc.directory.replace("\\", "/") else ""
-            return prefix + m.group(2)
-    return None
-
-
-def attribute_loc(loc: SourceLoc | None) -> SourceAttribution:
-    """Walk a ``.loc``'s inlining chain to the user's innermost line and outermost call site.
-
-    A frame is the user's unless its directory is library code (:func:`is_library_frame`). Library frames inside the
-    user's line are summarised by the function the user called (read from the user's source at the call column, else
-    the library's enclosing ``def``).
-    """
-    if loc is None:
-        return SourceAttribution(user=None)
-    frames = loc.frames
-    user_idx = [n for n, f in enumerate(frames) if not is_library_frame(f)]
-    if not user_idx:
-        return SourceAttribution(user=None, library=loc)
-    first, last = user_idx[0], user_idx[-1]
-    user = frames[first]
-    call_site = frames[last] if last != first and str(frames[last]) != str(user) else None
-    if first == 0:
-        return SourceAttribution(user=user, call_site=call_site)
-    inside = callee_at(user) or _enclosing_def(frames[first - 1])
-    return SourceAttribution(user=user, call_site=call_site, inside=inside, library=loc)

@@ -13,9 +13,10 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, attribute_loc, reg_mask
+from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, HotLoop
 from tools.isa.liveness import Liveness, vgprs
+from tools.isa.source_attr import attribute_loc
 
 _NARROW_LOAD_RE = re.compile(r"_(dword|b32|ushort|u16|short|b16|ubyte|u8|sbyte|i8|sshort|i16)$")
 _SCALE_CONSUMER_RE = re.compile(r"^v_(mul|pk_mul|fma|pk_fma|fmac|mac|mfma_scale|cvt_scale|mad)")

@@ -1,7 +1,8 @@
 """NVIDIA SASS: nvdisasm text → functions → instructions with def/use registers, labels, branch targets and source
-lines; loops from backward branches; and, for cubins, per-function resources (``cuobjdump -res-usage``) and the exact
-live GPR set at every instruction (``nvdisasm --print-life-ranges --life-range-mode narrow``), from the tools on PATH
-or the ones Triton's wheel bundles.
+lines; loops from backward branches and the hot loop; the MMA and compute opcode classes; and, for cubins, the parsers
+of ``cuobjdump -res-usage`` (per-function resources) and of ``nvdisasm --print-life-ranges --life-range-mode narrow``
+(the exact live GPR set at every instruction). Pure text parsing: running the tools is
+``tools.frontends.nvidia.read_cubin``'s job.
 
 The life-range columns are read by their header names (GPR, PRED, UGPR, UPRED), whichever subset this nvdisasm prints;
 in a GPR column ``^`` marks a definition, ``v`` a use, ``x`` both and ``:`` a value passing through. nvdisasm ignores
@@ -12,12 +13,7 @@ Registers: ``R4`` is one register; a ``.64``/``.128`` access or an ``R4.64`` ope
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from tools.errors import InputError, ToolchainError
-from tools.executors import LOCAL
 
 _FUNC_RES_RE = re.compile(r"^\s*Function\s+(\S+):\s*$")
 _RES_RE = re.compile(r"(\w+(?:\[\d+\])?):(\d+)")
@@ -29,7 +25,13 @@ _FUNC_RE = re.compile(r"^\s*\.type\s+(\S+),@function")
 _REG_RE = re.compile(r"(?<![\w.])R(\d+)(\.64|\.128)?(?![\w])")
 _BRACKET_RE = re.compile(r"\[([^\]]*)\]")
 _TARGET_RE = re.compile(r"`\(([^)]+)\)")
+# Tensor-core matrix multiply-accumulate, every generation: HMMA/IMMA/DMMA (sm_70+), the warpgroup HGMMA/IGMMA/QGMMA/
+# BGMMA (sm_90 wgmma.mma_async), and UTC*MMA (sm_100 tcgen05.mma). The one MMA classification of SASS here.
 MMA_PREFIXES = ("HMMA", "IMMA", "DMMA", "HGMMA", "IGMMA", "QGMMA", "BGMMA", "WGMMA", "UTCHMMA", "UTCQMMA")
+# Arithmetic that is not MMA (FP32/FP16/FP64 fused multiply-add, multiply, add, min/max, the special-function unit).
+ALU_PREFIXES = ("FFMA", "FMUL", "FADD", "HFMA", "DFMA", "HADD", "HMUL", "FMNMX", "MUFU")
+# Memory instructions that weigh in the choice of the hot loop: global loads and cp.async, shared memory, local spills.
+HOT_LOOP_MEMORY_ROOTS = ("LDG", "LDGSTS", "LDS", "LDSM", "STS", "LDL", "STL")
 MEMORY_ROOTS = ("LD", "ST", "ATOM", "RED")
 
 
@@ -60,6 +62,11 @@ class SassInst:
     @property
     def is_mma(self) -> bool:
         return self.opcode.startswith(MMA_PREFIXES)
+
+    @property
+    def is_compute(self) -> bool:
+        """MMA or floating-point arithmetic: what hides memory latency in a loop."""
+        return self.is_mma or self.opcode.startswith(ALU_PREFIXES)
 
     @property
     def address_regs(self) -> set[int]:
@@ -118,8 +125,9 @@ def _def_use(opcode: str, operands: str) -> tuple[set[int], set[int]]:
 
 def _attributed(chain: list[tuple[str, int]]) -> str:
     """(path, line) frames, innermost first → the user's line through library frames (as
-    ``tools.isa.amdgcn.attribute_loc`` does for AMDGCN): ``(inside tl.sum at kernel.py:19)``."""
-    from tools.isa.amdgcn import SourceLoc, attribute_loc
+    ``tools.isa.source_attr.attribute_loc`` does for AMDGCN): ``(inside tl.sum at kernel.py:19)``."""
+    from tools.isa.amdgcn import SourceLoc
+    from tools.isa.source_attr import attribute_loc
 
     frames = []
     for path, ln in chain:
@@ -205,20 +213,39 @@ def find_loops(f: SassFunction) -> list[SassLoop]:
     return out
 
 
-def find_tool(name: str) -> str:
-    """``name`` from PATH, else from the triton wheel's bundled CUDA binaries."""
-    found = shutil.which(name)
-    if found:
-        return found
-    try:
-        import triton.backends.nvidia as nv  # lazy: heavy import, only for cubins
+@dataclass
+class SassHotLoop:
+    loop: SassLoop
+    label: str  # the header's label, or its offset ``/*0ab0*/``
+    reason: str
 
-        cand = Path(nv.__file__).parent / "bin" / name
-        if cand.exists():
-            return str(cand)
-    except ImportError:
-        pass
-    raise ToolchainError(f"{name} not found", hint="install the CUDA toolkit or `pip install triton` (bundles it)")
+
+def find_hot_loop(f: SassFunction) -> SassHotLoop | None:
+    """The innermost loop with the most MMA + global/shared/local memory instructions (ties: more MMA, then the
+    larger body), or None without a loop. The one choice of the SASS hot loop (vgpr-pressure, prefetch-data-load)."""
+    inner = [lp for lp in find_loops(f) if lp.innermost]
+    if not inner:
+        return None
+
+    def weight(lp: SassLoop) -> tuple[int, int, int]:
+        body = f.insts[lp.first : lp.last + 1]
+        mma = sum(1 for i in body if i.is_mma)
+        mem = sum(1 for i in body if i.root in HOT_LOOP_MEMORY_ROOTS)
+        return mma + mem, mma, lp.last - lp.first + 1
+
+    ranked = sorted(inner, key=weight, reverse=True)
+    best = ranked[0]
+    score, mma, size = weight(best)
+    label = f.insts[best.first].labels[0] if f.insts[best.first].labels else f"/*{f.insts[best.first].addr:04x}*/"
+    reason = (
+        f"innermost loop headed by {label} (backward branch at #{best.last}, depth {best.depth}, {size} instructions) "
+        f"has the most MMA + memory instructions: {mma} MMA, {score - mma} LDG/LDGSTS/LDS/STS/LDL/STL"
+    )
+    if len(ranked) > 1:
+        reason += f"; {len(ranked) - 1} other innermost loop(s) have at most {weight(ranked[1])[0]}"
+    else:
+        reason += "; it is the only innermost loop"
+    return SassHotLoop(best, label, reason)
 
 
 def is_cubin(data: bytes) -> bool:
@@ -226,6 +253,8 @@ def is_cubin(data: bytes) -> bool:
 
 
 def parse_res_usage(text: str) -> dict[str, dict[str, int]]:
+    """``cuobjdump -res-usage`` output: per function, every ``NAME:value`` of its resource line (REG, STACK, SHARED,
+    LOCAL, CONSTANT[0], TEXTURE…). The one parser of that output."""
     out: dict[str, dict[str, int]] = {}
     cur = None
     for line in text.splitlines():
@@ -304,24 +333,12 @@ def _life_range_segments(header: list[str]) -> list[tuple[str, int, int, dict[in
     return segs
 
 
-def read_cubin(path: str | Path, timeout: float = 60.0) -> list[SassFunction]:
-    """Run nvdisasm (life ranges, then line info) and cuobjdump on a cubin; functions with their resources, live
-    GPR sets and source lines."""
-    p = Path(path)
-    data = p.read_bytes()
-    if not is_cubin(data):
-        raise InputError(f"{p} is not a CUDA cubin (ELF, EM_CUDA)", hint="extract one with `cuobjdump -xelf all`")
-    nvdisasm = find_tool("nvdisasm")
-    res = LOCAL.run([nvdisasm, "-gi", "-c", str(p)], timeout=timeout)  # -gi: line info with inlining chains
-    if not res.ok:
-        raise ToolchainError(f"nvdisasm failed on {p}", details=res.stderr[-2000:])
-    funcs = parse_sass(res.stdout)
-    plr = LOCAL.run([nvdisasm, "--print-life-ranges", "--life-range-mode", "narrow", "-c", str(p)], timeout=timeout)
-    if not plr.ok:
-        raise ToolchainError(f"nvdisasm --print-life-ranges failed on {p}", details=plr.stderr[-2000:])
-    ranges = parse_life_ranges(plr.stdout)
-    usage = LOCAL.run([find_tool("cuobjdump"), "-res-usage", str(p)], timeout=timeout)
-    table = parse_res_usage(usage.stdout) if usage.ok else {}
+def functions_from_listings(listing: str, life_ranges: str, res_usage: str) -> list[SassFunction]:
+    """Functions of a cubin from its three tool outputs (``nvdisasm -gi -c``, ``nvdisasm --print-life-ranges
+    --life-range-mode narrow -c``, ``cuobjdump -res-usage``): resources, live GPR sets and source lines."""
+    funcs = parse_sass(listing)
+    ranges = parse_life_ranges(life_ranges)
+    table = parse_res_usage(res_usage)
     for f in funcs:
         f.resources = table.get(f.name, {})
         by_offset = ranges.get(f.name, {})

@@ -18,7 +18,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from tools.isa.amdgcn import LIBRARY_DIR_MARKERS, SourceLoc, callee_at
+from tools.isa.amdgcn import SourceLoc
+from tools.isa.source_attr import LIBRARY_DIR_MARKERS, callee_at
 
 WHOLE_TILE_OPS = ("tt.reduce", "tt.scan", "tt.dot", "ttg.convert_layout", "tt.histogram", "tt.dot_scaled")
 LOAD_OPS = ("tt.load", "amdg.buffer_load", "ttg.async_copy_global_to_local", "amdg.buffer_load_to_local")

@@ -29,7 +29,11 @@ class InstructionRef(BaseModel):
         "'(inside tl.sum at kernel.py:21:12)'",
     )
     inlined_at: list[str] | None = Field(None, description="the .loc's full inlining chain, innermost first")
-    live_vgprs: int | None = None
+    live_vgprs: int | None = Field(
+        None,
+        description="live VGPRs here (AMD name kept for compatibility: on NVIDIA it holds the live GPRs, as live_gprs)",
+    )
+    live_gprs: int | None = Field(None, description="NVIDIA: live GPRs here (nvdisasm life ranges)")
 
 
 class RegisterGroup(BaseModel):
@@ -54,12 +58,19 @@ class SourceGroup(BaseModel):
 
 
 class CriticalPoint(BaseModel):
-    """An instruction where live VGPRs peak, and what is live there."""
+    """An instruction where live VGPRs (NVIDIA: GPRs) peak, and what is live there.
+
+    ``live_vgprs``/``live_agprs``/``live_sgprs`` are AMD names kept for compatibility (the CLI text, the MCP table and
+    tests read them): on NVIDIA they hold the GPRs, 0 and the uniform registers. NVIDIA reports also fill the
+    vendor's own ``live_gprs``/``live_ugprs``/``live_predicates``."""
 
     instruction: InstructionRef
     live_vgprs: int
     live_agprs: int
     live_sgprs: int
+    live_gprs: int | None = Field(None, description="NVIDIA: live general-purpose registers (R0…)")
+    live_ugprs: int | None = Field(None, description="NVIDIA: live uniform registers (UR0…)")
+    live_predicates: int | None = Field(None, description="NVIDIA: live predicate registers (P0…)")
     in_hot_loop: bool
     instructions_at_peak: int = Field(description="how many instructions reach this count")
     by_definition: list[RegisterGroup]
@@ -82,10 +93,13 @@ class HotLoop(BaseModel):
     scratch_share_of_memory_ops: float = Field(
         description="scratch (NVIDIA: local LDL/STL) ops / all vector-memory + LDS (shared) ops in the loop"
     )
-    max_live_vgprs: int
-    header_live_vgprs: int = Field(description="VGPRs live on entry to the loop header")
-    loop_carried_vgprs: int = Field(description="live at the header and redefined inside the loop")
+    max_live_vgprs: int = Field(description="AMD name kept for compatibility: on NVIDIA the GPRs (max_live_gprs)")
+    header_live_vgprs: int = Field(description="VGPRs (NVIDIA: GPRs) live on entry to the loop header")
+    loop_carried_vgprs: int = Field(description="live at the header and redefined inside the loop (NVIDIA: GPRs)")
     loop_carried: list[RegisterGroup]
+    max_live_gprs: int | None = Field(None, description="NVIDIA: most live GPRs at one instruction of the loop")
+    header_live_gprs: int | None = Field(None, description="NVIDIA: GPRs live on entry to the loop header")
+    loop_carried_gprs: int | None = Field(None, description="NVIDIA: GPRs live at the header and redefined inside")
 
 
 class SpilledValue(BaseModel):
@@ -128,6 +142,10 @@ class Suggestion(BaseModel):
 
 
 class InstructionPressure(BaseModel):
+    """Live registers at one instruction. ``live_vgprs``/``live_agprs``/``live_sgprs``: AMD names kept for
+    compatibility (the MCP table reads them); on NVIDIA they hold GPRs, 0 and UGPRs, and ``live_gprs``/
+    ``live_ugprs``/``live_predicates`` are filled."""
+
     index: int
     line: int
     text: str
@@ -135,6 +153,9 @@ class InstructionPressure(BaseModel):
     live_agprs: int
     live_sgprs: int
     source: str | None = None
+    live_gprs: int | None = None
+    live_ugprs: int | None = None
+    live_predicates: int | None = None
 
 
 class VgprReport(BaseModel):

@@ -27,8 +27,9 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
-from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, attribute_loc, reg_mask
+from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
+from tools.isa.source_attr import attribute_loc
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 
 # Issue cycles per instruction class, wave64 on CDNA (estimates: VALU issues over 4 cycles, an MFMA occupies the

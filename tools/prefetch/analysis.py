@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools import paths
+from tools import inputs
 from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.models.dump import LaunchInfo, Resources
 from tools.models.prefetch import BaselineComparison, LoopReport, PrefetchReport, RegisterHeadroom
 
-SOURCE_SUFFIXES = {".py", ".cu", ".hip", ".cpp", ".cc", ".mojo"}
-ISA_SUFFIXES = {".s", ".amdgcn", ".asm", ".isa"}
-SASS_SUFFIXES = {".sass"}
+SOURCE_SUFFIXES, ISA_SUFFIXES, SASS_SUFFIXES = inputs.SOURCE_SUFFIXES, inputs.ISA_SUFFIXES, inputs.SASS_SUFFIXES
 MAX_LOOPS = 16
 
 
@@ -43,10 +41,6 @@ def resolve_source(source: str | Path, dest_dir: Path | None = None, cwd: Path |
     return read_git_file(source, dest_dir, cwd).local_path
 
 
-def _default_arch(path: Path) -> str:
-    return "sm_90" if path.suffix == ".cu" else "gfx942"
-
-
 def _is_sass(text: str) -> bool:
     return "/*0000*/" in text or ("\t.headerflags" in text and '@"EF_CUDA' in text) or "        /*00" in text
 
@@ -55,43 +49,8 @@ def _load_input(
     source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600
 ) -> tuple[list[tuple[str, str, Resources | None, LaunchInfo | None]], str | None, str]:
     """[(isa_text, isa_path, resources, launch)], arch, origin — compiling kernel sources through dump-ir."""
-    if isinstance(source, str) and "\n" in source:
-        return [(source, "<text>", None, None)], arch, "<text>"
-    path = paths.guard(source, "input")
-    if not path.exists():
-        raise InputError(f"{path} does not exist", hint="give a kernel file, an ISA/SASS file or a dump directory")
-    if path.is_dir():
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and (p.name.endswith("final_isa.s") or p.suffix in {".sass", ".amdgcn"})
-        )
-        if not files:
-            files = sorted(p for p in path.rglob("*.s") if p.is_file())
-        if not files:
-            raise InputError(
-                f"{path} holds no final ISA (*final_isa.s, *.amdgcn, *.s) or SASS (*.sass)",
-                hint="pass a directory written by `kernelpilot dump-ir --out DIR`, or the ISA file itself",
-            )
-        files = [paths.guard(p, f"ISA file in {path}") for p in files]
-        return [(p.read_text(errors="replace"), str(p), None, None) for p in files], arch, str(path)
-    if path.suffix in SOURCE_SUFFIXES:
-        from tools.dump_ir import dump_ir
-
-        arch = archmod.normalize_arch(arch) if arch else _default_arch(path)
-        result = dump_ir(path, arch, frontend=frontend, timeout=timeout)
-        out = []
-        for k in result.kernels:
-            if k.final_isa:
-                out.append((Path(k.final_isa).read_text(errors="replace"), k.final_isa, k.resources, k.launch))
-        return out, arch, str(path)
-    head = path.read_bytes()[:4096]
-    if b"\x00" in head:
-        raise InputError(
-            f"{path} is binary; prefetch-data-load reads assembly text",
-            hint="pass the .s / .sass text, or the kernel source (it is compiled with dump-ir)",
-        )
-    return [(path.read_text(errors="replace"), str(path), None, None)], arch, str(path)
+    found = inputs.load_isa_inputs(source, arch, frontend=frontend, timeout=timeout, tool="prefetch-data-load")
+    return [(i.text, i.path, i.resources, i.launch) for i in found.items], found.arch, found.origin
 
 
 def _block_threads(arch: str, res: Resources, launch: LaunchInfo | None) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from tools.isa.sass import SassFunction, SassInst, find_loops, parse_sass
+from tools.isa.sass import SassFunction, SassInst, find_hot_loop, find_loops, parse_sass
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch.amd import (
@@ -23,7 +23,6 @@ from tools.prefetch.amd import (
 )
 
 LOADS = ("LDG", "LDGSTS", "LD", "LDS128")
-COMPUTE_PREFIXES = ("FFMA", "FMUL", "FADD", "HFMA", "HMMA", "IMMA", "DFMA", "HADD", "HMUL", "FMNMX", "MUFU")
 # Issue cycles (estimates): tensor-core MMA occupies its pipe for ~16 cycles, everything else issues in ~2.
 MMA_CYCLES = 16
 DEFAULT_CYCLES = 2
@@ -193,7 +192,7 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
     loads = [_trace(seq, n, p) for p in range(n) if _is_load(seq[p])]
     body = seq[:n]
     mma = sum(1 for i in body if i.is_mma)
-    compute = [i for i in body if i.opcode.startswith(COMPUTE_PREFIXES)]
+    compute = [i for i in body if i.is_compute]
     barriers = []
     for p, i in enumerate(body):
         if i.opcode.startswith("BAR"):
@@ -254,13 +253,8 @@ def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources
         if kernel and kernel != f.name and kernel not in f.name:
             continue
         found = find_loops(f)
-        inner = [(lp.first, lp.last) for lp in found if lp.innermost]
-
-        def weight(s, f=f):
-            body = f.insts[s[0] : s[1] + 1]
-            return sum(1 for i in body if _is_load(i) or i.is_mma)
-
-        hot = max(inner, key=weight) if inner else None
+        chosen = find_hot_loop(f)
+        hot = (chosen.loop.first, chosen.loop.last) if chosen else None
         loops = []
         for lp in found:
             loops.append(_analyze_loop(f, lp.first, lp.last, (lp.first, lp.last) == hot, lp.depth))

@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from tools.isa.mnemonics import classify
 from tools.models.dump import Resources
 from tools.models.trace import (
     Dispatch,
@@ -66,8 +67,33 @@ NCU_REASON_CLASSES = {
 }
 
 
+# tools.isa.mnemonics.classify's category -> stall class; the waits and a few scalar mnemonics are decided apart
+STALL_CLASS_OF_CATEGORY = {
+    "barrier": "barrier",
+    "vmem_load": "vmem_load",
+    "vmem_load_lds": "vmem_load",
+    "scratch_load": "vmem_load",
+    "vmem_store": "vmem_store",
+    "vmem_atomic": "vmem_store",
+    "vmem_other": "vmem_load",  # buffer_wbinvl1, buffer_inv…: cache maintenance on the vector memory path
+    "scratch_store": "vmem_store",
+    "lds_read": "lds",
+    "lds_write": "lds",
+    "lds_other": "lds",
+    "smem": "smem",
+    "mfma": "mfma",
+    "valu": "valu",
+    "accvgpr_move": "valu",
+    "cndmask": "valu",
+    "branch": "branch",
+    "salu": "salu",
+}
+_SCALAR_OTHER = ("s_nop", "s_endpgm", "s_sleep", "s_sendmsg", "s_trap", "s_code_end")
+
+
 def amd_stall_class(isa: str) -> str:
-    """The stall class of one AMDGCN instruction, by mnemonic (and waitcnt counters)."""
+    """The stall class of one AMDGCN instruction: its mnemonic class (``tools.isa.mnemonics.classify``), and for a
+    waitcnt the counter it waits on."""
     text = isa.strip().lower()
     op = text.split(" ", 1)[0]
     if op.startswith("s_waitcnt"):
@@ -76,25 +102,18 @@ def amd_stall_class(isa: str) -> str:
         if "lgkmcnt" in text or op == "s_waitcnt_lgkmcnt":
             return "lds_smem_wait (s_waitcnt lgkmcnt)"
         return "nop/other"
-    if op.startswith("s_barrier"):
-        return "barrier"
-    if op.startswith(("buffer_", "global_", "flat_", "scratch_", "tbuffer_")):
-        return "vmem_store" if "_store" in op or "_atomic" in op else "vmem_load"
-    if op.startswith("ds_"):
-        return "lds"
-    if op.startswith(("s_load", "s_buffer_load", "s_store", "s_buffer_store", "s_dcache")):
-        return "smem"
-    if op.startswith(("v_mfma", "v_smfmac", "v_wmma", "v_swmmac")):
-        return "mfma"
-    if op.startswith("v_"):
-        return "valu"
-    if op.startswith(("s_cbranch", "s_branch", "s_setpc", "s_swappc", "s_getpc")):
+    if op.startswith(("s_wait_loadcnt", "s_wait_storecnt", "s_wait_samplecnt", "s_wait_bvhcnt")):  # gfx12 counters
+        return "vmem_wait (s_waitcnt vmcnt)"
+    if op.startswith(("s_wait_dscnt", "s_wait_kmcnt")):
+        return "lds_smem_wait (s_waitcnt lgkmcnt)"
+    if op.startswith("s_getpc"):
         return "branch"
-    if op.startswith(("s_nop", "s_endpgm", "s_sleep", "s_sendmsg", "s_trap", "s_code_end")):
+    if op.startswith(_SCALAR_OTHER):
         return "nop/other"
-    if op.startswith("s_"):
-        return "salu"
-    return "nop/other"
+    category = classify(op)
+    if category.startswith("vmem") and op.startswith("image_"):
+        return "nop/other"  # image sampling: no class of its own in the stall taxonomy
+    return STALL_CLASS_OF_CATEGORY.get(category, "nop/other")
 
 
 def stall_class(ins: Instruction) -> str:

@@ -10,16 +10,16 @@ holds the stages.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import paths
+from tools import inputs, paths
 from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.isa import ttgir as tg
-from tools.isa.amdgcn import Kernel, SourceLoc, attribute_loc, source_lines
+from tools.isa.amdgcn import Kernel, SourceLoc
+from tools.isa.source_attr import attribute_loc, source_lines
 from tools.models.vgpr import Suggestion
 
 _WPE_RE = re.compile(r'"amdgpu-waves-per-eu"="(\d+),(\d+)"')
@@ -67,13 +67,8 @@ def stages_beside(isa_path: str | Path | None) -> Stages:
             out.ttgir = None
     if len(llirs) == 1 and (text := _read_sibling(llirs[0])) is not None:
         out.llir_path, out.llir = llirs[0], text
-    meta = d / "metadata.json"
-    if meta.is_file() and (text := _read_sibling(meta)) is not None:
-        try:
-            shared = json.loads(text).get("shared")
-            out.shared_bytes = int(shared) if isinstance(shared, int) else None
-        except ValueError:
-            pass
+    launch = inputs.launch_lds_beside(isa_path)
+    out.shared_bytes = launch.bytes if launch else None
     return out
 
 

@@ -1,0 +1,183 @@
+"""``kernelpilot vgpr-pressure``: arguments, the text rendering of the report, and the command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from tools import inputs
+from tools.errors import InputError
+from tools.models.vgpr import VgprReports
+from tools.vgpr_pressure.analyze import analyze_spec
+from tools.vgpr_pressure.diff import PEAK_REGRESSION_THRESHOLD, attach_baseline, diff_reports
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "input",
+        nargs="?",
+        help="kernel file (compiled with dump-ir), ISA file (.s/.amdgcn), cubin, or dump directory; a git "
+        "reference such as HEAD:kernel.py reads the committed version",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="BASE",
+        help="judge the input against BASE (same kinds of input, e.g. HEAD:kernel.py): occupancy, spills and peak "
+        "changes in the report; exit 1 on a regression",
+    )
+    parser.add_argument("--kernel", help="kernel name (exact or unique substring); default: every kernel")
+    parser.add_argument("--arch", help="override the target (gfx942, gfx950, gfx1100, sm_90 …)")
+    parser.add_argument("--source", help="kernel source file, to print the source lines named by .loc")
+    parser.add_argument(
+        "--launch-lds",
+        type=int,
+        metavar="BYTES",
+        help="LDS / shared memory the launch allocates beyond what the binary declares (Triton's metadata 'shared'), "
+        "for the input (not --baseline/--diff); default: Triton's <kernel>.json or metadata.json beside the ISA, or "
+        "what dump-ir counted for a kernel file",
+    )
+    parser.add_argument("--json", action="store_true", help="print the pydantic model as JSON")
+    parser.add_argument("--per-instruction", action="store_true", help="list every instruction with live counts")
+    parser.add_argument("--top", type=int, default=8, help="entries per list in the report (default 8)")
+    parser.add_argument(
+        "--diff",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two inputs (paths or git references: --diff HEAD:kernel.py kernel.py); exit 1 on a regression",
+    )
+    parser.add_argument(
+        "--peak-threshold",
+        type=int,
+        default=PEAK_REGRESSION_THRESHOLD,
+        help="live-VGPR rise that counts as a regression in --diff",
+    )
+
+
+def _source_line(source: Path | None, ref: str | None) -> str:
+    if not source or not ref:
+        return ""
+    m = re.search(r"[\w./-]+:(\d+)", ref)  # the user's line comes first in an attributed source
+    if not m:
+        return ""
+    try:
+        line_no = int(m.group(1))
+        lines = source.read_text(errors="replace").splitlines()
+        return f"    {line_no}: {lines[line_no - 1].strip()}" if 0 < line_no <= len(lines) else ""
+    except (ValueError, IndexError, OSError):
+        return ""
+
+
+def render(reports: VgprReports, source: Path | None = None) -> str:
+    out = []
+    for r in reports.reports:
+        out.append(r.summary)
+        out.append(
+            "  metrics: "
+            + ", ".join(
+                f"{m.name}={'unknown' if m.value is None else m.value}{'' if m.status == 'ok' else ' [' + m.status + ']'}"
+                for m in r.metrics
+            )
+        )
+        for m in r.metrics:  # every warn/bad says why, with its threshold
+            if m.status != "ok" or (m.name == "waves_per_simd" and m.note):
+                out.append(f"    {m.name}={m.value} [{m.status}: {m.note.removeprefix(m.status + ': ')}]")
+        if r.hot_loop:
+            h = r.hot_loop
+            out.append(f"  hot loop {h.header_label} #{h.first_index}-#{h.last_index}: {h.reason}")
+            out.append(
+                "    "
+                + ", ".join(f"{k}={v}" for k, v in h.distribution.items() if v)
+                + f", scratch share {h.scratch_share_of_memory_ops:.0%}, loop-carried {h.loop_carried_vgprs}"
+            )
+        regs = "GPRs" if r.vendor == "nvidia" else "VGPRs"
+        for p in r.critical_points:
+            out.append(
+                f"  peak {p.live_vgprs} {regs} at #{p.instruction.index} (line {p.instruction.line}) "
+                f"`{p.instruction.text}` {p.instruction.source or ''}"
+            )
+            for g in p.by_definition:
+                out.append(f"    {g.count:4d} {g.kind:18s} {g.registers}")
+            for s in p.by_source[:5]:
+                out.append(f"    {s.count:4d} from {s.source}" + _source_line(source, s.source))
+        if r.spills:
+            out.append(f"  spills: {r.spills.root_cause}")
+            for kind, n in sorted(r.spills.by_kind.items(), key=lambda kv: -kv[1]):
+                if kind in r.spills.by_kind_detail:
+                    out.append(f"    {n:4d} {kind}: {r.spills.by_kind_detail[kind]}")
+        for s in r.suggestions:
+            out.append(f"  suggest [{s.id}] {s.title}: ~{s.estimated_vgpr_savings} {regs} — {s.evidence}")
+            out.append(f"      do: {s.action}")
+        if r.baseline is not None:
+            b = r.baseline
+            moved = [c for c in b.changes if c.delta]
+            desc = ", ".join(f"{c.name} {c.before}→{c.after}" for c in moved) or "no change"
+            out.append(f"  against the baseline: {'REGRESSION' if b.regression else 'ok'} ({desc})")
+            for c in b.changes:
+                if c.regression:
+                    out.append(f"    regression: {c.why}")
+        for t in r.triton:
+            out.append(f"  triton: {t}")
+        for n in r.notes:
+            out.append(f"  note: {n}")
+        if r.per_instruction:
+            if r.vendor == "nvidia":
+                out.append("  index  addr    gpr pred ugpr  instruction")
+                for i in r.per_instruction:
+                    out.append(
+                        f"  {i.index:5d} {i.line:5x}  {i.live_gprs or 0:4d} {i.live_predicates or 0:4d} "
+                        f"{i.live_ugprs or 0:4d}  {i.text}"
+                    )
+            else:
+                out.append("  index  line   vgpr agpr sgpr  instruction")
+                for i in r.per_instruction:
+                    out.append(
+                        f"  {i.index:5d} {i.line:5d}  {i.live_vgprs:4d} {i.live_agprs:4d} {i.live_sgprs:4d}  {i.text}"
+                    )
+    for e in reports.errors:
+        out.append(f"error in {e.kernel}: {e.error}" + (f" (hint: {e.hint})" if e.hint else ""))
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.diff:
+        before = analyze_spec(args.diff[0], args.kernel, args.arch)
+        after = analyze_spec(args.diff[1], args.kernel, args.arch)
+        d = diff_reports(before, after, args.peak_threshold)
+        print(d.model_dump_json(indent=1) if args.json else d.summary)
+        return 1 if d.regression else 0
+    if not args.input:
+        raise InputError(
+            "no input given",
+            hint="kernelpilot vgpr-pressure <kernel file | ISA file | cubin | dump dir> [--baseline HEAD:<file>]",
+        )
+    reports = analyze_spec(
+        args.input,
+        args.kernel,
+        args.arch,
+        per_instruction=args.per_instruction,
+        top_k=args.top,
+        launch_lds=getattr(args, "launch_lds", None),
+    )
+    regression = False
+    if getattr(args, "baseline", None):
+        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top)
+        regression = attach_baseline(reports, base, args.peak_threshold).regression
+    if args.json:
+        print(json.dumps(reports.model_dump(exclude_none=True), indent=1))
+    else:
+        print(render(reports, Path(args.source) if args.source else _source_of(args.input)))
+    return 1 if regression else 0
+
+
+def _source_of(spec: str) -> Path | None:
+    """The kernel file itself, when the input is one on disk (its lines are printed beside the peak groups)."""
+    return Path(spec) if inputs.is_source(spec) else None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    from tools.cli import main
+
+    sys.exit(main(["vgpr-pressure", *sys.argv[1:]]))
