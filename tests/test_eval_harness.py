@@ -250,6 +250,31 @@ def test_round_statistics_come_from_the_shared_timer_and_need_the_ci_above_the_r
     assert same.speedup == 1.0 and same.verdict == "inconclusive" and same.ci_low <= 1.05
 
 
+def test_a_speedup_must_hold_in_the_second_session_of_fresh_processes():
+    from evals.harness.timing import clears, merge_sessions
+    from evals.models import TimingOutcome
+
+    def t(speedup, low, high):
+        return TimingOutcome(
+            shape="s", baseline_ms=speedup, candidate_ms=1.0, speedup=speedup, ci_low=low, ci_high=high, rounds=10,
+            verdict="faster" if low > 1.05 else "inconclusive",
+        )  # fmt: skip
+
+    # what an H100 noop once read, then what fresh processes read: the merged verdict keeps what both support
+    first, second = [t(1.25, 1.16, 1.39)], [t(1.01, 0.97, 1.04)]
+    assert clears(first, 1.05) and not clears(second, 1.05)
+    (m,) = merge_sessions(first, second)
+    assert (m.speedup, m.ci_low, m.ci_high, m.rounds, m.verdict) == (1.01, 0.97, 1.39, 20, "inconclusive")
+    assert not clears([m], 1.05)
+    assert m.flags == ["second session in fresh processes: 1.010× (CI 0.970–1.040); first 1.250× (CI 1.160–1.390)"]
+    # a real speedup holds in both: the lower of the two is kept and still clears the bar
+    (real,) = merge_sessions([t(2.0, 1.9, 2.1)], [t(1.95, 1.85, 2.05)])
+    assert (real.speedup, real.ci_low, real.verdict) == (1.95, 1.85, "faster") and clears([real], 1.05)
+    # over two shapes the bar applies to the geometric mean of the lower bounds
+    assert clears([t(1.2, 1.1, 1.3), t(1.02, 1.01, 1.05)], 1.05) is True  # sqrt(1.1 * 1.01) = 1.054
+    assert clears([t(1.2, 1.09, 1.3), t(1.02, 1.0, 1.05)], 1.05) is False  # sqrt(1.09 * 1.0) = 1.044
+
+
 def test_host_time_far_above_event_time_fails_as_work_outside_the_timed_stream():
     from evals.harness.scoring import summarize_rounds
     from evals.models import ShapeCase

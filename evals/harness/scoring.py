@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import math
 import multiprocessing
 import random
 import secrets
@@ -26,6 +25,7 @@ from evals.harness.isa_checks import NEEDS_BASELINE, run_isa_checks
 from evals.harness.oracle import llvm_cpu_oracle
 from evals.harness.static_checks import static_checks
 from evals.harness.timing import (
+    geomean,
     gpu_lock,
     quiet_lock,
     start_timing_servers,
@@ -115,10 +115,6 @@ def options_unchanged(task: Task, base: list[KernelDump], cand: list[KernelDump]
 # --- the whole score ------------------------------------------------------------------------------------------
 
 
-def _geomean(xs: list[float]) -> float:
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else 1.0
-
-
 def verdict(s: TaskScore, required: set[StageCode]) -> tuple[bool, StageCode | None]:
     """Passed exactly when the scoring is complete, no stage failed, and every stage in ``required`` (the ones this
     task and host must run, e.g. ``faster`` on a GPU) succeeded; else the first failing or missing code."""
@@ -192,10 +188,10 @@ def _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, reference)
         s.record("oracle_mismatch", False, f"a timed call returned a wrong result: {bad[0].case}: {bad[0].detail}")
     if not timings or failures:
         return
-    s.speedup = _geomean([t.speedup for t in timings])
-    s.speedup_ci = (_geomean([t.ci_low for t in timings]), _geomean([t.ci_high for t in timings]))
+    s.speedup = geomean([t.speedup for t in timings])
+    s.speedup_ci = (geomean([t.ci_low for t in timings]), geomean([t.ci_high for t in timings]))
     fr = [t.fraction_of_sol for t in timings if t.fraction_of_sol]
-    s.fraction_of_sol = _geomean(fr) if fr else None
+    s.fraction_of_sol = geomean(fr) if fr else None
     s.flags += [f for t in timings for f in t.flags]
     ci = f"speedup {s.speedup:.3f}× (95 % CI {s.speedup_ci[0]:.3f}–{s.speedup_ci[1]:.3f})"
     if s.speedup_ci[0] <= perf.required_speedup:

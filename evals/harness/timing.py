@@ -186,6 +186,53 @@ def _timed_rounds(task: Task, servers: dict, runtime: Runtime, rng: random.Rando
     return timings, failures, sampled
 
 
+def _session(
+    task: Task, servers: dict, runtime: Runtime, rng: random.Random
+) -> tuple[list[TimingOutcome], list[Failure], list]:
+    """One timing session: the timed rounds of these two processes (stopped afterwards), under the quiet lock."""
+    try:
+        with quiet_lock(runtime, shared=False):  # no other scoring on this GPU compiles or imports meanwhile
+            return _timed_rounds(task, servers, runtime, rng)
+    except (TimeoutError, RuntimeError) as exc:
+        return [], [("timing_failed", f"timing failed: {exc}")], []
+    finally:
+        stop_timing_servers(servers)
+
+
+def geomean(xs: list[float]) -> float:
+    """Geometric mean (1.0 for no values): how the task's speedup and CI bounds combine over shapes."""
+    import math
+
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else 1.0
+
+
+def clears(timings: list[TimingOutcome], required_speedup: float) -> bool:
+    """The task's speed verdict: the geometric mean over shapes of the CI's lower bound clears the bar."""
+    return bool(timings) and geomean([t.ci_low for t in timings]) > required_speedup
+
+
+def merge_sessions(first: list[TimingOutcome], second: list[TimingOutcome]) -> list[TimingOutcome]:
+    """Per shape, what both sessions support: the lower of the two speedups and CI bounds, the higher upper bound
+    (so ``faster`` needs both sessions to clear the bar), the rounds of both, and a flag when they disagree."""
+    merged = []
+    for a, b in zip(first, second, strict=True):
+        low = min((a, b), key=lambda t: t.speedup)
+        m = a.model_copy(deep=True)
+        m.speedup, m.baseline_ms, m.candidate_ms = low.speedup, low.baseline_ms, low.candidate_ms
+        m.ci_low, m.ci_high = min(a.ci_low, b.ci_low), max(a.ci_high, b.ci_high)
+        m.rounds = a.rounds + b.rounds
+        m.verdict = a.verdict if a.verdict == b.verdict else "inconclusive"
+        if m.fraction_of_sol and low.fraction_of_sol:
+            m.fraction_of_sol = low.fraction_of_sol
+        m.flags += [f for f in b.flags if f not in m.flags]
+        m.flags.append(
+            f"second session in fresh processes: {b.speedup:.3f}× (CI {b.ci_low:.3f}–{b.ci_high:.3f}); first "
+            f"{a.speedup:.3f}× (CI {a.ci_low:.3f}–{a.ci_high:.3f})"
+        )
+        merged.append(m)
+    return merged
+
+
 def time_candidate(
     task: Task,
     code_dir: Path,
@@ -198,17 +245,21 @@ def time_candidate(
 ) -> tuple[list[TimingOutcome], list[CaseOutcome], list[Failure]]:
     """Interleaved rounds (ABAB, then BABA) of baseline and candidate in two processes; every timed call gets fresh
     inputs; ``checked_calls`` random calls per shape are re-checked against the reference afterwards, in the
-    reference's process (``reference``, kept from correctness) or a new one."""
+    reference's process (``reference``, kept from correctness) or a new one. A session that clears the bar is
+    repeated in two fresh processes and the verdict keeps what both support (``merge_sessions``)."""
     perf = task.spec.performance
     servers = servers or start_timing_servers(task, code_dir, base_dir, work, runtime)
-    timings, failures, sampled = [], [], []
-    try:
-        with quiet_lock(runtime, shared=False):  # no other scoring on this GPU compiles or imports meanwhile
-            timings, failures, sampled = _timed_rounds(task, servers, runtime, rng)
-    except (TimeoutError, RuntimeError) as exc:
-        failures.append(("timing_failed", f"timing failed: {exc}"))
-    finally:
-        stop_timing_servers(servers)
+    timings, failures, sampled = _session(task, servers, runtime, rng)
+    if not failures and clears(timings, perf.required_speedup):
+        # A speedup must hold again in a second session of fresh processes: two processes running the same code
+        # can differ for their whole life (an H100 noop read 1.25×, CI 1.16-1.39, once in 26 task runs).
+        fresh = start_timing_servers(task, code_dir, base_dir, work / "confirm", runtime)
+        for proc in fresh.values():
+            proc.wait_ready()
+        again, failures, more = _session(task, fresh, runtime, rng)
+        sampled += more
+        if again:
+            timings = merge_sessions(timings, again)
     # Re-check the sampled timed calls against the reference, in its own process on regenerated inputs.
     rechecks: list[CaseOutcome] = []
     if not sampled or failures:
