@@ -690,10 +690,10 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         )
 
     verdict, reason = classify_loop(loads, mfma, valu, compute)
-    if verdict == "prefetched" and est is not None:
-        reason += short_iteration_note(est.latencies, est.work_cycles)
-    header = cfg.blocks[loop.header]
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
+    if verdict == "prefetched" and est is not None:
+        reason += short_iteration_note(est.latencies, est.work_cycles, min(waits) if waits else None)
+    header = cfg.blocks[loop.header]
     kinds = [c.kind for c in copies]
     return LoopReport(
         header=header.label or f"block {loop.header}",
@@ -730,13 +730,22 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
     )
 
 
-def short_iteration_note(latencies: float, work_cycles: int) -> str:
-    """For a prefetched loop that still stalls: one iteration's work is shorter than a memory latency."""
+def short_iteration_note(latencies: float, work_cycles: int, closest_wait_cycles: int | None = None) -> str:
+    """For a prefetched loop that still stalls, why: one iteration's work is shorter than a memory latency, or (when
+    it is not) the carried loads issue too late in the iteration, so their waits come too soon after them."""
     if latencies < 0.5:
         return ""
+    if work_cycles < LOAD_LATENCY_CYCLES:
+        return (
+            f"; still ~{latencies} memory latencies per iteration: one iteration's work (~{work_cycles} cycles) "
+            f"covers only part of a ~{LOAD_LATENCY_CYCLES}-cycle latency (prefetch further ahead, or rely on more "
+            "waves)"
+        )
+    gap = f" (the closest is ~{closest_wait_cycles} cycles)" if closest_wait_cycles is not None else ""
     return (
-        f"; still ~{latencies} memory latencies per iteration: one iteration's work (~{work_cycles} cycles) covers "
-        f"only part of a ~{LOAD_LATENCY_CYCLES}-cycle latency (prefetch further ahead, or rely on more waves)"
+        f"; still ~{latencies} memory latencies per iteration: one iteration's work (~{work_cycles} cycles) would "
+        f"cover a ~{LOAD_LATENCY_CYCLES}-cycle latency, but the waits come too soon after the loads{gap} (issue the "
+        "next iteration's loads earlier in the loop body, or move the waits that retire them later)"
     )
 
 

@@ -212,9 +212,9 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
     copies = _copies(body, loads)
     kinds = [c.kind for c in copies]
     iteration, latencies = _estimate_latencies(body)
-    if verdict == "prefetched":
-        reason += short_iteration_note(latencies, sum(_cycles(i) for i in body))
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
+    if verdict == "prefetched":
+        reason += short_iteration_note(latencies, sum(_cycles(i) for i in body), min(waits) if waits else None)
     return LoopReport(
         header=f.insts[start].labels[0] if f.insts[start].labels else f"/*{f.insts[start].addr:04x}*/",
         first_instruction=start,
