@@ -295,6 +295,15 @@ def test_the_spill_task_spills_its_weights_in_the_row_loop():
     assert s.by_kind_detail["global_load"].startswith("defined at kernel.py:22:9 ×14")
 
 
+def test_a_row_loop_without_mfma_gets_no_per_k_step_tile_advice():
+    # the task's waves_per_eu=2 trap holds its weights in 180 VGPRs across a row loop of VALU work: a whole tile of
+    # loaded data is live at the peak, but there are no K steps (no MFMA) to split it over
+    trap = SPILL_TASK.parents[1] / "traps" / "waves_per_eu_2.py"
+    report = analyze_path(trap, arch="gfx942").reports[0]
+    assert report.metric("vgpr_count").value == 180
+    assert "per_k_step_b_loads" not in {x.id for x in report.suggestions}
+
+
 def test_nvidia_line_info_walks_inlining_chains_too(tmp_path):
     # nvdisasm -gi writes an inlined position as a chain of '//## File …, line N inlined at …' lines; the helper's
     # line 8 is told apart by its two call sites, and tl.sum's code is attributed to the user's line 16.

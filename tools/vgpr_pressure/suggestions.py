@@ -107,9 +107,10 @@ def lazy_scale_products(kernel, lv, att, loop_idx) -> Suggestion | None:
     )
 
 
-def per_k_step_b_loads(kernel, lv, att, points) -> Suggestion | None:
-    """AMD: a whole tile of global/buffer-load data live at an in-loop peak."""
-    if not points:
+def per_k_step_b_loads(kernel, lv, att, points, loop_idx) -> Suggestion | None:
+    """AMD: a whole tile of global/buffer-load data live at an in-loop peak of a loop that runs MFMAs (a GEMM's K
+    loop: without matrix instructions there are no K steps to split the tile over, e.g. a row norm's loads)."""
+    if not points or not any(kernel.instructions[i].category == "mfma" for i in loop_idx):
         return None
     at = points[0].instruction.index
     loads_live = [r for r in vgprs(lv.at(at, kernel)) if att.kind(r, at).kind == "global_load"]
@@ -201,7 +202,7 @@ def amd(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
             drop_loop_carried_state("amd", other, len(kinds.get("address", [])), hot.header_label),
             fold_block_accumulators(kernel.instructions, att, set(loop_idx)),
             lazy_scale_products(kernel, lv, att, loop_idx),
-            per_k_step_b_loads(kernel, lv, att, points),
+            per_k_step_b_loads(kernel, lv, att, points, loop_idx),
         ]
     )
 
