@@ -694,7 +694,6 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
     if verdict == "prefetched" and est is not None:
         reason += short_iteration_note(est.latencies, est.work_cycles, min(waits) if waits else None)
     header = cfg.blocks[loop.header]
-    kinds = [c.kind for c in copies]
     return LoopReport(
         header=header.label or f"block {loop.header}",
         first_instruction=min(body),
@@ -704,30 +703,40 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         is_hot=is_hot,
         verdict=verdict,
         reason=reason,
-        loads=loads[:MAX_LOADS],
-        loads_total=len(loads),
-        loads_next_iteration=sum(1 for ld in loads if ld.consumed == "next-iteration"),
-        loads_exposed=sum(1 for ld in loads if ld.latency_hidden is False),
-        loads_undetermined=sum(1 for ld in loads if ld.latency_hidden is None or ld.consumed == "undetermined"),
-        scalar_loads=sum(1 for ld in loads if ld.memory == "scalar"),
-        closest_wait_cycles=min(waits) if waits else None,
-        bytes_per_lane_per_iteration=sum(ld.bytes_per_lane for ld in loads),
+        **load_and_copy_counts(loads, copies, barriers),
         compute_cycles=compute,
         mfma_count=mfma,
         valu_count=valu,
-        barriers=barriers[:8],
-        barriers_total=len(barriers),
-        barriers_with_loads_in_flight=sum(1 for br in barriers if br.loads_in_flight),
-        head_copies=kinds.count("loaded-data"),
-        copies=sorted(copies, key=lambda c: c.kind == "other")[:MAX_COPIES],  # loaded data and accumulators first
-        loaded_data_copies=kinds.count("loaded-data"),
-        accumulator_copies=kinds.count("accumulator"),
-        other_copies=kinds.count("other"),
         rotated=is_rotated(g),
         iteration_cycles=est.iteration_cycles if est else None,
         memory_latencies_per_iteration=est.latencies if est else None,
         latency_note=est.note if est else None,
     )
+
+
+def load_and_copy_counts(loads: list[LoadSite], copies: list[CopySite], barriers: list[BarrierRegion]) -> dict:
+    """The LoopReport fields counted from the load, copy and barrier records: one definition for both vendors, so
+    the summary line, ``--verify`` and the eval checks read the same counts."""
+    waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
+    kinds = [c.kind for c in copies]
+    return {
+        "loads": loads[:MAX_LOADS],
+        "loads_total": len(loads),
+        "loads_next_iteration": sum(1 for ld in loads if ld.consumed == "next-iteration"),
+        "loads_exposed": sum(1 for ld in loads if ld.latency_hidden is False),
+        "loads_undetermined": sum(1 for ld in loads if ld.latency_hidden is None or ld.consumed == "undetermined"),
+        "scalar_loads": sum(1 for ld in loads if ld.memory == "scalar"),
+        "closest_wait_cycles": min(waits) if waits else None,
+        "bytes_per_lane_per_iteration": sum(ld.bytes_per_lane for ld in loads),
+        "barriers": barriers[:8],
+        "barriers_total": len(barriers),
+        "barriers_with_loads_in_flight": sum(1 for br in barriers if br.loads_in_flight),
+        "head_copies": kinds.count("loaded-data"),
+        "copies": sorted(copies, key=lambda c: c.kind == "other")[:MAX_COPIES],  # loaded data, accumulators first
+        "loaded_data_copies": kinds.count("loaded-data"),
+        "accumulator_copies": kinds.count("accumulator"),
+        "other_copies": kinds.count("other"),
+    }
 
 
 def short_iteration_note(latencies: float, work_cycles: int, closest_wait_cycles: int | None = None) -> str:

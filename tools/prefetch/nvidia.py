@@ -15,10 +15,9 @@ from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch.amd import (
     LOAD_LATENCY_CYCLES,
-    MAX_COPIES,
-    MAX_LOADS,
     WALK_ITERATIONS,
     classify_loop,
+    load_and_copy_counts,
     short_iteration_note,
 )
 
@@ -210,7 +209,6 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
             )
     verdict, reason = classify_loop(loads, mma, len(compute), 0)
     copies = _copies(body, loads)
-    kinds = [c.kind for c in copies]
     iteration, latencies = _estimate_latencies(body)
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     if verdict == "prefetched":
@@ -224,21 +222,10 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
         is_hot=is_hot,
         verdict=verdict,
         reason=reason,
-        loads=loads[:MAX_LOADS],
-        loads_total=len(loads),
-        loads_next_iteration=sum(1 for ld in loads if ld.consumed == "next-iteration"),
-        loads_exposed=sum(1 for ld in loads if ld.latency_hidden is False),
-        closest_wait_cycles=min(waits) if waits else None,
-        bytes_per_lane_per_iteration=sum(ld.bytes_per_lane for ld in loads),
+        **load_and_copy_counts(loads, copies, barriers),
         compute_cycles=sum(_cycles(i) for i in compute),
         mfma_count=mma,
         valu_count=len(compute),
-        barriers=barriers[:8],
-        head_copies=kinds.count("loaded-data"),
-        copies=sorted(copies, key=lambda c: c.kind == "other")[:MAX_COPIES],
-        loaded_data_copies=kinds.count("loaded-data"),
-        accumulator_copies=kinds.count("accumulator"),
-        other_copies=kinds.count("other"),
         iteration_cycles=iteration,
         memory_latencies_per_iteration=latencies,
         latency_note=f"every global load assumed to take ~{LOAD_LATENCY_CYCLES} cycles; the loop body issued in order",
