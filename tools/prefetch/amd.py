@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
 from tools.isa.source_attr import attribute_loc
+from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 
 # Issue cycles per instruction class, wave64 on CDNA (estimates: VALU issues over 4 cycles, an MFMA occupies the
@@ -488,6 +489,19 @@ def _trace_load(g: LoopGraph, load: Instruction, est: LatencyEstimate | None) ->
         load_to_wait_cycles=cycles,
         load_to_use_distance=dist(first),
     )
+
+
+@dataclass
+class KernelLoops:
+    """One kernel's loop analysis, as both vendors' paths return it (``analyze_kernel`` / ``analyze_sass``)."""
+
+    name: str
+    loops: list[LoopReport]
+    prologue_loads: int  # loads before the hot loop
+    has_source_lines: bool
+    resources: Resources | None
+    arch: str | None
+    path: str = ""  # the ISA file it came from (set by the caller that read it)
 
 
 # --- latencies per iteration -------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.models.dump import LaunchInfo, Resources
 from tools.models.prefetch import BaselineComparison, LoopReport, PrefetchReport, RegisterHeadroom
+from tools.prefetch.amd import KernelLoops
 
 SOURCE_SUFFIXES, ISA_SUFFIXES, SASS_SUFFIXES = inputs.SOURCE_SUFFIXES, inputs.ISA_SUFFIXES, inputs.SASS_SUFFIXES
 MAX_LOOPS = 16
@@ -132,8 +133,10 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
     )
 
 
-def _analyze_text(text: str, path: str, arch: str | None, kernel: str | None, res: Resources | None):
-    """[(kernel name, loops, prologue loads, has_loc, resources, arch)] for every kernel in one ISA text."""
+def _analyze_text(
+    text: str, path: str, arch: str | None, kernel: str | None, res: Resources | None
+) -> list[KernelLoops]:
+    """Every (selected) kernel's loops in one ISA text, AMDGCN or SASS."""
     if _is_sass(text):
         from tools.prefetch.nvidia import analyze_sass
 
@@ -153,7 +156,7 @@ def _analyze_text(text: str, path: str, arch: str | None, kernel: str | None, re
         kres = res if res is not None and len(isa.kernels) == 1 else None
         if kres is None and k.metadata is not None:
             kres = resources_from_metadata(k.metadata, arch)
-        out.append((k.name, loops, prologue, has_loc, kres, arch))
+        out.append(KernelLoops(k.name, loops, prologue, has_loc, kres, arch))
     return out
 
 
@@ -188,18 +191,22 @@ def _analyze_one(
     candidates = []
     launches = {path: launch for _, path, _, launch in texts}
     for text, path, res, _ in texts:
-        for name, loops, prologue, has_loc, kres, karch in _analyze_text(text, path, arch, kernel, res):
-            candidates.append((name, loops, prologue, has_loc, kres, karch, path))
+        for found in _analyze_text(text, path, arch, kernel, res):
+            found.path = path
+            candidates.append(found)
     if not candidates:
         if kernel:
             raise InputError(f"no kernel named '{kernel}' in {origin}", hint="omit --kernel to see the kernels there")
         raise InputError(f"no kernel found in {origin}", hint="pass the final ISA of a kernel")
 
-    def weight(c):
-        hot = next((lp for lp in c[1] if lp.is_hot), None)
+    def weight(c: KernelLoops):
+        hot = next((lp for lp in c.loops if lp.is_hot), None)
         return (hot is not None, (hot.loads_total + hot.mfma_count) if hot else 0)
 
-    name, loops, prologue, has_loc, res, karch, path = max(candidates, key=weight)
+    best = max(candidates, key=weight)
+    name, loops, prologue, has_loc, res, karch, path = (
+        best.name, best.loops, best.prologue_loads, best.has_source_lines, best.resources, best.arch, best.path
+    )  # fmt: skip
     hot = next((lp for lp in loops if lp.is_hot), None)
     notes = []
     if not has_loc:

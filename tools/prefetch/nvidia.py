@@ -16,6 +16,7 @@ from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch.amd import (
     LOAD_LATENCY_CYCLES,
     WALK_ITERATIONS,
+    KernelLoops,
     classify_loop,
     load_and_copy_counts,
     short_iteration_note,
@@ -232,8 +233,8 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
     )
 
 
-def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources | None):
-    """Same tuple shape as the AMD path: [(name, loops, prologue loads, has_lines, resources, arch)]."""
+def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources | None) -> list[KernelLoops]:
+    """Every (selected) function's loops, as the AMD path returns them."""
     out = []
     funcs = parse_sass(text)
     for f in funcs:
@@ -248,5 +249,5 @@ def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources
         loops.sort(key=lambda r: (not r.is_hot, r.first_instruction))
         prologue = sum(1 for i in f.insts[: hot[0]] if _is_load(i)) if hot else 0
         has_lines = any(i.source for i in f.insts)
-        out.append((f.name, loops, prologue, has_lines, res if len(funcs) == 1 else None, arch))
+        out.append(KernelLoops(f.name, loops, prologue, has_lines, res if len(funcs) == 1 else None, arch))
     return out
