@@ -13,7 +13,8 @@ from evals.models import RunMetrics, TaskScore
 FAST_P = (1.0, 1.1, 1.25)
 
 
-def _geomean(xs: list[float]) -> float:
+def geomean(xs: list[float]) -> float:
+    """Geometric mean, 1.0 for no values: suite speedups, and a task's speedup and CI bounds over its shapes."""
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else 1.0
 
 
@@ -47,7 +48,7 @@ def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
         correct_rate=sum(1 for s in scores if s.correct) / n,
         isa_pass_rate=(sum(1 for s in isa if s.isa_ok) / len(isa)) if isa else 0.0,
         fast_p=fast,
-        geomean_speedup=_geomean([effective_speedup(s) for s in scores]),
+        geomean_speedup=geomean([effective_speedup(s) for s in scores]),
         mean_fraction_of_sol=sum(sol) / len(sol) if sol else None,
         incomplete=sum(1 for s in scores if not s.complete),
         mean_agent_seconds=sum(secs) / len(secs) if secs else None,

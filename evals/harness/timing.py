@@ -11,6 +11,7 @@ from pathlib import Path
 from evals.catalog import Task
 from evals.harness.correctness import KernelProcess, base_spec, child_env, compare, run_cases
 from evals.harness.devices import Runtime, peaks_for
+from evals.metrics import geomean
 from evals.models import CaseOutcome, ShapeCase, StageCode, TimingOutcome
 from tools.profilers.timing import summarize_times
 
@@ -197,13 +198,6 @@ def _session(
         return [], [("timing_failed", f"timing failed: {exc}")], []
     finally:
         stop_timing_servers(servers)
-
-
-def geomean(xs: list[float]) -> float:
-    """Geometric mean (1.0 for no values): how the task's speedup and CI bounds combine over shapes."""
-    import math
-
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else 1.0
 
 
 def clears(timings: list[TimingOutcome], required_speedup: float) -> bool:
