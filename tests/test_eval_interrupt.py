@@ -179,3 +179,73 @@ def test_ctrl_c_while_a_task_is_scored_exits_130_and_records_nothing_for_it(tmp_
     assert _wait(lambda: all(_gone(int(p)) for p in pids.read_text().split()), 10)
     assert _wait(lambda: not _group(group), 10), f"scoring processes outlived the run: {_group(group)}"
     _assert_only_the_quick_task_is_recorded(tmp_path, run)
+
+
+# --- score_isolated on its own: a stop is not a scorer failure ------------------------------------------------------
+
+
+def _stalled_scoring(tmp_path: Path):
+    """A scoring of STALLED whose kernel sleeps when compiled, started in a thread; returns (thread, what it
+    raised or returned, the pids file of the processes that imported the kernel)."""
+    import threading
+
+    from evals.catalog import load_tasks
+    from evals.harness.devices import Runtime
+    from evals.harness.scoring import score_isolated
+    from evals.harness.workspace import scoring_copy
+
+    sys.path.insert(0, str(STALLER.parent))
+    try:
+        from stall_once_agent import STALL
+    finally:
+        sys.path.remove(str(STALLER.parent))
+    task = load_tasks([STALLED])[0]
+    code, base, pids = tmp_path / "code", tmp_path / "base", tmp_path / "pids"
+    scoring_copy(task, "", code)
+    scoring_copy(task, "", base)
+    (code / "kernel.py").write_text((code / "kernel.py").read_text() + STALL.format(pids=str(pids)))
+    outcome: list = []
+
+    def score() -> None:
+        try:
+            outcome.append(
+                score_isolated(task, code, base, tmp_path / "work", Runtime(), changed=[], diff_problems=[], agent="x")
+            )
+        except BaseException as exc:  # noqa: BLE001 - the test inspects what came out
+            outcome.append(exc)
+
+    thread = threading.Thread(target=score)
+    thread.start()
+    assert _wait(lambda: pids.is_file() and pids.read_text().strip(), 300), "the stalled compile never started"
+    return thread, outcome, pids
+
+
+@pytest.mark.slow
+def test_a_cancelled_scoring_raises_cancelled_at_once_and_leaves_no_process(tmp_path):
+    from tools.errors import Cancelled
+    from tools.executors import cancel_thread, release_thread
+
+    thread, outcome, pids = _stalled_scoring(tmp_path)
+    cancel_thread(thread.ident)  # what the runner does to a running task's thread on SIGTERM/Ctrl-C
+    try:
+        thread.join(60)  # the compile would sleep 300 s
+    finally:
+        release_thread(thread.ident)
+    assert not thread.is_alive()
+    assert isinstance(outcome[0], Cancelled) and str(outcome[0]) == "cancelled while scoring"
+    assert _wait(lambda: all(_gone(int(p)) for p in pids.read_text().split()), 10)
+
+
+@pytest.mark.slow
+def test_a_scoring_process_stopped_by_sigterm_is_not_retried_nor_an_infra_error(tmp_path):
+    from tools.errors import Cancelled
+
+    thread, outcome, pids = _stalled_scoring(tmp_path)
+    compile_pid = int(pids.read_text().split()[0])
+    scorer = int(Path(f"/proc/{compile_pid}/stat").read_text().rsplit(")", 1)[1].split()[1])  # its parent
+    os.kill(scorer, signal.SIGTERM)  # a `kill`, or the group signal of `timeout`, reaching the scoring process
+    thread.join(60)  # a retry would compile the stalled kernel again: 300 s
+    assert not thread.is_alive()
+    assert isinstance(outcome[0], Cancelled), outcome  # not a TaskScore with "the scorer failed twice"
+    assert str(outcome[0]) == "the scoring process was stopped (Interrupted: 15)"
+    assert _wait(lambda: all(_gone(int(p)) for p in pids.read_text().split()), 10)
