@@ -249,3 +249,17 @@ def test_a_scoring_process_stopped_by_sigterm_is_not_retried_nor_an_infra_error(
     assert isinstance(outcome[0], Cancelled), outcome  # not a TaskScore with "the scorer failed twice"
     assert str(outcome[0]) == "the scoring process was stopped (Interrupted: 15)"
     assert _wait(lambda: all(_gone(int(p)) for p in pids.read_text().split()), 10)
+
+
+def test_the_resume_command_repeats_the_options_except_no_resume():
+    from evals.cli import resume_command
+    from tools.cli import build_parser
+
+    argv = ["eval", "ab", "--agent-cmd", "my agent -p {prompt}", "--out", "runs dir", "--no-resume", "--tasks", "a*",
+            "--prompt-level", "guided", "--jobs", "3", "--tasks-dir", "/private"]  # fmt: skip
+    args = build_parser("eval").parse_args(argv)
+    # --no-resume would score the finished tasks again: resuming is the point; words with spaces stay quoted
+    assert resume_command(args) == (
+        "kernelpilot eval ab --agent-cmd 'my agent -p {prompt}' --tasks 'a*' --tasks-dir /private --out 'runs dir' "
+        "--jobs 3 --prompt-level guided"
+    )
