@@ -94,15 +94,18 @@ class SideProcess:
         self.role = role
         self.server = LineServer(argv, env=env, cwd=cwd, stderr_path=stderr_path)
         self.nonce = secrets.token_hex(16)
-        self.started = False
+        self.started = self.ready = False
         if not hold:
             self.go()
 
     def wait_ready(self, timeout: float = 120) -> None:
-        """Until a held child's imports are done (one that died or hangs here fails its first ``ask`` instead)."""
-        if not self.started:
+        """Until a held child's imports are done (one that died or hangs here fails its first ``ask`` instead).
+        The child says so once: a second call returns at once (it waited out its timeout, under the GPU lock, when
+        the confirmation session's pre-started processes were waited for twice: H100, session 4)."""
+        if not self.started and not self.ready:
             with contextlib.suppress(TimeoutError, RuntimeError):
                 self.server.receive(timeout=timeout, accept=lambda r: r.get("ready") is True)
+                self.ready = True
 
     def go(self) -> None:
         """Send the nonce: from here the child may touch the GPU."""
