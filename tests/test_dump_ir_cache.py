@@ -8,6 +8,7 @@ folder (``.file``, ``DIFile``, ``loc(...)``), so a hit from another folder is a 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -153,3 +154,15 @@ def test_rewriting_the_folder_name_never_touches_a_longer_path_it_prefixes(tmp_p
     assert got == (
         '.file 1 "/t/new" "kernel.py"\nloc("/t/new/kernel.py":3:1)\n"/w/k/.venv/triton/x.py" "/w/kk/kernel.py" ; /t/new\n'
     )
+
+
+def test_a_large_file_beside_the_kernel_is_keyed_by_size_and_mtime_not_read(tmp_path):
+    # over HASHED_FILE_MAX (1 MiB) a file is not read: an identical copy with another mtime is a miss, never a hit on
+    # bytes that were not compared
+    a, b = kernel_folder(tmp_path / "a"), kernel_folder(tmp_path / "b")
+    for folder, mtime in ((tmp_path / "a", 1_000_000_000), (tmp_path / "b", 1_000_000_001)):
+        weights = folder / "weights.bin"
+        weights.write_bytes(b"\1" * (2 << 20))
+        os.utime(weights, (mtime, mtime))
+    assert source_folder(a).digest == source_folder(a).digest
+    assert source_folder(a).digest != source_folder(b).digest

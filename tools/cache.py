@@ -34,8 +34,11 @@ STALE_STAGING_S = 3 * 3600
 STALE_LEFTOVER_S = 24 * 3600  # failed compiles (kept for their log) and command-mode dumps
 
 
-# A file larger than this is keyed by its size and mtime, not its bytes: a copy of it is a miss, never a stale hit.
+# A file is keyed by its bytes up to these sizes (per file, and in all for one kernel's folder), by its size and
+# mtime beyond them: a copy of it is then a miss, never a stale hit, and a kernel in a crowded folder stays cheap.
 HASHED_FILE_MAX = 1 << 20
+HASHED_FOLDER_MAX = 64 << 20
+_SOURCE_SUFFIXES = frozenset(".py .mojo .🔥 .cu .cuh .hip .c .cc .cpp .cxx .h .hh .hpp .inc".split())
 _PY_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)|import[ \t]+([\w., \t]+))", re.M)
 _C_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"/\\]+)/', re.M)
 _SKIPPED_DIRS = {"__pycache__"}
@@ -52,11 +55,28 @@ class SourceFolder:
     digest: str
 
 
-def _file_token(path: Path) -> bytes:
-    st = path.stat()
-    if st.st_size > HASHED_FILE_MAX:
-        return f"large:{st.st_size}:{st.st_mtime_ns}".encode()
-    return hashlib.sha256(path.read_bytes()).digest()
+class _Hasher:
+    """The folder's digest, file by file, within ``HASHED_FOLDER_MAX`` bytes read."""
+
+    def __init__(self) -> None:
+        self.h = hashlib.sha256()
+        self.budget = HASHED_FOLDER_MAX
+
+    def add(self, rel: str, path: Path) -> bytes:
+        """Hash ``path`` under its folder-relative name; returns its bytes when it is a source to scan for imports."""
+        data = b""
+        try:
+            st = path.stat()
+            if st.st_size <= min(HASHED_FILE_MAX, self.budget):
+                data = path.read_bytes()
+                self.budget -= len(data)
+                token = hashlib.sha256(data).digest()
+            else:
+                token = f"large:{st.st_size}:{st.st_mtime_ns}".encode()
+        except OSError as exc:  # unreadable: the compile cannot read it either, but it must not pass for another
+            token = f"unreadable:{exc.errno}".encode()
+        self.h.update(rel.encode() + b"\0" + token)
+        return data if path.suffix in _SOURCE_SUFFIXES else b""
 
 
 def _imported_names(data: bytes) -> set[str]:
@@ -77,19 +97,15 @@ def _visible(name: str) -> bool:
 def source_folder(source: Path) -> SourceFolder:
     """The digest of what compiling ``source`` reads from its folder (see ``SourceFolder``)."""
     folder = source.parent
-    h = hashlib.sha256()
+    hasher = _Hasher()
     files = sorted(p for p in folder.iterdir() if _visible(p.name) and p.is_file())
     names = [p.name for p in files]
-    pending = list(files)
+    pending = [hasher.add(p.name, p) for p in files]  # the sources' bytes, scanned for imported sub-folders
     dirs: set[str] = set()
-    for p in files:
-        h.update(p.name.encode() + b"\0" + _file_token(p))
     while pending:  # imported sub-folders, and what their own sources import, until nothing new is found
-        path = pending.pop()
-        data = path.read_bytes() if path.stat().st_size <= HASHED_FILE_MAX else b""
-        for name in sorted(_imported_names(data) - dirs):
+        for name in sorted(_imported_names(pending.pop()) - dirs):
             sub = folder / name
-            if not sub.is_dir() or not _visible(name):
+            if not _visible(name) or not sub.is_dir():
                 continue
             dirs.add(name)
             names.append(name)
@@ -98,10 +114,8 @@ def source_folder(source: Path) -> SourceFolder:
                 for f in sorted(f for f in subfiles if _visible(f)):
                     inner = Path(root) / f
                     if inner.is_file():
-                        rel = inner.relative_to(folder).as_posix()
-                        h.update(rel.encode() + b"\0" + _file_token(inner))
-                        pending.append(inner)
-    return SourceFolder(directory=folder, names=tuple(names), digest=h.hexdigest())
+                        pending.append(hasher.add(inner.relative_to(folder).as_posix(), inner))
+    return SourceFolder(directory=folder, names=tuple(names), digest=hasher.h.hexdigest())
 
 
 def cache_key(
