@@ -136,7 +136,7 @@ def _compile_and_isa(task: Task, code_dir: Path, base_dir: Path, s: TaskScore) -
     spec = task.spec
     fixed = spec.performance is not None and not spec.performance.compiler_options_may_change
     vs_baseline = any(c.check in NEEDS_BASELINE for c in spec.isa_checks)
-    with ThreadPoolExecutor(2) as pool:  # two dump-ir processes; the cache is keyed by path, so never a clash
+    with ThreadPoolExecutor(2) as pool:  # two dump-ir processes; the cache keeps an entry per folder, so never a clash
         cand_job = pool.submit(compile_targets, task, code_dir)
         base_job = pool.submit(compile_targets, task, base_dir) if fixed or vs_baseline else None
         kernels, failures, missing = cand_job.result()
