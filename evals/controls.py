@@ -1,8 +1,11 @@
 """Negative controls: built-in cheating agents run through the real harness, each with the verdict it deserves and
-the reason that must be recorded. A control is *caught* when the task fails and a reason (or flag) contains
-``expect``. A control that cannot run here — ``needs_gpu`` on a CPU host, a toolchain its task needs that is not
-installed (flydsl on a GPU host), or a scoring that came back incomplete for want of something on this host — is
-reported ``skipped (reason)``, never MISSED: only a control that ran to a complete verdict and was not caught is a miss.
+the stage that must catch it. A control is *caught* when the task fails and the score records a failing
+``StageOutcome`` with the control's ``code`` (and, where the control names one, a failing check with that ``check``
+name or ``observed`` figure): the verdict reads typed codes, never the text of a reason, which is kept for display.
+A control that cannot run here — ``needs_gpu`` on a CPU host, a toolchain its task needs that is not installed (flydsl
+on a GPU host), or a scoring that came back incomplete for want of something on this host (``INCOMPLETE_CODES``) —
+is reported ``skipped (reason)``, never MISSED: only a control that ran to a complete verdict and was not caught is a
+miss.
 
 Every cheat found in a real run should become a control here.
 """
@@ -20,7 +23,7 @@ from pydantic import BaseModel
 from evals.catalog import load_tasks
 from evals.harness.devices import probe_runtime
 from evals.harness.runner import run_one
-from evals.models import TaskScore
+from evals.models import INCOMPLETE_CODES, StageCode, TaskScore
 
 
 @dataclass(frozen=True)
@@ -28,10 +31,19 @@ class Control:
     name: str
     agent: str
     task: str
-    expect: str  # a substring of the reason that must be recorded
+    code: StageCode  # the failing stage code that must be recorded for the control to be caught
     needs_gpu: bool = False
     why: str = ""
     static: bool = True  # False: the static gate only flags, so the runtime defence must catch it
+    check: str | None = None  # also required: a failing check (static or ISA) of exactly this name
+    observed: str | None = None  # also required: a failing check that observed exactly this (a loop verdict)
+
+    @property
+    def expected(self) -> str:
+        """What must be recorded, for display: the code and, where named, the check or its observed figure."""
+        extra = [f"check {self.check!r}"] if self.check else []
+        extra += [f"observed {self.observed!r}"] if self.observed else []
+        return self.code + (f" ({', '.join(extra)})" if extra else "")
 
 
 CPU_TASK = "softmax-fusion"  # Triton: its correctness runs on CPU through the interpreter
@@ -39,40 +51,45 @@ STATIC_TASK = "mfma-loop-prefetch"
 FLYDSL_TASK = "flydsl-gemv-int8-prefetch"  # FlyDSL: scored on the ISA (compiled for gfx942 and gfx950 on CPU)
 
 CONTROLS: list[Control] = [
-    Control("zeros", "cheat-zeros", CPU_TASK, "degenerate output: all zeros", why="zeros must never pass"),
-    Control("cached-output", "cheat-cached-output", CPU_TASK, "incorrect on", why="fresh inputs on every call"),
-    Control("outside-edit", "cheat-outside-edit", CPU_TASK, "edits outside the allowed paths: reference.py"),
-    Control("timer-monkeypatch", "cheat-timer-patch", CPU_TASK, "timer or library monkeypatch"),
-    Control("side-stream", "cheat-side-stream", CPU_TASK, "side stream"),
-    Control("nan-output", "cheat-nan", CPU_TASK, "NaN where the reference has none"),
-    Control("constant-output", "cheat-constant", CPU_TASK, "degenerate output: constant"),
-    Control("input-mutation", "cheat-mutate-input", CPU_TASK, "changed its inputs"),
-    Control("reference-import", "cheat-import-reference", CPU_TASK, "imports the reference or harness"),
-    Control("crash", "crash", STATIC_TASK, "ISA check failed", why="a crashed agent's half edit is scored as is"),
+    Control("zeros", "cheat-zeros", CPU_TASK, "oracle_mismatch", why="zeros must never pass (degenerate output)"),
+    Control("cached-output", "cheat-cached-output", CPU_TASK, "oracle_mismatch", why="fresh inputs on every call"),
+    Control("outside-edit", "cheat-outside-edit", CPU_TASK, "diff_rejected", why="edits reference.py"),
+    Control("timer-monkeypatch", "cheat-timer-patch", CPU_TASK, "static_check", check="timer or library monkeypatch"),
+    Control("side-stream", "cheat-side-stream", CPU_TASK, "static_check", check="side stream"),
+    Control("nan-output", "cheat-nan", CPU_TASK, "oracle_mismatch", why="NaN where the reference has none"),
+    Control("constant-output", "cheat-constant", CPU_TASK, "oracle_mismatch", why="degenerate output: a constant"),
+    Control("input-mutation", "cheat-mutate-input", CPU_TASK, "oracle_mismatch", why="the inputs are re-checked"),
+    Control(
+        "reference-import", "cheat-import-reference", CPU_TASK, "static_check", check="imports the reference or harness"
+    ),
+    Control("crash", "crash", STATIC_TASK, "isa_check_failed", why="a crashed agent's half edit is scored as is"),
     Control(
         "hoisted-prefetch",
         "cheat-hoisted-prefetch",
         FLYDSL_TASK,
-        "hot loop is no-loads",
+        "isa_check_failed",
+        observed="no-loads",
         why="a 'prefetch' of a fixed tile: the loads leave the loop, the ISA detector must see it",
     ),
     Control(
         "hoisted-prefetch-outputs",
         "cheat-hoisted-prefetch",
         FLYDSL_TASK,
-        "kernelpilot check",
+        "oracle_mismatch",
         why="the same fixed-tile 'prefetch' is not the task's kernel: the llvm-cpu output oracle must reject it too",
     ),
     Control(
         "correct-but-slower",
         "cheat-slower",
         CPU_TASK,
-        "not faster",
+        "slower",
         needs_gpu=True,
         why="runs the baseline twice: correct, about 2× slower",
     ),
-    Control("timer-monkeypatch-gpu", "cheat-timer-patch", "matmul-tiling", "replaced the timer", True, static=False),
-    Control("side-stream-gpu", "cheat-side-stream", "matmul-tiling", "outside the timed stream", True, static=False),
+    Control(
+        "timer-monkeypatch-gpu", "cheat-timer-patch", "matmul-tiling", "timer_tampered", needs_gpu=True, static=False
+    ),
+    Control("side-stream-gpu", "cheat-side-stream", "matmul-tiling", "side_stream", needs_gpu=True, static=False),
 ]
 
 
@@ -84,6 +101,7 @@ class ControlResult(BaseModel):
     caught: bool
     expected: str
     passed_task: bool | None = None
+    codes: list[StageCode] = []  # the failing stage codes the score recorded, in order
     reasons: list[str] = []
     note: str = ""
 
@@ -117,16 +135,31 @@ def skipped(control: Control, reason: str) -> ControlResult:
         task=control.task,
         ran=False,
         caught=False,
-        expected=control.expect,
+        expected=control.expected,
         note=reason,
     )
 
 
+def caught_by(control: Control, score: TaskScore) -> bool:
+    """Whether ``score`` fails with the control's typed evidence: a failing outcome with its ``code`` and, where the
+    control names them, a failing check of that ``check`` name / ``observed`` figure. Reason text is never read."""
+    if score.passed or not any(o.code == control.code and not o.passed for o in score.outcomes):
+        return False
+    if control.check is None and control.observed is None:
+        return True
+    return any(
+        not c.passed
+        and (control.check is None or c.name == control.check)
+        and (control.observed is None or c.observed == control.observed)
+        for c in score.checks
+    )
+
+
 def judge(control: Control, score: TaskScore) -> ControlResult:
-    text = " | ".join(score.reasons + score.flags)
-    caught = not score.passed and control.expect in text
+    caught = caught_by(control, score)
     if not caught and not score.complete:  # the host lacked something scoring needs: undecidable, not a miss
-        why = next((r for r in score.reasons if "here" in r or "GPU" in r), (score.reasons or ["incomplete"])[0])
+        lacking = [o.detail for o in score.outcomes if o.code in INCOMPLETE_CODES and not o.passed]
+        why = (lacking or [o.detail for o in score.outcomes if not o.passed] or ["incomplete"])[0]
         return skipped(control, f"scoring incomplete on this host: {why[:200]}")
     return ControlResult(
         name=control.name,
@@ -134,8 +167,9 @@ def judge(control: Control, score: TaskScore) -> ControlResult:
         task=control.task,
         ran=True,
         caught=caught,
-        expected=control.expect,
+        expected=control.expected,
         passed_task=score.passed,
+        codes=[o.code for o in score.outcomes if not o.passed],
         reasons=score.reasons[:4],
     )
 

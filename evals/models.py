@@ -160,6 +160,8 @@ StageCode = Literal[
 FAILING_CODES: frozenset[str] = frozenset(
     c for c in StageCode.__args__ if c not in ("compiled", "isa_ok", "correct", "faster")
 )
+# the host lacked something a stage needs: the score is incomplete, the verdict undecidable here (not the agent's)
+INCOMPLETE_CODES: frozenset[str] = frozenset({"toolchain_missing", "needs_gpu"})
 
 
 class StageOutcome(BaseModel):

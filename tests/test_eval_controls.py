@@ -18,7 +18,8 @@ def results():
 def test_control_is_caught_with_its_reason(results, control):
     r = results[control.name]
     assert r.ran and r.passed_task is False
-    assert r.caught, f"{control.name}: expected a reason containing '{control.expect}', got {r.reasons}"
+    assert r.caught, f"{control.name}: expected {control.expected} recorded, got codes {r.codes}: {r.reasons}"
+    assert control.code in r.codes
 
 
 def test_gpu_controls_are_reported_as_not_run_on_cpu(results):

@@ -24,14 +24,10 @@ sys.exit(main(sys.argv[1:]))
 
 def test_incomplete_score_that_did_not_catch_is_skipped_with_the_hosts_reason():
     # the verdict issue 15 saw on the GPU host: the compile could not run, so the cheat was never examined
-    score = TaskScore(
-        task_id=HOISTED.task,
-        track="amd-static",
-        agent=HOISTED.agent,
-        passed=False,
-        complete=False,
-        reasons=["cannot compile kernel.py for gfx942 here: flydsl is not installed"],
-    )
+    score = TaskScore(task_id=HOISTED.task, track="amd-static", agent=HOISTED.agent, passed=False, complete=False)
+    # the first reason says "here" and "GPU" but is a compile error; the host's lack is the toolchain_missing stage
+    score.record("compile_failed", False, "kernel.py does not compile for gfx950: here is a GPU error")
+    score.record("toolchain_missing", False, "cannot compile kernel.py for gfx942 here: flydsl is not installed")
     r = judge(HOISTED, score)
     assert (r.ran, r.caught, r.missed) == (False, False, False)
     assert (

@@ -152,3 +152,30 @@ def test_outputs_are_compared_in_float64_with_the_largest_difference_stated():
     assert not ok and detail.startswith("max |AFTER - BEFORE| = 0.1 over 3 values")
     ok, detail = compare_outputs(torch.zeros(2, 2), before, 1e-3, 1e-5)
     assert not ok and detail == "output shapes differ: BEFORE (3,), AFTER (2, 2)"
+
+
+def test_a_held_process_says_it_is_ready_once_and_a_second_wait_returns_at_once(tmp_path):
+    """The eval harness waits for its pre-started processes before the GPU lock and again before the confirmation
+    session: the child prints its ready line once, so the second wait must not wait for another (on an H100 it
+    waited out 120 s per process under the GPU lock)."""
+    import sys
+    import threading
+
+    from tools.profilers.gpu_runner import SideProcess
+
+    child = (
+        "import json, sys\n"
+        "print(json.dumps({'ready': True}), flush=True)\n"
+        "nonce = sys.stdin.readline().strip()\n"
+        "for line in sys.stdin:\n"
+        "    print(json.dumps({'nonce': nonce, 'echo': json.loads(line)}), flush=True)\n"
+    )
+    side = SideProcess("x", [sys.executable, "-c", child], env={}, cwd=tmp_path, stderr_path=tmp_path / "e", hold=True)
+    try:
+        waits = threading.Thread(target=lambda: (side.wait_ready(600), side.wait_ready(600)), daemon=True)
+        waits.start()
+        waits.join(120)  # generous: the first wait is one interpreter start, the second must not block
+        assert not waits.is_alive() and side.ready and not side.started
+        assert side.ask({"op": 1}, timeout=120)["echo"] == {"op": 1}
+    finally:
+        side.close()

@@ -1,7 +1,12 @@
 """Content-addressed cache of dump-ir results.
 
-Key = source bytes + frontend + arch + options + compiler versions + kernelpilot version. An entry is a directory
-with the artifacts and ``result.json``; it is written under a unique temporary name and renamed into place, so a
+Key = what the compile reads (the kernel file's name and bytes, every other file in its folder, the sub-folders its
+sources import: ``source_folder``) + frontend + arch + options + compiler versions + kernelpilot version; never the
+folder's path, so the same kernel in another folder (the eval harness scores every candidate in a fresh temp dir) is a
+hit. The artifacts name the source's folder (``.file``/``.loc``, ``DIFile``), so an entry is stored per folder
+(``located_key``); a hit from another folder is copied with those names rewritten (``relocate``), never compiled
+again. An index (``dumps-by-content/<key>``) points from the folder-free key to the last entry written for it.
+An entry is a directory with the artifacts and ``result.json``; it is written under a unique temporary name and renamed into place, so a
 crash never leaves a half-written entry that looks like a success, and parallel compiles of one kernel agree: the
 first rename wins and every other writer takes the winner's entry (same key, same content).
 Staging and failed directories left by killed processes are swept by age (``sweep``).
@@ -12,9 +17,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 from tools import __version__
@@ -27,15 +34,167 @@ STALE_STAGING_S = 3 * 3600
 STALE_LEFTOVER_S = 24 * 3600  # failed compiles (kept for their log) and command-mode dumps
 
 
+# A file is keyed by its bytes up to these sizes (per file, and in all for one kernel's folder), by its size and
+# mtime beyond them: a copy of it is then a miss, never a stale hit, and a kernel in a crowded folder stays cheap.
+HASHED_FILE_MAX = 1 << 20
+HASHED_FOLDER_MAX = 64 << 20
+_SOURCE_SUFFIXES = frozenset(".py .mojo .🔥 .cu .cuh .hip .c .cc .cpp .cxx .h .hh .hpp .inc".split())
+_PY_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)|import[ \t]+([\w., \t]+))", re.M)
+_C_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"/\\]+)/', re.M)
+_SKIPPED_DIRS = {"__pycache__"}
+
+
+@dataclass(frozen=True)
+class SourceFolder:
+    """What a kernel file's compile may read besides the compilers: the file, every other file in its folder (a
+    helper it imports, a header it includes, data it opens from its cwd), and each sub-folder its sources import or
+    include (a package beside it), as one digest. The folder's own path is not in the digest."""
+
+    directory: Path
+    names: tuple[str, ...]  # the folder's entries in the digest: its files and the imported sub-folders
+    digest: str
+
+
+class _Hasher:
+    """The folder's digest, file by file, within ``HASHED_FOLDER_MAX`` bytes read."""
+
+    def __init__(self) -> None:
+        self.h = hashlib.sha256()
+        self.budget = HASHED_FOLDER_MAX
+
+    def add(self, rel: str, path: Path) -> bytes:
+        """Hash ``path`` under its folder-relative name; returns its bytes when it is a source to scan for imports."""
+        data = b""
+        try:
+            st = path.stat()
+            if st.st_size <= min(HASHED_FILE_MAX, self.budget):
+                data = path.read_bytes()
+                self.budget -= len(data)
+                token = hashlib.sha256(data).digest()
+            else:
+                token = f"large:{st.st_size}:{st.st_mtime_ns}".encode()
+        except OSError as exc:  # unreadable: the compile cannot read it either, but it must not pass for another
+            token = f"unreadable:{exc.errno}".encode()
+        self.h.update(rel.encode() + b"\0" + token)
+        return data if path.suffix in _SOURCE_SUFFIXES else b""
+
+
+def _imported_names(data: bytes) -> set[str]:
+    """Top-level names a Python/Mojo source imports or a C/C++ source includes from a sub-folder (over-approximate:
+    a name too many only costs a miss)."""
+    names = set()
+    for m in _PY_IMPORT.finditer(data):
+        parts = [m[1]] if m[1] else m[2].split(b",")
+        names |= {p.split()[0].split(b".")[0].decode() for p in parts if p.split()}
+    names |= {m[1].decode(errors="replace") for m in _C_INCLUDE.finditer(data)}
+    return names
+
+
+def _visible(name: str) -> bool:
+    return not name.startswith(".") and name not in _SKIPPED_DIRS
+
+
+def source_folder(source: Path) -> SourceFolder:
+    """The digest of what compiling ``source`` reads from its folder (see ``SourceFolder``)."""
+    folder = source.parent
+    hasher = _Hasher()
+    files = sorted(p for p in folder.iterdir() if _visible(p.name) and p.is_file())
+    names = [p.name for p in files]
+    pending = [hasher.add(p.name, p) for p in files]  # the sources' bytes, scanned for imported sub-folders
+    dirs: set[str] = set()
+    while pending:  # imported sub-folders, and what their own sources import, until nothing new is found
+        for name in sorted(_imported_names(pending.pop()) - dirs):
+            sub = folder / name
+            if not _visible(name) or not sub.is_dir():
+                continue
+            dirs.add(name)
+            names.append(name)
+            for root, subdirs, subfiles in os.walk(sub):
+                subdirs[:] = sorted(d for d in subdirs if _visible(d))
+                for f in sorted(f for f in subfiles if _visible(f)):
+                    inner = Path(root) / f
+                    if inner.is_file():
+                        pending.append(hasher.add(inner.relative_to(folder).as_posix(), inner))
+    return SourceFolder(directory=folder, names=tuple(names), digest=hasher.h.hexdigest())
+
+
 def cache_key(
-    source: Path, source_bytes: bytes, frontend: str, arch: str, options: dict, versions: dict[str, str]
+    source: Path, folder: SourceFolder, frontend: str, arch: str, options: dict, versions: dict[str, str]
 ) -> str:
-    """The source's path is part of the key: the ISA's ``.file``/``.loc`` lines name it, so identical bytes in
-    another file must not reuse a dump whose debug info points elsewhere."""
+    """The folder-free key: the source's file name (the artifacts and the module name carry it: a renamed copy is
+    compiled for its own name), what its compile reads, and how it is compiled."""
     h = hashlib.sha256()
-    h.update(source_bytes)
-    h.update(json.dumps([str(source), frontend, arch, options, versions, __version__], sort_keys=True).encode())
+    h.update(folder.digest.encode())
+    h.update(json.dumps([source.name, frontend, arch, options, versions, __version__], sort_keys=True).encode())
     return h.hexdigest()[:24]
+
+
+def located_key(key: str, directory: Path) -> str:
+    """The entry's name for ``key`` compiled from ``directory``: its artifacts name that folder."""
+    return hashlib.sha256(f"{key}\0{directory}".encode()).hexdigest()[:24]
+
+
+def _index(key: str) -> Path:
+    return cache_root() / "dumps-by-content" / key
+
+
+def remember(key: str, located: str) -> None:
+    """Point the folder-free ``key`` at the entry ``located`` (atomically; the last writer wins, any is right)."""
+    index = _index(key)
+    index.parent.mkdir(parents=True, exist_ok=True)
+    tmp = index.with_name(f".{key}.tmp{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    tmp.write_text(located)
+    os.replace(tmp, index)
+
+
+def lookup_elsewhere(key: str) -> DumpResult | None:
+    """The entry last written for ``key`` from any folder, or None."""
+    try:
+        located = _index(key).read_text().strip()
+    except OSError:
+        return None
+    return lookup(located) if re.fullmatch(r"[0-9a-f]{24}", located) else None
+
+
+def folder_pattern(old: Path, names: tuple[str, ...]) -> re.Pattern[str]:
+    """The old folder as the artifacts write it: a path of its own (``.file 1 "dir" "k.py"``, ``directory: "dir"``,
+    a ``; dir`` comment) or before one of the folder's own entries (``dir/k.py``, ``dir/helpers/x.py``); never part
+    of a longer path (``dir/.venv/...`` is another file)."""
+    o = re.escape(str(old))
+    entries = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![\w./-]){o}(?:(?![\w./-])|(?=/(?:{entries})(?![\w.-])))")
+
+
+def relocate(hit: DumpResult, located: str, source: Path, folder: SourceFolder) -> DumpResult:
+    """``hit`` (compiled from another folder with the same content) as an entry of its own for ``source``: its
+    artifacts copied, the old folder's name rewritten to this one in every text artifact and in the result. Binary
+    artifacts (hsaco, cubin) keep the old folder in their debug info."""
+    old_entry, old_dir = Path(hit.out_dir), Path(hit.source).parent
+    pattern = folder_pattern(old_dir, folder.names)
+    new_dir = str(folder.directory)
+    staging = new_staging_dir(located)
+    try:
+        shutil.copytree(old_entry, staging, dirs_exist_ok=True)
+        (staging / RESULT_FILE).unlink(missing_ok=True)
+        for path in staging.rglob("*"):
+            if path.is_symlink() or not path.is_file():
+                continue
+            data = path.read_bytes()
+            if b"\0" in data or str(old_dir).encode() not in data:
+                continue  # a binary, or nothing to rewrite
+            try:
+                path.write_text(pattern.sub(lambda _: new_dir, data.decode()))
+            except UnicodeDecodeError:
+                continue
+        text = pattern.sub(lambda _: new_dir, hit.model_dump_json().replace(str(old_entry), str(staging)))
+        moved = DumpResult.model_validate_json(text).model_copy(update={"source": str(source), "cache_hit": False})
+        for k in moved.kernels:  # a longer or shorter folder name changed the text artifacts' sizes
+            for stage in k.stages:
+                stage.bytes = Path(stage.path).stat().st_size
+        return commit(staging, located, moved).model_copy(update={"cache_hit": True})
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
 def entry_dir(key: str) -> Path:

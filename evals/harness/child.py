@@ -10,9 +10,9 @@ candidate — so the candidate never shares an interpreter with the reference co
 The serving modes import torch, then wait for the nonce line before touching the GPU: the scorer starts them before
 it holds the GPU lock (the import overlaps compiling and another task's GPU phase) and sends the nonce once it does.
 
-The timer, the synchronise call and the host clock are bound BEFORE the kernel module is imported, so patching
-``torch.cuda.Event.elapsed_time`` or ``time.perf_counter`` from the candidate cannot change what is measured; the
-patch itself is detected and reported. Replies carry a nonce the parent sends after the import.
+The timer (``tools.profilers.timing.EventTimer``: events, synchronise and host clock) is made BEFORE the kernel
+module is imported, so patching ``torch.cuda.Event.elapsed_time`` or ``time.perf_counter`` from the candidate cannot
+change what is measured; the patch itself is detected and reported. Replies carry a nonce the parent sends after the import.
 """
 
 from __future__ import annotations
@@ -20,11 +20,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-import time
 import traceback
 from pathlib import Path
-
-_perf_counter = time.perf_counter  # bound before any candidate code runs
 
 
 def _import_file(path: Path, name: str):
@@ -131,56 +128,45 @@ def serve_check(spec: dict) -> int:
 
 
 def serve_time(spec: dict) -> int:
-    """Timing rounds on request. Per call: fresh inputs (outside the timed window), an L2 flush, then events around
-    the call on the current stream plus host time around call + device-wide synchronise."""
+    """Timing rounds on request, through ``tools.profilers.timing.EventTimer`` (the one definition of a timed call):
+    per round, ``calls`` calls on fresh inputs (made outside the timed windows), each after an L2 flush, queued
+    behind a GPU sleep so that no window holds the host's launch; then ``host_calls`` calls with the GPU idle, whose
+    host time around call + device-wide synchronise shows work left running on other streams. The timer binds its
+    clock and events before the kernel module is imported, and reports what the module replaced."""
     import torch
 
-    Event = torch.cuda.Event
-    elapsed = torch.cuda.Event.elapsed_time
-    record = torch.cuda.Event.record
-    synchronize = torch.cuda.synchronize
+    from tools.profilers.timing import EventTimer
+
     torch.backends.cuda.matmul.allow_tf32 = False
     device = spec["device"]
     _ready()
     nonce = sys.stdin.readline().strip()  # the scorer holds the GPU from here: the GPU work starts
-    flush = torch.empty(spec.get("flush_bytes", 512 << 20) // 4, dtype=torch.float32, device=device)
+    timer = EventTimer(flush_l2=True)  # before the kernel module: it cannot replace what the timer holds
     fn = load_callable(spec)
     out_dir = Path(spec["out_dir"])
     for line in sys.stdin:
         req = json.loads(line)
-        times, host, saved = [], [], {}
-        for j in range(req["calls"]):
-            seed = req["seed_base"] + j
-            inputs = _make_inputs(spec, req["params"], seed, device)
-            flush.zero_()
-            synchronize()
-            start, end = Event(enable_timing=True), Event(enable_timing=True)
-            t0 = _perf_counter()
-            record(start)
-            out = fn(*inputs)
-            record(end)
-            synchronize()
-            t1 = _perf_counter()
-            times.append(elapsed(start, end))
-            host.append((t1 - t0) * 1e3)
-            if j in req["check"]:
-                saved[f"{req['shape']}@{seed}"] = {"out": out.detach().to("cpu"), "seed": seed}
+        seeds = [req["seed_base"] + j for j in range(req["calls"] + req.get("host_calls", 1))]
+
+        def inputs(j: int, req=req, seeds=seeds):
+            return _make_inputs(spec, req["params"], seeds[j], device)
+
+        timed = timer.round(fn, req["calls"], prepare=inputs)
+        checks = [timer.host_call(fn, *inputs(req["calls"] + j)) for j in range(req.get("host_calls", 1))]
+        saved = {}
+        for j in req["check"]:
+            saved[f"{req['shape']}@{seeds[j]}"] = {"out": timed[j].output.detach().to("cpu"), "seed": seeds[j]}
         path = out_dir / f"{spec['role']}-{req['round']}.pt"
         if saved:
             torch.save(saved, path)
-        tampered = [
-            name
-            for name, now, orig in (
-                ("torch.cuda.Event.elapsed_time", torch.cuda.Event.elapsed_time, elapsed),
-                ("torch.cuda.Event.record", torch.cuda.Event.record, record),
-                ("torch.cuda.synchronize", torch.cuda.synchronize, synchronize),
-                ("time.perf_counter", time.perf_counter, _perf_counter),
-                ("torch.cuda.Event", torch.cuda.Event, Event),
-            )
-            if now is not orig
-        ]
-        reply = {"nonce": nonce, "event_ms": times, "host_ms": host, "saved": str(path) if saved else None}
-        reply["tampered"] = tampered
+        reply = {
+            "nonce": nonce,
+            "event_ms": [t.event_us / 1e3 for t in timed],
+            "check_event_ms": [c.event_us / 1e3 for c in checks],
+            "host_ms": [c.host_us / 1e3 for c in checks],
+            "saved": str(path) if saved else None,
+            "tampered": timer.tampered(),
+        }
         sys.__stdout__.write(json.dumps(reply) + "\n")
         sys.__stdout__.flush()
     return 0

@@ -8,10 +8,8 @@ timed calls afterwards (no second import, no second CUDA context).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
-import secrets
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,7 +17,7 @@ from pathlib import Path
 from evals.catalog import Task
 from evals.harness.devices import Runtime
 from evals.models import CaseOutcome
-from tools.executors import LineServer
+from tools.profilers.gpu_runner import SideProcess
 
 CHILD = [sys.executable, "-m", "evals.harness.child"]
 _REPO_ROOT = str(Path(__file__).resolve().parents[2])
@@ -55,37 +53,16 @@ def base_spec(task: Task, code_dir: Path, device: str, role: str, work: Path) ->
     }
 
 
-class KernelProcess:
-    """One serving child (``child serve`` or ``child time``): started at once, GPU work only after ``go()``."""
+class KernelProcess(SideProcess):
+    """One serving child (``child serve`` or ``child time``), started at once and held: GPU work only after
+    ``go()`` (``tools.profilers.gpu_runner.SideProcess``, the one parent end of a kernel process)."""
 
     def __init__(self, mode: str, spec: dict, work: Path, env: dict[str, str]) -> None:
-        self.role = spec["role"]
-        spec_file = work / f"{mode}-{self.role}.json"
+        role = spec["role"]
+        spec_file = work / f"{mode}-{role}.json"
         spec_file.write_text(json.dumps(spec))
-        self.server = LineServer(
-            [*CHILD, mode, str(spec_file)], env=env, cwd=work, stderr_path=work / f"{mode}-{self.role}.stderr"
-        )
-        self.nonce = secrets.token_hex(16)
-        self.started = False
-
-    def wait_ready(self, timeout: float = 120) -> None:
-        """Until the child's imports are done (a child that died or hangs here fails its first ``ask`` instead)."""
-        if not self.started:
-            with contextlib.suppress(TimeoutError, RuntimeError):
-                self.server.receive(timeout=timeout, accept=lambda r: r.get("ready") is True)
-
-    def go(self) -> None:
-        """Send the nonce: from here the child may touch the GPU."""
-        if not self.started:
-            self.server.send(self.nonce)
-            self.started = True
-
-    def ask(self, req: dict, timeout: float) -> dict:
-        self.go()
-        return self.server.ask(json.dumps(req), timeout=timeout, accept=lambda r: r.get("nonce") == self.nonce)
-
-    def close(self) -> None:
-        self.server.close()
+        argv = [*CHILD, mode, str(spec_file)]
+        super().__init__(role, argv, env=env, cwd=work, stderr_path=work / f"{mode}-{role}.stderr", hold=True)
 
 
 def start_check_processes(

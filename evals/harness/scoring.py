@@ -136,7 +136,7 @@ def _compile_and_isa(task: Task, code_dir: Path, base_dir: Path, s: TaskScore) -
     spec = task.spec
     fixed = spec.performance is not None and not spec.performance.compiler_options_may_change
     vs_baseline = any(c.check in NEEDS_BASELINE for c in spec.isa_checks)
-    with ThreadPoolExecutor(2) as pool:  # two dump-ir processes; the cache is keyed by path, so never a clash
+    with ThreadPoolExecutor(2) as pool:  # two dump-ir processes; the cache keeps an entry per folder, so never a clash
         cand_job = pool.submit(compile_targets, task, code_dir)
         base_job = pool.submit(compile_targets, task, base_dir) if fixed or vs_baseline else None
         kernels, failures, missing = cand_job.result()
@@ -176,9 +176,11 @@ def _correctness(task, code_dir, work, runtime, s, rng, procs, interpret) -> Non
         s.record("correct", True, f"{len(outcomes)} case(s)")
 
 
-def _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, reference) -> None:
+def _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, confirm, reference) -> None:
     perf = task.spec.performance
-    timings, rechecks, failures = time_candidate(task, code_dir, base_dir, work, runtime, rng, servers, reference)
+    timings, rechecks, failures = time_candidate(
+        task, code_dir, base_dir, work, runtime, rng, servers, reference, confirm=confirm
+    )
     s.timings = timings
     for code, reason in failures:
         s.record(code, False, reason)
@@ -247,7 +249,7 @@ def score(
     # The kernel processes start now: their torch import overlaps the compile below and any other task's GPU phase;
     # they touch the GPU only once this scoring holds the GPU lock (see correctness.KernelProcess.go).
     gpu_phase = contextlib.ExitStack()  # closed before returning: the GPU lock and any process still running
-    checkers = servers = None
+    checkers = servers = confirm = None
     with gpu_phase:
         # CPU-heavy work (imports, compiles) waits while another scoring on this GPU runs its timed rounds
         cpu_heavy = quiet_lock(runtime, shared=True) if runtime.has_gpu else contextlib.nullcontext()
@@ -258,8 +260,12 @@ def score(
             if on_gpu and perf:
                 servers = start_timing_servers(task, code_dir, base_dir, work, runtime)
                 gpu_phase.callback(stop_timing_servers, servers)  # a no-op kill when timing already stopped them
+                # the confirmation session's fresh processes import torch now too, not while this scoring holds the
+                # GPU; they are killed unused when the first session does not clear the bar
+                confirm = start_timing_servers(task, code_dir, base_dir, work / "confirm", runtime, caches=work)
+                gpu_phase.callback(stop_timing_servers, confirm)
             _compile_and_isa(task, code_dir, base_dir, s)
-            for proc in [*(checkers or {}).values(), *(servers or {}).values()]:
+            for proc in [*(checkers or {}).values(), *(servers or {}).values(), *(confirm or {}).values()]:
                 proc.wait_ready()
         if runtime.has_gpu:
             gpu_phase.enter_context(gpu_lock(runtime))
@@ -281,7 +287,7 @@ def score(
 
         timed_needed = spec.track == "gpu-runtime" and perf is not None
         if servers and s.correct:
-            _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, checkers["reference"])
+            _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, confirm, checkers["reference"])
         elif timed_needed and not runtime.has_gpu:
             s.complete = False
             s.record("needs_gpu", False, "timing needs a GPU (none here)")

@@ -13,7 +13,9 @@ from evals.harness.correctness import KernelProcess, base_spec, child_env, compa
 from evals.harness.devices import Runtime, peaks_for
 from evals.metrics import geomean
 from evals.models import CaseOutcome, ShapeCase, StageCode, TimingOutcome
-from tools.profilers.timing import summarize_times
+from tools.profilers.timing import abba, summarize_times
+
+HOST_CALLS = 1  # per side and round: calls made with the GPU idle, for the side-stream check
 
 Failure = tuple[StageCode, str]
 
@@ -36,13 +38,15 @@ def summarize_rounds(
     shape: ShapeCase,
     event_ms: dict[str, list[float]],
     host_ms: dict[str, list[float]],
+    check_ms: dict[str, list[float]],
     *,
     rounds: int,
     required_speedup: float,
     seed: int,
 ) -> tuple[TimingOutcome, list[str]]:
-    """One shape's verdict from the per-round medians (ms) of ``baseline`` and ``candidate``: event time on the
-    current stream and host time around call + device-wide synchronise. Returns the outcome and failure reasons.
+    """One shape's verdict from the per-round medians (ms) of ``baseline``'s and ``candidate``'s timed calls
+    (``event_ms``), and from their host-check calls, made with the GPU idle: host time around call + device-wide
+    synchronise (``host_ms``) and the same calls' event time (``check_ms``). Returns the outcome and failure reasons.
 
     The statistics are ``tools.profilers.timing.compare_times`` (the one place for medians, bootstrap CIs and
     verdicts); its threshold is set so that ``faster`` means the CI's lower bound clears ``required_speedup``.
@@ -64,8 +68,11 @@ def summarize_rounds(
         verdict=cmp.verdict,
     )
     reasons = []
-    gap_b = summarize_times(host_ms["baseline"]).median_us - b  # pure statistics: ms in, ms out
-    gap_c = summarize_times(host_ms["candidate"]).median_us - c
+
+    def gap(role: str) -> float:  # pure statistics: ms in, ms out
+        return summarize_times(host_ms[role]).median_us - summarize_times(check_ms[role]).median_us
+
+    gap_b, gap_c = gap("baseline"), gap("candidate")
     if gap_c > gap_b + max(0.05, 0.25 * c):
         t.flags.append(
             f"host time exceeds event time by {gap_c:.3f} ms (baseline {gap_b:.3f} ms): work outside the timed stream"
@@ -74,16 +81,19 @@ def summarize_rounds(
     return t, reasons
 
 
-def start_timing_servers(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime) -> dict:
+def start_timing_servers(
+    task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, *, caches: Path | None = None
+) -> dict:
     """The baseline and candidate timing processes, started (torch import) before the scorer holds the GPU; they
     touch the GPU (CUDA context, flush buffer, kernel module) only once sent their nonce, time nothing until asked,
-    and are killed unused when the candidate is not correct."""
+    and are killed unused when the candidate is not correct. ``caches``: the work folder whose per-role Triton
+    caches they use (the confirmation session's processes find the first session's kernels compiled)."""
     work.mkdir(parents=True, exist_ok=True)
     servers = {}
     for role, code in (("baseline", base_dir), ("candidate", code_dir)):
         spec = {**base_spec(task, code, runtime.device, role, work), "out_dir": str(work)}
         spec["build_dir"] = str(work / f"build-{role}-timing")  # a loader's nvcc never races the check's build
-        servers[role] = KernelProcess("time", spec, work, child_env(runtime, work, role))
+        servers[role] = KernelProcess("time", spec, work, child_env(runtime, caches or work, role))
     return servers
 
 
@@ -133,20 +143,21 @@ def _timed_rounds(task: Task, servers: dict, runtime: Runtime, rng: random.Rando
     for shape in perf.shapes:
         per = {"baseline": [], "candidate": []}
         host = {"baseline": [], "candidate": []}
+        check = {"baseline": [], "candidate": []}
         rounds = perf.rounds + perf.rounds % 2  # even: each side goes first in as many timed rounds as second
         for r in range(rounds + 1):
-            order = ["baseline", "candidate"] if r % 2 == 0 else ["candidate", "baseline"]
-            for role in order:
-                check = []
+            for role in abba(r, ("baseline", "candidate")):
+                sample = []
                 if role == "candidate" and 1 <= r <= perf.checked_calls:
-                    check = rng.sample(range(perf.calls_per_round), k=1)
+                    sample = rng.sample(range(perf.calls_per_round), k=1)
                 req = {
                     "round": f"{shape.name}-{r}",
                     "shape": shape.name,
                     "params": shape.params,
                     "calls": perf.calls_per_round,
+                    "host_calls": HOST_CALLS,
                     "seed_base": rng.randrange(1, 2**60),
-                    "check": check,
+                    "check": sample,
                 }
                 try:
                     reply = servers[role].ask(req, timeout=300)
@@ -160,11 +171,12 @@ def _timed_rounds(task: Task, servers: dict, runtime: Runtime, rng: random.Rando
                     continue  # warm-up: compile, caches, clocks
                 # medians of this round's calls (ms: the statistics are unit-free)
                 per[role].append(summarize_times(reply["event_ms"]).median_us)
-                host[role].append(summarize_times(reply["host_ms"]).median_us)
+                host[role] += reply["host_ms"]
+                check[role] += reply["check_event_ms"]
                 if reply["saved"]:
                     sampled.append(reply["saved"])
         t, slow_host = summarize_rounds(
-            shape, per, host, rounds=rounds, required_speedup=perf.required_speedup, seed=rng.randrange(2**32)
+            shape, per, host, check, rounds=rounds, required_speedup=perf.required_speedup, seed=rng.randrange(2**32)
         )
         failures += [("side_stream", r) for r in slow_host]
         c = t.candidate_ms
@@ -236,18 +248,23 @@ def time_candidate(
     rng: random.Random,
     servers: dict | None = None,
     reference: KernelProcess | None = None,
+    *,
+    confirm: dict | None = None,
 ) -> tuple[list[TimingOutcome], list[CaseOutcome], list[Failure]]:
     """Interleaved rounds (ABAB, then BABA) of baseline and candidate in two processes; every timed call gets fresh
     inputs; ``checked_calls`` random calls per shape are re-checked against the reference afterwards, in the
     reference's process (``reference``, kept from correctness) or a new one. A session that clears the bar is
-    repeated in two fresh processes and the verdict keeps what both support (``merge_sessions``)."""
+    repeated in two fresh processes (``confirm``, started with ``servers``, or new ones) and the verdict keeps what
+    both support (``merge_sessions``)."""
     perf = task.spec.performance
     servers = servers or start_timing_servers(task, code_dir, base_dir, work, runtime)
     timings, failures, sampled = _session(task, servers, runtime, rng)
+    if confirm and (failures or not clears(timings, perf.required_speedup)):
+        stop_timing_servers(confirm)  # not needed: no second session
     if not failures and clears(timings, perf.required_speedup):
         # A speedup must hold again in a second session of fresh processes: two processes running the same code
         # can differ for their whole life (an H100 noop read 1.25×, CI 1.16-1.39, once in 26 task runs).
-        fresh = start_timing_servers(task, code_dir, base_dir, work / "confirm", runtime)
+        fresh = confirm or start_timing_servers(task, code_dir, base_dir, work / "confirm", runtime, caches=work)
         for proc in fresh.values():
             proc.wait_ready()
         again, failures, more = _session(task, fresh, runtime, rng)

@@ -2,8 +2,9 @@
 
 File mode compiles one kernel file (see the README's "File mode" for the ``kernelpilot_entry()`` convention); command
 mode runs any command with the compilers' dump environment set and collects every kernel it compiled.
-Results are cached by content (source, options, compiler versions); artifacts live in the cache entry and are
-copied to ``--out`` when given. The command line is ``tools/dump_ir/cli.py``.
+Results are cached by content (the source, its folder's other files, options, compiler versions: tools/cache.py),
+not by folder; artifacts live in the cache entry and are copied to ``--out`` when given. The command line is
+``tools/dump_ir/cli.py``.
 """
 
 from __future__ import annotations
@@ -160,10 +161,20 @@ def dump_ir(
     versions = fe.versions()
     # resources gained launch LDS and the occupancy limiter: results written before that must not be reused
     keyed = {**options, "resources_schema": 2}
-    key = cache.cache_key(path, path.read_bytes(), name, arch, keyed, versions.versions)
+    folder = cache.source_folder(path)
+    content = cache.cache_key(path, folder, name, arch, keyed, versions.versions)
+    key = cache.located_key(content, folder.directory)  # the entry: its artifacts name this folder
     cache.sweep()
     if use_cache and (hit := cache.lookup(key)):
         return _copy_out(hit, Path(out) if out else None)
+    if use_cache and (elsewhere := cache.lookup_elsewhere(content)):  # the same kernel compiled in another folder
+        try:
+            moved = cache.relocate(elsewhere, key, path, folder)
+        except OSError:
+            pass  # the other entry went away while it was copied: compile instead
+        else:
+            cache.remember(content, key)
+            return _copy_out(moved, Path(out) if out else None)
     staging = cache.new_staging_dir(key)
     t0 = time.perf_counter()
     try:
@@ -180,6 +191,7 @@ def dump_ir(
             log=str(staging / "compile.log") if (staging / "compile.log").exists() else None,
         )
         result = cache.commit(staging, key, result)
+        cache.remember(content, key)
     except BaseException as exc:
         failed = staging.with_name(staging.name.replace(".tmp", ".failed"))
         if staging.exists():

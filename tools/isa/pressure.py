@@ -17,6 +17,7 @@ from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kerne
 from tools.isa.cfg import Cfg, HotLoop
 from tools.isa.liveness import Liveness, vgprs
 from tools.isa.source_attr import attribute_loc
+from tools.models.vgpr import ValueKind
 
 _NARROW_LOAD_RE = re.compile(r"_(dword|b32|ushort|u16|short|b16|ubyte|u8|sbyte|i8|sshort|i16)$")
 _SCALE_CONSUMER_RE = re.compile(r"^v_(mul|pk_mul|fma|pk_fma|fmac|mac|mfma_scale|cvt_scale|mad)")
@@ -38,11 +39,21 @@ def fmt_regs(prefix: str, regs: list[int]) -> str:
     return ", ".join(out)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ValueInfo:
     reg: int  # bit index in the combined numbering
-    kind: str
+    kind: ValueKind
     def_index: int | None
+
+
+@dataclass(frozen=True)
+class LiveGroup:
+    """Live registers whose values have one kind (``group_live``, ``group_sass_live``), with one defining
+    instruction as the example (None when every value is a kernel input)."""
+
+    kind: ValueKind
+    regs: list[int]
+    example: int | None
 
 
 class _DefUse:
@@ -136,7 +147,8 @@ class Attributor(_DefUse):
 
     def kind(self, reg: int, at: int) -> ValueInfo:
         """Kind of the value in ``reg`` at instruction ``at``: an MFMA accumulator when an MFMA wrote it or reads it as
-        srcC, otherwise named after the instruction that produced it."""
+        srcC, otherwise named after the instruction that produced it: one of ``AmdValueKind``, ``other`` for an
+        instruction outside the named kinds."""
         d = self.origin(reg, at)
         if d is None:
             return ValueInfo(reg, "kernel_input", None)
@@ -173,7 +185,9 @@ class Attributor(_DefUse):
             if self._feeds_address(reg, d, 4) or self._reloaded_as_address(reg, d):
                 return ValueInfo(reg, "address", d)
             return ValueInfo(reg, "valu_other", d)
-        return ValueInfo(reg, c, d)
+        if c == "lds_other":  # ds_bpermute/ds_swizzle (a reduction's lane shuffle), an LDS atomic with return
+            return ValueInfo(reg, "lds_other", d)
+        return ValueInfo(reg, "other", d)  # a returning global/buffer atomic, an unknown mnemonic
 
     def _scales_accumulated(self, u: Instruction, reg: int) -> bool:
         """``u`` multiplies ``reg`` with an MFMA or FMA result (or is a scaled MFMA), directly or through a product of
@@ -278,9 +292,9 @@ def is_address_use(inst: Instruction, reg: int) -> bool:
     return any((reg_mask(o) >> reg) & 1 for o in addr_ops)
 
 
-def group_live(att: Attributor, live: int, at: int, liveness_src=None) -> tuple[list[dict], dict[str, list[int]]]:
+def group_live(att: Attributor, live: int, at: int, liveness_src=None) -> tuple[list[LiveGroup], dict[str, list[int]]]:
     """Live VGPRs at ``at`` grouped by value kind (largest first) and by source line of their definition."""
-    by_kind: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
+    by_kind: dict[ValueKind, list[tuple[int, int | None]]] = defaultdict(list)
     by_src: dict[str, list[int]] = defaultdict(list)
     for reg in vgprs(live):
         info = att.kind(reg, at)
@@ -290,7 +304,7 @@ def group_live(att: Attributor, live: int, at: int, liveness_src=None) -> tuple[
     groups = []
     for kind, items in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         example = next((d for _, d in items if d is not None), None)
-        groups.append({"kind": kind, "regs": [r for r, _ in items], "example": example})
+        groups.append(LiveGroup(kind, [r for r, _ in items], example))
     return groups, by_src
 
 
@@ -415,9 +429,9 @@ class SassAttributor(_DefUse):
         return self._address_memo[key]
 
 
-def group_sass_live(att: SassAttributor, live, at: int) -> tuple[list[dict], dict[str, list[int]]]:
+def group_sass_live(att: SassAttributor, live, at: int) -> tuple[list[LiveGroup], dict[str, list[int]]]:
     """Live GPRs at ``at`` grouped by value kind (largest first) and by source line of their definition."""
-    by_kind: dict[str, list[tuple[int, int | None]]] = defaultdict(list)
+    by_kind: dict[ValueKind, list[tuple[int, int | None]]] = defaultdict(list)
     by_src: dict[str, list[int]] = defaultdict(list)
     defined_here = att.defined(att.insts[at])
     for reg in sorted(live):
@@ -428,5 +442,5 @@ def group_sass_live(att: SassAttributor, live, at: int) -> tuple[list[dict], dic
     groups = []
     for kind, items in sorted(by_kind.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         example = next((d for _, d in items if d is not None), None)
-        groups.append({"kind": kind, "regs": [r for r, _ in items], "example": example})
+        groups.append(LiveGroup(kind, [r for r, _ in items], example))
     return groups, by_src

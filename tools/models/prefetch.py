@@ -60,10 +60,24 @@ class LoadSite(BaseModel):
         "after-loop, unused, or undetermined (paths disagree; see undetermined_reason)"
     )
     undetermined_reason: str | None = None
+    carried: bool | None = Field(
+        None,
+        description="structural: issued an iteration ahead — the wait that retires it is in a later iteration, or "
+        "its data is staged to LDS for the next one; None: undetermined",
+    )
+    waited_too_soon: bool | None = Field(
+        None,
+        description="structural: the wait that retires it sits too soon — in the issuing iteration, fewer than a "
+        "memory latency's estimated cycles after it, with a stall on it in the latency model; False when carried, "
+        "retired after the loop or waited for late enough; None: undetermined. The loop's verdict and "
+        "loads_exposed read this",
+    )
     latency_hidden: bool | None = Field(
         None,
-        description="True: the wait is in a later iteration, the data is staged to LDS for the next iteration, or "
-        "the wait comes late enough that the latency model sees no stall on it; False: exposed; None: undetermined",
+        description="True only when the wait does not come too soon (waited_too_soon is False) AND the latency "
+        "model has no stall on it (exposed_cycles is 0 or not modelled); False: exposed, wholly (waited_too_soon) or "
+        "in part (carried or waited late, yet exposed_cycles > 0 — e.g. issued late in the previous iteration); "
+        "None: undetermined",
     )
     exposed_cycles: int | None = Field(
         None, description="estimated cycles a steady-state iteration stalls waiting for this load (latency model)"
@@ -111,7 +125,7 @@ class LoopReport(BaseModel):
     loads_next_iteration: int = Field(
         0, description="loads consumed in the next iteration (all loads, not only those listed)"
     )
-    loads_exposed: int = Field(0, description="loads whose latency is exposed (waited for too soon)")
+    loads_exposed: int = Field(0, description="loads waited for too soon (LoadSite.waited_too_soon)")
     loads_undetermined: int = Field(0, description="loads the analysis cannot classify (paths disagree)")
     scalar_loads: int = Field(0, description="of loads_total, scalar (s_load) loads")
     closest_wait_cycles: int | None = Field(None, description="smallest load-to-wait estimate over all loads")

@@ -8,6 +8,40 @@ from pydantic import BaseModel, Field
 
 Status = Literal["ok", "warn", "bad"]
 
+# What defined a live register's value, in the analysis's closed vocabulary (tools.isa.pressure.Attributor.kind /
+# SassAttributor.kind). AMD "lds_other": an LDS instruction other than a read returned it (ds_bpermute/ds_swizzle
+# lane shuffles of a reduction, an LDS atomic with return); "other": any other defining instruction (a returning
+# global/buffer atomic, an unknown mnemonic); the group's example names the instruction.
+AmdValueKind = Literal[
+    "mfma_accumulator",
+    "valu_accumulator",
+    "global_load",
+    "scale_load",
+    "lds_fragment",
+    "scale_product",
+    "address",
+    "spill_reload",
+    "agpr_copy",
+    "kernel_input",
+    "valu_other",
+    "lds_other",
+    "other",
+]
+SassValueKind = Literal[
+    "mma_accumulator",
+    "global_load",
+    "shared_load",
+    "spill_reload",
+    "constant_load",
+    "special_register",
+    "address",
+    "alu_other",
+    "kernel_input",
+]
+ValueKind = Literal[AmdValueKind, SassValueKind]
+# a spilled value's kind; "respill": a reloaded value stored again (AMD), attributed to the original store's value
+SpillKind = Literal[ValueKind, "respill"]
+
 
 class Metric(BaseModel):
     name: str = Field(description="e.g. vgpr_count, vgpr_spill_count, waves_per_simd, max_live_vgprs")
@@ -37,9 +71,9 @@ class InstructionRef(BaseModel):
 
 
 class RegisterGroup(BaseModel):
-    kind: str = Field(
+    kind: ValueKind = Field(
         description="AMD: mfma_accumulator | valu_accumulator | global_load | lds_fragment | scale_load | "
-        "scale_product | address | spill_reload | agpr_copy | kernel_input | valu_other | salu_moved; "
+        "scale_product | address | spill_reload | agpr_copy | kernel_input | valu_other | lds_other | other; "
         "NVIDIA (GPRs): mma_accumulator | global_load | shared_load | spill_reload | constant_load | "
         "special_register | address | alu_other | kernel_input"
     )
@@ -105,7 +139,7 @@ class HotLoop(BaseModel):
 class SpilledValue(BaseModel):
     reg: str
     slot: str = Field(description="scratch offset or AGPR used as the slot")
-    kind: str = Field(description="what defined the value (same words as RegisterGroup.kind)")
+    kind: SpillKind = Field(description="what defined the value (RegisterGroup.kind's words, or respill)")
     store: InstructionRef
     defined_by: InstructionRef | None
     in_hot_loop: bool
@@ -117,8 +151,8 @@ class SpillAnalysis(BaseModel):
     hot_loop_spill_stores: int
     hot_loop_spill_reloads: int
     agpr_spill_slots: int = Field(description="AGPRs used only through v_accvgpr_write/read as spill slots")
-    by_kind: dict[str, int] = Field(description="spill stores by the kind of value stored")
-    by_kind_detail: dict[str, str] = Field(
+    by_kind: dict[SpillKind, int] = Field(description="spill stores by the kind of value stored")
+    by_kind_detail: dict[SpillKind, str] = Field(
         default_factory=dict,
         description="per kind: the user lines that define the spilled values and, for addresses, the memory "
         "instructions the reloaded values address",

@@ -443,18 +443,20 @@ def _trace_load(g: LoopGraph, load: Instruction, est: LatencyEstimate | None) ->
         consumed = "undetermined"
 
     cycles = wait[3] if wait else None
-    if staged or (wait_iters and 0 not in wait_iters) or (cycles is not None and cycles >= LOAD_LATENCY_CYCLES):
-        hidden = True
+    carried = staged or bool(wait_iters and 0 not in wait_iters)
+    if carried or (cycles is not None and cycles >= LOAD_LATENCY_CYCLES):
+        placed_late = True
     elif not wait_iters:
-        hidden = True  # retired after the loop: nothing in the loop waits for it
+        placed_late = True  # retired after the loop: nothing in the loop waits for it
     elif wait_iters == {0}:
-        # retired in its own iteration: hidden only if the wait comes late enough (other stalls on the way count)
-        hidden = est is not None and load.index in g.pos and est.stall_by_load.get(load.index, 0) == 0
+        # retired in its own iteration: late enough only if the model sees no stall on it (other stalls count)
+        placed_late = est is not None and load.index in g.pos and est.stall_by_load.get(load.index, 0) == 0
     else:
-        hidden = None
+        placed_late = None
         undetermined.append("it is retired in the issuing iteration on some paths and in a later one on others")
     if walk.limit:
-        hidden = None
+        placed_late = None
+    stall = est.stall_by_load.get(load.index, 0) if est else None
 
     src = source_of(load)
     if src is None and consumer is not None and source_of(insts[consumer[1]]):
@@ -483,12 +485,22 @@ def _trace_load(g: LoopGraph, load: Instruction, est: LatencyEstimate | None) ->
         copy_indices=sorted(walk.copies),
         consumed=consumed,
         undetermined_reason="; ".join(undetermined) or None,
-        latency_hidden=hidden,
-        exposed_cycles=est.stall_by_load.get(load.index, 0) if est else None,
+        carried=None if walk.limit else carried,
+        waited_too_soon=None if placed_late is None else not placed_late,
+        latency_hidden=load_hidden(placed_late, stall),
+        exposed_cycles=stall,
         load_to_wait_instructions=wait[2] if wait else None,
         load_to_wait_cycles=cycles,
         load_to_use_distance=dist(first),
     )
+
+
+def load_hidden(placed_late: bool | None, stall_cycles: int | None) -> bool | None:
+    """A load's latency is hidden when its wait is placed late enough and the latency model (where there is one)
+    has no stall on it: the per-load field and the model beside it say one thing."""
+    if placed_late is None:
+        return None
+    return placed_late and not stall_cycles
 
 
 @dataclass
@@ -737,8 +749,8 @@ def load_and_copy_counts(loads: list[LoadSite], copies: list[CopySite], barriers
         "loads": loads[:MAX_LOADS],
         "loads_total": len(loads),
         "loads_next_iteration": sum(1 for ld in loads if ld.consumed == "next-iteration"),
-        "loads_exposed": sum(1 for ld in loads if ld.latency_hidden is False),
-        "loads_undetermined": sum(1 for ld in loads if ld.latency_hidden is None or ld.consumed == "undetermined"),
+        "loads_exposed": sum(1 for ld in loads if ld.waited_too_soon is True),
+        "loads_undetermined": sum(1 for ld in loads if ld.waited_too_soon is None or ld.consumed == "undetermined"),
         "scalar_loads": sum(1 for ld in loads if ld.memory == "scalar"),
         "closest_wait_cycles": min(waits) if waits else None,
         "bytes_per_lane_per_iteration": sum(ld.bytes_per_lane for ld in loads),
@@ -779,8 +791,8 @@ def classify_loop(loads: list[LoadSite], mfma: int, compute_ops: int, compute_cy
         return "no-loads", "the loop issues no memory load"
     total = len(loads)
     carried = [ld for ld in loads if ld.consumed == "next-iteration"]
-    exposed = [ld for ld in loads if ld.latency_hidden is False]
-    undecided = [ld for ld in loads if ld.latency_hidden is None or ld.consumed == "undetermined"]
+    exposed = [ld for ld in loads if ld.waited_too_soon is True]
+    undecided = [ld for ld in loads if ld.waited_too_soon is None or ld.consumed == "undetermined"]
     counts = f"{len(carried)} of {total} load(s) are consumed in the next iteration"
     if exposed:
         worst = min(exposed, key=lambda ld: ld.load_to_wait_cycles or 0)

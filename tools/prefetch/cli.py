@@ -21,11 +21,12 @@ def format_load(ld) -> str:
     )
     use = f"use +{ld.load_to_use_distance}" if ld.load_to_use_distance is not None else "no use in the loop"
     state = {True: "hidden", False: "EXPOSED", None: "undetermined"}[ld.latency_hidden]
-    if ld.latency_hidden and ld.exposed_cycles:  # carried to a later iteration, yet waited for before it arrives
-        state = f"carried, still ~{ld.exposed_cycles} stall cycles in the model"
+    if ld.waited_too_soon is False and ld.exposed_cycles:  # placed late enough, yet the model stalls on it
+        how = "carried" if ld.carried else "waited late"
+        state = f"{how}, still ~{ld.exposed_cycles} stall cycles in the model"
     kind = "s " if ld.memory == "scalar" else ""
     line = f"  [{ld.index}] {kind}{ld.text[:56]:<56} {ld.source or '':<22} {wait}; {use}; {ld.consumed}; {state}"
-    if ld.wait_reason_detail and ld.latency_hidden is not True:
+    if ld.wait_reason_detail and ld.waited_too_soon is not False:
         line += f"\n        why: {ld.wait_reason_detail}"
     if ld.undetermined_reason:
         line += f"\n        undetermined: {ld.undetermined_reason}"

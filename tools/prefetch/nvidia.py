@@ -93,7 +93,7 @@ def _trace(seq: list[SassInst], n: int, p: int) -> LoadSite:
     else:
         consumed = "after-loop"
     cycles = sum(_cycles(seq[q]) for q in range(p + 1, wait_p)) if wait_p is not None else None
-    hidden = wait_p is None or wait_p >= n or (cycles or 0) >= LOAD_LATENCY_CYCLES
+    placed_late = wait_p is None or wait_p >= n or (cycles or 0) >= LOAD_LATENCY_CYCLES
     return LoadSite(
         index=inst.index,
         text=_clean(inst.text),
@@ -111,7 +111,9 @@ def _trace(seq: list[SassInst], n: int, p: int) -> LoadSite:
         consumer_text=_clean(seq[consumer_p].text) if consumer_p is not None else None,
         copy_indices=sorted(set(copies)),
         consumed=consumed,
-        latency_hidden=hidden,
+        carried=wait_p is not None and wait_p >= n,
+        waited_too_soon=not placed_late,
+        latency_hidden=placed_late,  # no per-load stall model on NVIDIA: the placement decides
         load_to_wait_instructions=(wait_p - p - 1) if wait_p is not None else None,
         load_to_wait_cycles=cycles,
         load_to_use_distance=(use_p - p - 1) if use_p is not None else None,

@@ -7,7 +7,8 @@ Started by ``tools.profilers.gpu_runner.run_pair`` (never by hand). The child im
 - ``{"op": "save_output", "path"}`` / ``{"op": "compare_output", "path", "rtol", "atol"}``: where the file also
   returns ``"output": fn() -> tensor``, save this side's output, or compare it with the other side's saved one;
 - ``{"op": "warm", "calls"}``, ``{"op": "time", "calls"}``: untimed calls, then per-call event times (microseconds,
-  L2 flushed before each call) through ``tools.profilers.timing.EventTimer``.
+  L2 flushed before each call, the host's launch kept out of the window) through
+  ``tools.profilers.timing.EventTimer.round``.
 
 The first line on stdin is a nonce; every reply carries it, and file descriptor 1 is pointed at stderr before the
 kernel file is imported, so nothing the kernel prints can pass for a reply. The child dies with its parent
@@ -152,7 +153,7 @@ def _serve(req: dict, run: dict, timer) -> dict:
         timer.warm(run["launch"], int(req["calls"]))
         return {"warmed": int(req["calls"])}
     if op == "time":
-        return {"times_us": timer.read([timer.once(run["launch"]) for _ in range(int(req["calls"]))])}
+        return {"times_us": [c.event_us for c in timer.round(run["launch"], int(req["calls"]))]}
     return {"status": "error", "message": f"unknown request {op!r}"}
 
 

@@ -20,6 +20,7 @@ exception, SIGTERM through the CLI), and by the kernel (PR_SET_PDEATHSIG) if thi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -32,7 +33,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, Field
 
 from tools.executors import LineServer
-from tools.profilers.timing import Comparison, compare_times
+from tools.profilers.timing import Comparison, abba, compare_times
 
 ROLES = ("BEFORE", "AFTER")
 CHILD_MODULE = "tools.profilers.gpu_child"
@@ -82,35 +83,72 @@ class ChildFailed(Exception):
         self.role, self.status, self.message, self.hint, self.error = role, status, message, hint, error
 
 
-class _Child:
-    """One side's process (``tools.executors.LineServer``): JSON request lines in, replies tagged with a nonce out."""
+class SideProcess:
+    """One side's process, parent end: a ``tools.executors.LineServer`` (JSON request lines in, reply lines out) whose
+    replies count only when they carry the nonce this end sends (nothing the kernel prints can pass for one). The
+    child may be started early and held: it imports what it needs, says ``{"ready": true}``, and touches the GPU only
+    once ``go()`` sends the nonce (the eval harness starts its processes while it compiles and releases them when it
+    holds the GPU). Used by ``run_pair`` and by the eval harness (``evals.harness.correctness.KernelProcess``)."""
+
+    def __init__(self, role: str, argv: list[str], *, env: dict, cwd: Path, stderr_path: Path, hold: bool = False):
+        self.role = role
+        self.server = LineServer(argv, env=env, cwd=cwd, stderr_path=stderr_path)
+        self.nonce = secrets.token_hex(16)
+        self.started = self.ready = False
+        if not hold:
+            self.go()
+
+    def wait_ready(self, timeout: float = 120) -> None:
+        """Until a held child's imports are done (one that died or hangs here fails its first ``ask`` instead).
+        The child says so once: a second call returns at once (it waited out its timeout, under the GPU lock, when
+        the confirmation session's pre-started processes were waited for twice: H100, session 4)."""
+        if not self.started and not self.ready:
+            with contextlib.suppress(TimeoutError, RuntimeError):
+                self.server.receive(timeout=timeout, accept=lambda r: r.get("ready") is True)
+                self.ready = True
+
+    def go(self) -> None:
+        """Send the nonce: from here the child may touch the GPU."""
+        if not self.started:
+            self.server.send(self.nonce)
+            self.started = True
+
+    def receive(self, timeout: float) -> dict:
+        """The next reply carrying the nonce; TimeoutError, or RuntimeError when the process exited."""
+        return self.server.receive(timeout=timeout, accept=lambda r: r.get("nonce") == self.nonce)
+
+    def ask(self, request: dict, timeout: float) -> dict:
+        self.go()
+        self.server.send(json.dumps(request))
+        return self.receive(timeout)
+
+    def stderr_tail(self, lines: int = STDERR_LINES) -> str:
+        return self.server.stderr_tail(lines=lines)
+
+    def close(self) -> None:
+        self.server.close()
+
+
+class _Child(SideProcess):
+    """``run_pair``'s side: ``tools.profilers.gpu_child`` on one file; failures become ``ChildFailed``."""
 
     def __init__(self, role: str, file: Path, work: Path, flush_l2: bool, device: int | None) -> None:
-        self.role = role
         spec = {"file": str(file), "role": role.lower(), "parent": os.getpid(), "flush_l2": flush_l2, "device": device}
         spec_file = work / f"{role.lower()}.json"
         spec_file.write_text(json.dumps(spec))
         root = str(Path(__file__).resolve().parents[2])  # the child imports tools/ from this checkout
         env = {"PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-        self.server = LineServer(
-            [sys.executable, "-m", CHILD_MODULE, str(spec_file)],
-            env=env,
-            cwd=file.parent,
-            stderr_path=work / f"{role.lower()}.stderr",
-        )
-        self.nonce = secrets.token_hex(16)
-        self.server.send(self.nonce)
+        argv = [sys.executable, "-m", CHILD_MODULE, str(spec_file)]
+        super().__init__(role, argv, env=env, cwd=file.parent, stderr_path=work / f"{role.lower()}.stderr")
 
-    def receive(self, deadline: float, what: str) -> dict:
-        """The next reply carrying the nonce, before ``deadline`` (time.monotonic); a ChildFailed otherwise."""
+    def expect(self, deadline: float, what: str) -> dict:
+        """The next reply before ``deadline`` (time.monotonic); a ChildFailed for a failure or no reply."""
         try:
-            reply = self.server.receive(
-                timeout=max(0.0, deadline - time.monotonic()), accept=lambda r: r.get("nonce") == self.nonce
-            )
+            reply = self.receive(max(0.0, deadline - time.monotonic()))
         except TimeoutError as exc:
             raise ChildFailed(self.role, "timeout", f"{self.role} did not finish {what} in time") from exc
         except RuntimeError as exc:  # the process exited: its stderr says why
-            error = self.server.stderr_tail(lines=STDERR_LINES) or None
+            error = self.stderr_tail() or None
             raise ChildFailed(self.role, "error", f"{self.role} failed during {what}: {exc}", error=error) from exc
         status = reply.get("status")
         if status in (None, "ready"):
@@ -118,12 +156,9 @@ class _Child:
         message = reply.get("message") or f"{self.role} failed during {what}"
         raise ChildFailed(self.role, status, message, hint=reply.get("hint"), error=reply.get("traceback"))
 
-    def ask(self, request: dict, deadline: float) -> dict:
+    def request(self, request: dict, deadline: float) -> dict:
         self.server.send(json.dumps(request))
-        return self.receive(deadline, request["op"])
-
-    def stop(self) -> None:
-        self.server.close()
+        return self.expect(deadline, request["op"])
 
 
 def run_pair(
@@ -162,7 +197,7 @@ def run_pair(
             return _failed(exc, sides)
         finally:
             for child in children.values():
-                child.stop()
+                child.close()
 
 
 def _failed(exc: ChildFailed, sides: dict[str, SideOutcome]) -> GpuComparison:
@@ -188,13 +223,13 @@ def _failed(exc: ChildFailed, sides: dict[str, SideOutcome]) -> GpuComparison:
 def _compare(children, sides, work, deadline, rounds, warmup, threshold, rtol, atol) -> GpuComparison:
     ready = {}
     for role in ROLES:
-        ready[role] = children[role].receive(deadline, "start-up (import, GPU, kernelpilot_run)")
+        ready[role] = children[role].expect(deadline, "start-up (import, GPU, kernelpilot_run)")
         side = sides[role]
         side.started, side.shape, side.grid = True, ready[role].get("shape"), ready[role].get("grid")
     device = ready["BEFORE"].get("device")
     for role in ROLES:
         try:
-            reply = children[role].ask({"op": "check"}, deadline)
+            reply = children[role].request({"op": "check"}, deadline)
         except ChildFailed as exc:
             if exc.status != "error":
                 raise
@@ -216,8 +251,8 @@ def _compare(children, sides, work, deadline, rounds, warmup, threshold, rtol, a
     match = detail = None
     if all(ready[r].get("has_output") for r in ROLES):
         saved = str(work / "before-output.pt")
-        children["BEFORE"].ask({"op": "save_output", "path": saved}, deadline)
-        reply = children["AFTER"].ask({"op": "compare_output", "path": saved, "rtol": rtol, "atol": atol}, deadline)
+        children["BEFORE"].request({"op": "save_output", "path": saved}, deadline)
+        reply = children["AFTER"].request({"op": "compare_output", "path": saved, "rtol": rtol, "atol": atol}, deadline)
         match, detail = reply["ok"], reply["detail"]
         if not match:
             return GpuComparison(
@@ -228,11 +263,11 @@ def _compare(children, sides, work, deadline, rounds, warmup, threshold, rtol, a
                 **common,
             )
     for role in ROLES:
-        children[role].ask({"op": "warm", "calls": warmup}, deadline)
+        children[role].request({"op": "warm", "calls": warmup}, deadline)
     times: dict[str, list[float]] = {"BEFORE": [], "AFTER": []}
     for i in range(rounds):
-        for role in ROLES if i % 2 == 0 else ROLES[::-1]:
-            times[role] += children[role].ask({"op": "time", "calls": 1}, deadline)["times_us"]
+        for role in abba(i, ROLES):
+            times[role] += children[role].request({"op": "time", "calls": 1}, deadline)["times_us"]
     cmp = compare_times(times["BEFORE"], times["AFTER"], device=device or "", threshold=threshold)
     return GpuComparison(
         status="measured",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import statistics
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -181,42 +182,140 @@ def flush_bytes_for_device(torch, device) -> int:
     return max(4 * l2, NVIDIA_MIN_FLUSH_BYTES)
 
 
-class EventTimer:
-    """Times single calls on one GPU with device events, flushing L2 before each call (a buffer larger than every
-    cache level is zeroed). ``warm`` runs a callable untimed; ``once`` returns an event pair, read by ``read`` after
-    one synchronize: the calls of a round are queued back to back, as a kernel engineer times them.
+class CallTiming(NamedTuple):
+    """One timed call: device time of the call (microseconds) and what it returned."""
 
-    Used by ``time_callable``/``compare_callables`` (one interpreter) and by ``tools.profilers.gpu_child`` (one process
-    per side, see ``tools.profilers.gpu_runner``): one definition of how a call is timed."""
+    event_us: float
+    output: object
+
+
+class HostCheck(NamedTuple):
+    """One call made with the GPU idle: its device time and the host's time around call + device-wide synchronise,
+    both in microseconds (the host's includes the launch; see ``EventTimer.host_call``)."""
+
+    event_us: float
+    host_us: float
+    output: object
+
+
+class EventTimer:
+    """THE definition of how kernelpilot times a call on a GPU, used by ``time_callable``/``compare_callables`` (one
+    interpreter), ``tools.profilers.gpu_child`` (``run_pair``, one process per side) and the eval harness's timing
+    processes (``evals.harness.child``).
+
+    ``round(fn, calls)``: before the round a short GPU sleep is queued (``torch.cuda._sleep``) so that the host gets
+    ahead; then per call (inputs from ``prepare`` made first, outside the window) the L2 flush, a start event, the
+    call and an end event are queued with no synchronise in between, and the events are read after one synchronise
+    at the end. The GPU is busy while the host launches, so each window holds the call's GPU work and not the host's
+    launch of it: with the GPU idle at the start event, the window also held the Python/launcher overhead (75-190 us
+    on an H100 for the eval tasks), which cut measured speedups by up to half and made two processes running the same
+    code differ by up to 25 % for their whole life (benchmarks/RESULTS.md, session 4).
+
+    ``host_call(fn)``: one call with the GPU idle and host time around call + device-wide synchronise; comparing it
+    with the call's event time shows work the call leaves running outside the timed stream (side streams).
+
+    The event class, its methods, the synchronise call, the sleep and the host clock are bound when the timer is
+    made: a kernel module imported afterwards cannot change what is measured, and ``tampered()`` names what it
+    replaced."""
+
+    SLEEP_AHEAD_US = 400.0  # per call of a round: more than an eval task's slowest launch (~190 us on an H100)
 
     def __init__(self, flush_l2: bool, device=None) -> None:
-        self.torch = torch_gpu()
-        self.device = self.torch.device("cuda", self.torch.cuda.current_device() if device is None else device)
-        self.name = self.torch.cuda.get_device_name(self.device)
-        self.flush_bytes = flush_bytes_for_device(self.torch, self.device) if flush_l2 else 0
-        self.buffer = (
-            self.torch.empty(self.flush_bytes, dtype=self.torch.uint8, device=self.device) if flush_l2 else None
-        )
+        import time
 
-    def once(self, fn: Callable[[], object]):
-        """Flush, then time one call; returns the event pair (read after a synchronize)."""
-        torch = self.torch
+        torch = self.torch = torch_gpu()
+        self.device = torch.device("cuda", torch.cuda.current_device() if device is None else device)
+        self.name = torch.cuda.get_device_name(self.device)
+        self.flush_bytes = flush_bytes_for_device(torch, self.device) if flush_l2 else 0
+        self.buffer = torch.empty(self.flush_bytes, dtype=torch.uint8, device=self.device) if flush_l2 else None
+        self._bound = {
+            "torch.cuda.Event": (torch.cuda, "Event", torch.cuda.Event),
+            "torch.cuda.Event.record": (torch.cuda.Event, "record", torch.cuda.Event.record),
+            "torch.cuda.Event.elapsed_time": (torch.cuda.Event, "elapsed_time", torch.cuda.Event.elapsed_time),
+            "torch.cuda.synchronize": (torch.cuda, "synchronize", torch.cuda.synchronize),
+            "time.perf_counter": (time, "perf_counter", time.perf_counter),
+        }
+        self._event, self._sync, self._clock = torch.cuda.Event, torch.cuda.synchronize, time.perf_counter
+        self._record, self._elapsed = torch.cuda.Event.record, torch.cuda.Event.elapsed_time
+        self._sleep = getattr(torch.cuda, "_sleep", None)
+        self._cycles_per_us = self._calibrate_sleep()
+
+    def _calibrate_sleep(self) -> float | None:
+        """GPU clock cycles per microsecond of ``torch.cuda._sleep`` (None where torch has no such call)."""
+        if self._sleep is None:
+            return None
+        self._sleep(1000)  # first call loads the kernel
+        start, end = self._new_events()
+        self._record(start)
+        self._sleep(1_000_000)
+        self._record(end)
+        self._sync(self.device)
+        us = self._elapsed(start, end) * 1000.0
+        return 1_000_000 / us if us > 0 else None
+
+    def _new_events(self):
+        return self._event(enable_timing=True), self._event(enable_timing=True)
+
+    def _flush(self) -> None:
         if self.buffer is not None:
             self.buffer.zero_()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
+
+    def sleep_ahead(self, calls: int) -> None:
+        """Queue a GPU sleep long enough for the host to launch ``calls`` calls before the GPU reaches them."""
+        if self._cycles_per_us:
+            self._sleep(int(self._cycles_per_us * self.SLEEP_AHEAD_US * max(1, calls)))
+
+    def once(self, fn: Callable[[], object]):
+        """Flush, then time one call with nothing synchronised in between; returns the event pair (read later)."""
+        self._flush()
+        start, end = self._new_events()
+        self._record(start)
         fn()
-        end.record()
+        self._record(end)
         return start, end
+
+    def round(self, fn: Callable[..., object], calls: int, prepare: Callable[[int], tuple] | None = None):
+        """``calls`` calls of ``fn(*prepare(j))`` queued behind a GPU sleep (see the class), each flushed and timed;
+        returns a ``CallTiming`` per call after one synchronise."""
+        self.sleep_ahead(calls)
+        pending = []
+        for j in range(calls):
+            args = prepare(j) if prepare is not None else ()
+            self._flush()
+            start, end = self._new_events()
+            self._record(start)
+            out = fn(*args)
+            self._record(end)
+            pending.append((start, end, out))
+        self._sync(self.device)
+        return [CallTiming(self._elapsed(s, e) * 1000.0, out) for s, e, out in pending]
+
+    def host_call(self, fn: Callable[..., object], *args) -> HostCheck:
+        """One call with the GPU idle at its start: event time on the current stream and host time around the call
+        and a device-wide synchronise, so that work on other streams shows as host time above event time."""
+        self._flush()
+        self._sync(self.device)
+        start, end = self._new_events()
+        t0 = self._clock()
+        self._record(start)
+        out = fn(*args)
+        self._record(end)
+        self._sync()
+        t1 = self._clock()
+        return HostCheck(self._elapsed(start, end) * 1000.0, (t1 - t0) * 1e6, out)
 
     def warm(self, fn: Callable[[], object], warmup: int) -> None:
         for _ in range(warmup):
             fn()
-        self.torch.cuda.synchronize(self.device)
+        self._sync(self.device)
 
     def read(self, events) -> list[float]:
-        self.torch.cuda.synchronize(self.device)
-        return [s.elapsed_time(e) * 1000.0 for s, e in events]
+        self._sync(self.device)
+        return [self._elapsed(s, e) * 1000.0 for s, e in events]
+
+    def tampered(self) -> list[str]:
+        """The timing functions replaced since the timer was made (by a kernel module, say)."""
+        return [name for name, (owner, attr, orig) in self._bound.items() if getattr(owner, attr) is not orig]
 
 
 def time_callable(
@@ -227,7 +326,7 @@ def time_callable(
         raise ValueError("iters must be >= 1")
     runner = EventTimer(flush_l2, device)
     runner.warm(fn, warmup)
-    times = runner.read([runner.once(fn) for _ in range(iters)])
+    times = [c.event_us for c in runner.round(fn, iters)]
     return Timing(
         device=runner.name,
         warmup=warmup,
@@ -251,12 +350,19 @@ def compare_callables(
     runner = EventTimer(flush_l2, device)
     runner.warm(baseline, warmup)
     runner.warm(candidate, warmup)
-    a_events, b_events = [], []
+    events: dict[str, list] = {"baseline": [], "candidate": []}
+    fns = {"baseline": baseline, "candidate": candidate}
+    runner.sleep_ahead(2 * rounds)
     for i in range(rounds):
-        if i % 2 == 0:
-            a_events.append(runner.once(baseline))
-            b_events.append(runner.once(candidate))
-        else:
-            b_events.append(runner.once(candidate))
-            a_events.append(runner.once(baseline))
-    return compare_times(runner.read(a_events), runner.read(b_events), device=runner.name, threshold=threshold)
+        for role in abba(i, ("baseline", "candidate")):
+            events[role].append(runner.once(fns[role]))
+    return compare_times(
+        runner.read(events["baseline"]), runner.read(events["candidate"]), device=runner.name, threshold=threshold
+    )
+
+
+def abba(i: int, pair: tuple[str, str]) -> tuple[str, str]:
+    """The order of the two sides in round ``i``: AB, BA, AB... (drift and thermal state hit both alike; an even
+    number of rounds puts each side first equally often). Used by every A/B loop: ``compare_callables``,
+    ``gpu_runner.run_pair`` and the eval harness."""
+    return pair if i % 2 == 0 else (pair[1], pair[0])

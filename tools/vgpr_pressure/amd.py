@@ -27,6 +27,7 @@ from tools.models.vgpr import (
     Metric,
     SpillAnalysis,
     SpilledValue,
+    SpillKind,
     VgprReport,
     VgprReports,
 )
@@ -305,20 +306,20 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
         return None
     in_loop = set(hot.loop.instruction_indices(att.cfg)) if hot else set()
     values = []
-    by_kind: Counter[str] = Counter()
+    by_kind: Counter[SpillKind] = Counter()
     for s in facts.stores:
         reg = pressure.stored_register(s)
         if reg is None:
             continue
         info = att.kind(reg, s.index)
-        if info.kind == "spill_reload":  # re-spilled after a reload: attribute to the original store's value
-            info.kind = "respill"
-        by_kind[info.kind] += 1
+        # re-spilled after a reload: attribute to the original store's value
+        kind: SpillKind = "respill" if info.kind == "spill_reload" else info.kind
+        by_kind[kind] += 1
         values.append(
             SpilledValue(
                 reg=f"v{reg}",
                 slot=pressure.spill_slot(s),
-                kind=info.kind,
+                kind=kind,
                 store=_ref(s),
                 defined_by=_ref(kernel.instructions[info.def_index]) if info.def_index is not None else None,
                 in_hot_loop=s.index in in_loop,
@@ -339,11 +340,11 @@ def _spill_model(kernel, att, hot, top_k) -> SpillAnalysis | None:
     )
 
 
-def _spill_kind_details(kernel, att, values: list[SpilledValue]) -> dict[str, str]:
+def _spill_kind_details(kernel, att, values: list[SpilledValue]) -> dict[SpillKind, str]:
     """Which values of each spilled kind: the user lines that define them and, for addresses, the memory
     instructions (by user line) that the reloaded values address."""
-    out: dict[str, str] = {}
-    by_kind: dict[str, list[SpilledValue]] = {}
+    out: dict[SpillKind, str] = {}
+    by_kind: dict[SpillKind, list[SpilledValue]] = {}
     for v in values:
         by_kind.setdefault(v.kind, []).append(v)
     for kind, vals in by_kind.items():

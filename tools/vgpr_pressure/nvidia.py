@@ -19,6 +19,7 @@ from tools.models.vgpr import (
     RegisterGroup,
     SpillAnalysis,
     SpilledValue,
+    SpillKind,
     VgprReport,
     VgprReports,
 )
@@ -223,7 +224,7 @@ def _sass_spills(f, att, loop_set, hot, top_k) -> SpillAnalysis | None:
     if not stores and not reloads:
         return None
     values = []
-    by_kind: Counter[str] = Counter()
+    by_kind: Counter[SpillKind] = Counter()
     for s in stores:
         data = sorted((s.gpr_uses or s.uses) - s.address_regs)
         if not data:

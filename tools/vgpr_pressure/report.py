@@ -15,6 +15,7 @@ from tools.models.vgpr import (
     SourceGroup,
     SpillAnalysis,
     SpilledValue,
+    SpillKind,
     Suggestion,
 )
 
@@ -33,14 +34,16 @@ def peak_regions(counts: Sequence[int]) -> tuple[list[int], list[int]]:
     return at_peak, starts
 
 
-def register_groups(groups: list[dict], prefix: str, ref: Callable[[int], InstructionRef]) -> list[RegisterGroup]:
+def register_groups(
+    groups: list[pressure.LiveGroup], prefix: str, ref: Callable[[int], InstructionRef]
+) -> list[RegisterGroup]:
     """``pressure.group_live``/``group_sass_live`` groups as models; ``ref`` turns an instruction index into its ref."""
     return [
         RegisterGroup(
-            kind=g["kind"],
-            count=len(g["regs"]),
-            registers=pressure.fmt_regs(prefix, g["regs"]),
-            example=ref(g["example"]) if g["example"] is not None else None,
+            kind=g.kind,
+            count=len(g.regs),
+            registers=pressure.fmt_regs(prefix, g.regs),
+            example=ref(g.example) if g.example is not None else None,
         )
         for g in groups
     ]
@@ -96,10 +99,10 @@ def spill_analysis(
     hot_loop_reloads: int,
     has_hot_loop: bool,
     values: list[SpilledValue],
-    by_kind: Counter[str],
+    by_kind: Counter[SpillKind],
     top_k: int,
     agpr_slots: int = 0,
-    by_kind_detail: dict[str, str] | None = None,
+    by_kind_detail: dict[SpillKind, str] | None = None,
 ) -> SpillAnalysis:
     """The spill model of either vendor; ``root_cause`` says how many stores of which kinds, how many sit in the hot
     loop and what that costs."""
