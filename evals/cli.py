@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 
@@ -126,16 +127,17 @@ def _run(args: argparse.Namespace) -> int:
     runner = _runner(args)
     if runner is None:
         return 0
-    scores = runner(
-        tasks,
-        name,
-        out,
-        template=args.agent_cmd,
-        resume=not args.no_resume,
-        jobs=args.jobs,
-        time_limit=args.time_limit,
-        prompt_level=args.prompt_level,
-    )
+    with _says_how_to_resume(args):
+        scores = runner(
+            tasks,
+            name,
+            out,
+            template=args.agent_cmd,
+            resume=not args.no_resume,
+            jobs=args.jobs,
+            time_limit=args.time_limit,
+            prompt_level=args.prompt_level,
+        )
     metrics = run_metrics(name, scores)
     write_atomic(agent_dir(out, name) / "summary.json", metrics.model_dump_json(indent=1))
     if args.json:
@@ -202,6 +204,51 @@ def _runner(args: argparse.Namespace):
     return run_suite
 
 
+def resume_command(args: argparse.Namespace) -> str:
+    """The command line that resumes an interrupted ``eval run``/``eval ab``: the same options, without
+    ``--no-resume`` (which would score the finished tasks again)."""
+    import shlex
+
+    words = ["kernelpilot", "eval", args.eval_command]
+    for flag, value in (("--agent", getattr(args, "agent", None)), ("--agent-cmd", args.agent_cmd)):
+        if value:
+            words += [flag, value]
+    if args.name:
+        words += ["--name", args.name]
+    for t in args.tasks or []:
+        words += ["--tasks", t]
+    for d in args.tasks_dir or []:
+        words += ["--tasks-dir", d]
+    words += ["--out", args.out]
+    for flag, value in (("--jobs", args.jobs), ("--time-limit", args.time_limit), ("--cluster", args.cluster)):
+        if value is not None:
+            words += [flag, str(value)]
+    if args.prompt_level != "plain":
+        words += ["--prompt-level", args.prompt_level]
+    if args.slurm_partition:
+        words += ["--slurm-partition", args.slurm_partition, "--slurm-gpus-per-node", str(args.slurm_gpus_per_node)]
+        words += ["--slurm-arch", args.slurm_arch, "--slurm-jobs", str(args.slurm_jobs)]
+        words += ["--slurm-walltime", args.slurm_walltime] + (
+            ["--slurm-account", args.slurm_account] * bool(args.slurm_account)
+        )
+    if args.json:
+        words.append("--json")
+    return shlex.join(words)
+
+
+@contextlib.contextmanager
+def _says_how_to_resume(args: argparse.Namespace):
+    """On Ctrl-C or SIGTERM/SIGHUP (after the runner has stopped every task and said which were cut off): print the
+    command that resumes the run, then let the interruption end the CLI (exit 130, or 128 + the signal)."""
+    from tools.errors import Interrupted
+
+    try:
+        yield
+    except (KeyboardInterrupt, Interrupted):
+        print(f"to resume (finished tasks are kept, the rest are scored): {resume_command(args)}", flush=True)
+        raise
+
+
 def _levels(levels: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in levels.items()) or "–"
 
@@ -221,17 +268,18 @@ def _ab(args: argparse.Namespace) -> int:
     runner = _runner(args)
     if runner is None:
         return 0
-    report = run_ab(
-        tasks,
-        name,
-        out,
-        runner,
-        template=args.agent_cmd,
-        resume=not args.no_resume,
-        jobs=args.jobs,
-        time_limit=args.time_limit,
-        prompt_level=args.prompt_level,
-    )
+    with _says_how_to_resume(args):
+        report = run_ab(
+            tasks,
+            name,
+            out,
+            runner,
+            template=args.agent_cmd,
+            resume=not args.no_resume,
+            jobs=args.jobs,
+            time_limit=args.time_limit,
+            prompt_level=args.prompt_level,
+        )
     md = to_markdown(report)
     write_atomic(out / f"ab-{name}.md", md)
     print(report.model_dump_json(indent=2) if args.json else md)

@@ -8,9 +8,9 @@ driver, which writes them atomically into the usual results layout (``OUT/<agent
 
 Faults: the scheduler gives up on a job whose worker died (``allowed-failures: 0``; set it on your own scheduler
 with ``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0``); the driver resubmits such a job once, and a second loss is
-recorded as an infrastructure failure (``infra_error``), never as the agent's. Ctrl-C cancels every outstanding job:
-queued ones are dropped, and a running one has its agent or compiler process killed on its worker (``cancel_jobs``),
-so a cluster does not keep spending GPU hours on a run nobody waits for.
+recorded as an infrastructure failure (``infra_error``), never as the agent's. Ctrl-C (or SIGTERM) cancels every
+outstanding job: queued ones are dropped, and a running one has its agent, compiler or scoring process killed on its
+worker (``cancel_jobs``), so a cluster does not keep spending GPU hours on a run nobody waits for.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from evals.catalog import Task
 from evals.models import TaskScore
-from tools.errors import Cancelled, InputError
+from tools.errors import Cancelled, InputError, Interrupted
 from tools.executors import cancel_thread, release_thread
 
 INSTALL_HINT = "pip install 'kernelpilot[cluster]' (dask, distributed, dask-jobqueue)"
@@ -257,7 +257,7 @@ def run_suite_on_cluster(
             sp = f" {r.speedup:.2f}×" if r.speedup else ""
             progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
             bar.update(client, pending, kinds, done)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):  # Ctrl-C, or SIGTERM/SIGHUP (timeout, a batch system): the same stop
         futures = list(pending.values())
         stopped = 0
         try:  # running jobs: stop their agent/compiler processes on the workers, not only the futures

@@ -48,6 +48,12 @@ def _check_cancelled(argv: Sequence[str]) -> None:
         raise Cancelled(f"cancelled while running {argv[0] if argv else 'a command'}")
 
 
+def thread_cancelled() -> bool:
+    """True when the calling thread's job was cancelled (``cancel_thread``): for waits that are not a command,
+    e.g. on a scoring process, which must stop as ``run_process`` does."""
+    return threading.get_ident() in _CANCELLED
+
+
 class RunResult(BaseModel):
     """What a finished command left behind (stdout/stderr capped: head and tail kept, the size left out stated)."""
 

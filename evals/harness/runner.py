@@ -20,6 +20,8 @@ from evals.harness.devices import gpu_slots, probe_runtime
 from evals.harness.scoring import score_isolated
 from evals.harness.workspace import capture_diff, create_workspace, scoring_copy
 from evals.models import TaskScore
+from tools.errors import Cancelled, Interrupted
+from tools.executors import cancel_thread, release_thread
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -143,8 +145,15 @@ def run_suite(
     for s in slots:
         free.put(s)
     lock = threading.Lock()
+    running: dict[str, int] = {}  # task id -> ident of the thread running it (cancel_thread stops its commands)
+    stopping = threading.Event()
 
     def work(task: Task) -> None:
+        ident = threading.get_ident()
+        with lock:  # checked and registered under the lock: a task is either never started or seen by stop_workers
+            if stopping.is_set():
+                return
+            running[task.id] = ident
         slot = free.get()
         try:
             for _attempt in (1, 2):  # a harness failure is retried once, then recorded as infra_error, not a FAIL
@@ -152,13 +161,20 @@ def run_suite(
                     r = run_one(task, agent, template, out, slot, time_limit, prompt_level=prompt_level, plugin=plugin)
                     break
                 except Exception as exc:  # not traceback.format_exc: its 3.11 carets call ast.parse in this thread
+                    if stopping.is_set():
+                        return  # broken by the stop, not by the harness: cut off, no result
                     why = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
             else:
                 r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
                 r.prompt_level = prompt_for(task, prompt_level)[1]
                 r.record_infra_error(f"the harness failed twice on this task: {why}")
                 write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1))
+        except Cancelled:
+            return  # the run is stopping: the task was cut off and leaves no result (the run's summary counts it)
         finally:
+            with lock:
+                running.pop(task.id, None)
+            release_thread(ident)
             free.put(slot)
         with lock:
             results[task.id] = r
@@ -167,6 +183,38 @@ def run_suite(
             sp = f" {r.speedup:.2f}×" if r.speedup else ""
             progress(f"{task.id}: {verdict}{sp} [{'gpu ' + slot if slot else 'cpu'}]{why}")
 
-    with ThreadPoolExecutor(max_workers=len(slots)) as pool:
-        list(pool.map(work, todo))
+    def stop_workers(pool: ThreadPoolExecutor) -> list[str]:
+        """Queued tasks dropped, running ones cancelled (agent, compiler and scoring processes killed); returns
+        once every worker has unwound. Further SIGINT/SIGTERM only repeat the stop (``timeout`` sends its signal
+        twice: to the command, then to its process group)."""
+        stopping.set()
+        cut: set[str] = set()
+        while True:
+            try:
+                with lock:
+                    cut |= set(running)
+                    for ident in running.values():
+                        cancel_thread(ident)
+                pool.shutdown(wait=True, cancel_futures=True)
+                return [t.id for t in todo if t.id in cut and t.id not in results]  # some finished meanwhile
+            except (KeyboardInterrupt, Interrupted):
+                continue
+
+    pool = ThreadPoolExecutor(max_workers=len(slots))
+    try:
+        futures = [pool.submit(work, t) for t in todo]
+        for f in futures:
+            f.result()
+    except (KeyboardInterrupt, Interrupted):
+        cut = stop_workers(pool)
+        waiting = [t.id for t in todo if t.id not in results and t.id not in cut]
+        kept = sum(1 for t in todo if t.id in results)
+        progress(
+            f"interrupted: {len(cut)} running task(s) cut off ({', '.join(cut) or 'none'}) and {len(waiting)} not "
+            f"started; none of them has a result (re-running the command scores them); the {kept} task(s) "
+            "finished in this run keep theirs"
+        )
+        raise
+    finally:
+        pool.shutdown(wait=True)
     return [results[t.id] for t in tasks]

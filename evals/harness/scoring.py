@@ -8,14 +8,14 @@ each in their own, with inputs drawn from a secret per-run seed.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import multiprocessing
 import random
 import secrets
 import signal
+import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evals.catalog import Task
@@ -302,8 +302,108 @@ def score(
     return s
 
 
+_STOPPED = threading.Event()  # in a scoring process: a stop signal arrived (the scoring unwinds once)
+
+
+def _stop_scoring(signum, frame) -> None:
+    """In a scoring process, on SIGTERM/SIGINT/SIGHUP (the run is stopping): every thread's command in flight is
+    killed with its process group (a compile running in ``_compile_and_isa``'s pool included), then the scoring
+    unwinds, closing its kernel processes. A second signal (the group's and the parent's) does not interrupt that."""
+    from tools.errors import Interrupted
+    from tools.executors import cancel_thread
+
+    for t in threading.enumerate():
+        if t.ident is not None:
+            cancel_thread(t.ident)
+    if _STOPPED.is_set():
+        return
+    _STOPPED.set()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Interrupted(signum)
+
+
+def _score_child(conn, task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, kwargs: dict):
+    """The scoring process: ``score`` and one message back, ``("score", TaskScore)`` or ``("error", text)``."""
+    die_with_parent(signal.SIGTERM)  # killed (SIGTERM) when the process that started it dies: never left orphaned
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, _stop_scoring)
+    try:
+        message = ("score", score(task, code_dir, base_dir, work, runtime, **kwargs))
+    except BaseException as exc:  # sent back as text: the parent decides between a retry and a stop
+        message = ("error", f"{type(exc).__name__}: {str(exc).strip()[:300]}")
+    try:
+        conn.send(message)
+    except OSError:  # the parent stopped waiting (the run is stopping): nobody to tell
+        pass
+    finally:
+        _STOPPED.set()  # done: a stop signal from now on (during the interpreter's exit) has nothing to unwind
+        conn.close()
+
+
+# a scoring process ended by one of these was stopped from outside (``timeout``, Ctrl-C, ``kill``): the run is
+# stopping, so it is not retried; SIGKILL (the OOM killer) and crashes are the harness's failures, retried once
+_STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+
+
+def _score_once(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, kwargs: dict) -> TaskScore:
+    """``score`` in a fresh spawned process; raises ``Cancelled`` when this thread's job is cancelled or the
+    process was stopped by a signal, ``RuntimeError`` when scoring itself failed."""
+    from tools.errors import Cancelled
+    from tools.executors import thread_cancelled
+
+    if thread_cancelled():  # the run stopped while this thread was between two scorings: start none
+        raise Cancelled("cancelled before scoring")
+    ctx = multiprocessing.get_context("spawn")
+    reader, writer = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_score_child, args=(writer, task, code_dir, base_dir, work, runtime, kwargs))
+    proc.start()
+    writer.close()
+    answered = False  # a message came back: the process is exiting on its own (torch's exit hooks take a moment)
+    try:
+        while True:
+            if thread_cancelled():
+                raise Cancelled("cancelled while scoring")
+            if reader.poll(0.2):
+                try:
+                    kind, value = reader.recv()
+                except EOFError:  # closed without a message: the process died; its exit status says how
+                    proc.join(5)
+                    kind, value = "died", None
+            elif proc.is_alive():
+                continue
+            elif reader.poll(0):  # it sent its message and exited between the two checks
+                continue
+            else:
+                kind, value = "died", None
+            answered = kind != "died"
+            if kind == "score":
+                return value
+            if kind == "died":
+                code = proc.exitcode
+                if code is not None and code < 0 and -code in _STOP_SIGNALS:
+                    raise Cancelled(f"the scoring process was stopped by {signal.Signals(-code).name}")
+                raise RuntimeError(f"the scoring process died (exit status {code})")
+            if value.split(":", 1)[0] in ("KeyboardInterrupt", "Interrupted", "Cancelled"):
+                raise Cancelled(f"the scoring process was stopped ({value})")
+            raise RuntimeError(value)
+    finally:
+        reader.close()
+        if answered:
+            proc.join(30)
+        if proc.is_alive():
+            proc.terminate()  # SIGTERM: _stop_scoring kills its commands and kernel processes on the way out
+            proc.join(10)
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+
+
 def score_isolated(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, **kwargs) -> TaskScore:
     """``score`` in a fresh interpreter, retried once; a harness failure is an ``infra_error``, never the agent's.
+    A stopping run is not a failure: when this thread's job is cancelled (``tools.executors.cancel_thread``) or the
+    scoring process is stopped by SIGTERM/SIGINT/SIGHUP, it raises ``Cancelled`` at once, with no retry and no
+    result, and the scoring process and everything it started are gone.
 
     Why a process: the suite scores tasks from a thread pool, and on CPython 3.11 ``ast.parse`` (the static checks,
     Python 3.11's traceback carets, Triton's JIT) is not thread-safe — two threads converting ASTs at once raise
@@ -312,15 +412,9 @@ def score_isolated(task: Task, code_dir: Path, base_dir: Path, work: Path, runti
     problem = ""
     for _attempt in range(2):
         try:
-            ctx = multiprocessing.get_context("spawn")
-            # killed (SIGTERM) when the process that started it dies: never left orphaned
-            initializer = functools.partial(die_with_parent, signal.SIGTERM)
-            with ProcessPoolExecutor(1, mp_context=ctx, initializer=initializer) as pool:
-                return pool.submit(score, task, code_dir, base_dir, work, runtime, **kwargs).result()
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # the scorer itself broke (a bug, a killed worker): not the candidate's fault
-            problem = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
+            return _score_once(task, code_dir, base_dir, work, runtime, kwargs)
+        except Exception as exc:  # the scorer itself broke (a bug, a killed process): not the candidate's fault
+            problem = str(exc) if isinstance(exc, RuntimeError) else f"{type(exc).__name__}: {str(exc).strip()[:300]}"
     s = TaskScore(
         task_id=task.spec.id,
         track=task.spec.track,
