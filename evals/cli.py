@@ -128,16 +128,7 @@ def _run(args: argparse.Namespace) -> int:
     if runner is None:
         return 0
     with _says_how_to_resume(args):
-        scores = runner(
-            tasks,
-            name,
-            out,
-            template=args.agent_cmd,
-            resume=not args.no_resume,
-            jobs=args.jobs,
-            time_limit=args.time_limit,
-            prompt_level=args.prompt_level,
-        )
+        scores = runner(tasks, name, out, **_run_options(args))
     metrics = run_metrics(name, scores)
     write_atomic(agent_dir(out, name) / "summary.json", metrics.model_dump_json(indent=1))
     if args.json:
@@ -269,21 +260,22 @@ def _ab(args: argparse.Namespace) -> int:
     if runner is None:
         return 0
     with _says_how_to_resume(args):
-        report = run_ab(
-            tasks,
-            name,
-            out,
-            runner,
-            template=args.agent_cmd,
-            resume=not args.no_resume,
-            jobs=args.jobs,
-            time_limit=args.time_limit,
-            prompt_level=args.prompt_level,
-        )
+        report = run_ab(tasks, name, out, runner, **_run_options(args))
     md = to_markdown(report)
     write_atomic(out / f"ab-{name}.md", md)
     print(report.model_dump_json(indent=2) if args.json else md)
     return 0
+
+
+def _run_options(args: argparse.Namespace) -> dict:
+    """The options ``eval run`` and ``eval ab`` pass to the runner alike."""
+    return {
+        "template": args.agent_cmd,
+        "resume": not args.no_resume,
+        "jobs": args.jobs,
+        "time_limit": args.time_limit,
+        "prompt_level": args.prompt_level,
+    }
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
