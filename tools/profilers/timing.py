@@ -238,6 +238,8 @@ class EventTimer:
         self._event, self._sync, self._clock = torch.cuda.Event, torch.cuda.synchronize, time.perf_counter
         self._record, self._elapsed = torch.cuda.Event.record, torch.cuda.Event.elapsed_time
         self._sleep = getattr(torch.cuda, "_sleep", None)
+        if self._sleep is not None:
+            self._bound["torch.cuda._sleep"] = (torch.cuda, "_sleep", self._sleep)
         self._cycles_per_us = self._calibrate_sleep()
 
     def _calibrate_sleep(self) -> float | None:
@@ -265,28 +267,24 @@ class EventTimer:
         if self._cycles_per_us:
             self._sleep(int(self._cycles_per_us * self.SLEEP_AHEAD_US * max(1, calls)))
 
-    def once(self, fn: Callable[[], object]):
-        """Flush, then time one call with nothing synchronised in between; returns the event pair (read later)."""
+    def _queue(self, fn: Callable[..., object], args: tuple = ()):
+        """Flush, then start event, call, end event, with nothing synchronised in between: (start, end, output)."""
         self._flush()
         start, end = self._new_events()
         self._record(start)
-        fn()
+        out = fn(*args)
         self._record(end)
-        return start, end
+        return start, end, out
+
+    def once(self, fn: Callable[[], object]):
+        """One queued call (see ``_queue``); returns the event pair, read later by ``read``."""
+        return self._queue(fn)[:2]
 
     def round(self, fn: Callable[..., object], calls: int, prepare: Callable[[int], tuple] | None = None):
         """``calls`` calls of ``fn(*prepare(j))`` queued behind a GPU sleep (see the class), each flushed and timed;
         returns a ``CallTiming`` per call after one synchronise."""
         self.sleep_ahead(calls)
-        pending = []
-        for j in range(calls):
-            args = prepare(j) if prepare is not None else ()
-            self._flush()
-            start, end = self._new_events()
-            self._record(start)
-            out = fn(*args)
-            self._record(end)
-            pending.append((start, end, out))
+        pending = [self._queue(fn, prepare(j) if prepare is not None else ()) for j in range(calls)]
         self._sync(self.device)
         return [CallTiming(self._elapsed(s, e) * 1000.0, out) for s, e, out in pending]
 
