@@ -240,6 +240,7 @@ def merge_launches(traced: list[dict], recorded: list[dict]) -> list[dict]:
         if match is not None:
             pending.remove(match)
             merged = dict(match)
+            merged["op"] = t.get("op", "kernel")
             merged["registers"] = t.get("registers")
             merged["profiled_us"] = t.get("profiled_us")
             if t.get("grid") and t["grid"] != match["grid"]:
@@ -508,43 +509,51 @@ class Collector:
 
     # one variant --------------------------------------------------------------------------------------------------
     def collect(self, v: Variant) -> dict | None:
+        """Run, record, time and save one variant; on any failure the variant is listed in ``failed``, not fatal."""
+        before_mods = set(sys.modules)
+        self._stage = "build"
+        try:
+            return self._collect(v)
+        except Exception as exc:
+            err = f"{type(exc).__name__}: {exc}"
+            self.failed.append({"variant": v.name, "stage": self._stage, "error": err[:500]})
+            self.log(f"{v.name}: FAILED at {self._stage}: {err[:300]}")
+            traceback.print_exc(limit=4)
+            shutil.rmtree(self.out / v.name, ignore_errors=True)
+            return None
+        finally:
+            self._forget_modules(before_mods)
+            self.torch.cuda.empty_cache()
+
+    def _collect(self, v: Variant) -> dict:
         from tools.profilers.timing import summarize_times
 
         torch = self.torch
         folder = self.out / v.name
         folder.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
-        before_mods = set(sys.modules)
         smi0 = nvidia_smi()
-        stage = "build"
-        try:
-            call, shape, check, build_dir = self.callable_for(v, self.tmp / "triton-cache" / v.name)
-            stage = "capture"
-            with self.recorder.recording() as rec:
-                call()  # compiles on the first call
-                torch.cuda.synchronize()
-            recorded, record_errors = list(rec.records), list(rec.errors)
-            traced, trace_error = profile_call(torch, call)
-            stage = "time"
-            self.timer.warm(call, 3)
-            half = max(1, self.calls // 2)
-            times = [c.event_us for c in self.timer.round(call, half)]
-            times += [c.event_us for c in self.timer.round(call, self.calls - half)]
-            stats = summarize_times(times)
-            correct, detail = None, None
-            if check is not None:
-                stage = "check"
-                correct, detail = check()
-                correct = bool(correct)
-        except Exception as exc:
-            err = f"{type(exc).__name__}: {exc}"
-            self.failed.append({"variant": v.name, "stage": stage, "error": err[:500]})
-            self.log(f"{v.name}: FAILED at {stage}: {err[:300]}")
-            traceback.print_exc(limit=3)
-            shutil.rmtree(folder, ignore_errors=True)
-            return None
-        finally:
-            self._forget_modules(before_mods)
+        call, shape, check, build_dir = self.callable_for(v, self.tmp / "triton-cache" / v.name)
+        self._stage = "capture"
+        call()  # compiles (and autotunes, if the kernel does) outside the recording
+        torch.cuda.synchronize()
+        with self.recorder.recording() as rec:
+            call()
+            torch.cuda.synchronize()
+        recorded, record_errors = list(rec.records), list(rec.errors)
+        traced, trace_error = profile_call(torch, call)
+        self._stage = "time"
+        self.timer.warm(call, 3)
+        half = max(1, self.calls // 2)
+        times = [c.event_us for c in self.timer.round(call, half)]
+        times += [c.event_us for c in self.timer.round(call, self.calls - half)]
+        stats = summarize_times(times)
+        correct, detail = None, None
+        if check is not None:
+            self._stage = "check"
+            correct, detail = check()
+            correct = bool(correct)
+        self._stage = "save"
         launches = merge_launches(traced, recorded)
         not_captured = list(record_errors)
         if trace_error:
@@ -598,7 +607,6 @@ class Collector:
             "seconds": round(time.perf_counter() - start, 2),
         }
         write_json(folder / "meta.json", meta)
-        torch.cuda.empty_cache()
         ok = "" if correct is None else (" ok" if correct else " WRONG")
         names = ",".join(sorted({launch["kernel"][:40] for launch in launches}))[:120]
         self.log(
