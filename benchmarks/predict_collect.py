@@ -8,7 +8,7 @@ Variants: every gpu-runtime eval task's baseline (workspace as shipped), referen
 and noop (the baseline again, imported or built again and timed on its own), and every
 ``benchmarks/predict_kernels/<pair>__<role>.py``. Per variant: the call runs once with every Triton launch recorded
 (``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
-kernel with grid, block, registers, duration), then it is timed with ``tools.profilers.timing.EventTimer`` (the eval
+kernel with grid, block, registers, duration; after the timing), timed with ``tools.profilers.timing.EventTimer`` (the eval
 harness's timer: L2 flushed before each call); each variant compiles into its own fresh ``TRITON_CACHE_DIR``.
 """
 
@@ -541,7 +541,6 @@ class Collector:
             call()
             torch.cuda.synchronize()
         recorded, record_errors = list(rec.records), list(rec.errors)
-        traced, trace_error = profile_call(torch, call)
         self._stage = "time"
         self.timer.warm(call, 3)
         half = max(1, self.calls // 2)
@@ -553,6 +552,8 @@ class Collector:
             self._stage = "check"
             correct, detail = check()
             correct = bool(correct)
+        self._stage = "profile"  # after timing: the profiler's CUPTI set-up stays out of the measured calls
+        traced, trace_error = profile_call(torch, call)
         self._stage = "save"
         launches = merge_launches(traced, recorded)
         not_captured = list(record_errors)
