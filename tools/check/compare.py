@@ -322,11 +322,13 @@ def check(
     from tools.dump_ir import check_source as _check_source
     from tools.frontends import detect_frontend
     from tools.isa.arch import normalize_arch
+    from tools.paths import guard
 
     t0 = time.perf_counter()
-    a_path = _check_source(Path(after))
-    b_path = _check_source(_git_revision(str(before), a_path) if not Path(before).exists() else Path(before))
-    in_path = _check_source(Path(inputs)) if inputs else b_path
+    a_path = _check_source(guard(after, "AFTER"))
+    # an existing BEFORE is a file (inside the roots, in a confined call); anything else may be REF:PATH
+    b_path = _check_source(guard(before, "BEFORE") if Path(before).exists() else _git_revision(str(before), a_path))
+    in_path = _check_source(guard(inputs, "inputs file")) if inputs else b_path
     frontend = detect_frontend(b_path)
     if detect_frontend(a_path) != frontend:
         raise InputError(f"{b_path.name} is {frontend} but {a_path.name} is {detect_frontend(a_path)}",
@@ -406,20 +408,29 @@ def check(
 def _git_revision(spec: str, after: Path) -> Path:
     """``REF:PATH`` (e.g. ``HEAD:kernel.py``, PATH relative to the repository root as ``git show`` takes it, or
     ``HEAD:./kernel.py`` relative to AFTER's folder) → that revision's file, written under the kernelpilot cache at
-    a path stable for its content so its compile is cached. Anything else is returned as a path."""
+    a path stable for its content so its compile is cached. Anything else is returned as a path.
+
+    Read through ``tools.gitref`` (a REF starting with ``-`` refused, the REF resolved to a commit first, PATH
+    confined to the roots in a confined call); a BEFORE starting with ``-`` is refused even when it has no colon.
+    """
+    from tools.gitref import parse_spec, read_git_file
     from tools.toolchain import cache_root
 
-    ref, sep, rel = spec.partition(":")
-    if not sep or not ref or not rel or len(ref) == 1:  # "C:\…" style or a plain path: not a revision
-        return Path(spec)
-    result = LOCAL.run(["git", "show", f"{ref}:{rel}"], timeout=60, cwd=after.parent)
-    if not result.ok:
+    if spec.startswith("-"):
         raise InputError(
-            f"BEFORE {spec} is neither a file nor a git revision: {(result.stderr.strip().splitlines() or ['?'])[-1]}",
-            hint="give a path, or REF:PATH as git show takes it (e.g. HEAD:./kernel.py from AFTER's folder)",
+            f"BEFORE '{spec}' starts with '-': it is neither a file nor a git revision",
+            hint="give a path (./-name.py for a file whose name starts with '-'), or REF:PATH such as HEAD:./k.py",
         )
-    data = result.stdout.encode()
-    target = cache_root() / "check-revisions" / hashlib.sha256(data).hexdigest()[:16] / Path(rel).name
+    parsed = parse_spec(spec)
+    if parsed is None or len(parsed[0]) == 1:  # "C:\…" style or a plain path: not a revision
+        return Path(spec)
+    with tempfile.TemporaryDirectory(prefix="kp-check-rev-") as tmp:
+        try:
+            data = read_git_file(spec, Path(tmp), cwd=after.parent).local_path.read_bytes()
+        except InputError as exc:
+            raise InputError(f"BEFORE {spec} is neither a file nor a git revision: {exc.message}", hint=exc.hint,
+                             details=exc.details) from None  # fmt: skip
+    target = cache_root() / "check-revisions" / hashlib.sha256(data).hexdigest()[:16] / Path(parsed[1]).name
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(target.name + f".tmp{os.getpid()}")
