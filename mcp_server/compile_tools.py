@@ -111,6 +111,15 @@ async def check(
     ] = None,
     atol: Annotated[float, Field(description="absolute tolerance (0: bit for bit)", ge=0)] = 0.0,
     rtol: Annotated[float, Field(description="relative tolerance (0: bit for bit)", ge=0)] = 0.0,
+    max_memory_gb: Annotated[
+        float,
+        Field(
+            description="memory cap of the process running the kernels, GB (a launch needing more is "
+            "refused before it starts)",
+            gt=0,
+            le=1024,
+        ),
+    ] = 8.0,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -138,7 +147,8 @@ async def check(
             b = before
         kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
         kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout}
-        return "check", kwargs, 2 * timeout + 60, f"check {Path(b).name} → {a.name}"
+        kwargs |= {"max_memory_gb": max_memory_gb}
+        return "check", kwargs, timeout + 60, f"check {Path(b).name} → {a.name}"
 
     with agent_errors():
         got = await run_job(ctx, "check", job_id, wait_seconds, start)
