@@ -79,7 +79,8 @@ def _param_names(fn, n):
         if target is None:
             continue
         try:
-            names = [p.name for p in inspect.signature(target).parameters.values() if p.kind != p.VAR_POSITIONAL]
+            params = inspect.signature(target).parameters.values()
+            names = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         except (TypeError, ValueError):
             continue
         if len(names) >= n:
