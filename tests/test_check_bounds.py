@@ -29,7 +29,7 @@ def test_an_endless_kernel_stops_at_the_timeout_with_a_timeout_error():
         check(DATA / "spin.py", DATA / "spin.py", timeout=20)
     elapsed = time.monotonic() - t0
     assert elapsed < 25, elapsed  # 20 s, then the child's process group killed within the runner's grace period
-    assert "endless loop" in exc.value.message or "past its --timeout" in exc.value.message
+    assert "--timeout ran out" in exc.value.message  # while the kernels ran, unless the machine is very loaded
 
 
 @pytest.mark.slow

@@ -126,7 +126,7 @@ def _run_inputs_child(path, frontend, cases, out, interpret, load, timeout) -> N
     doing = "running under the interpreter" if interpret else "building inputs"
     if result.timed_out:
         raise CheckTimeout(
-            f"{doing} for {path.name} took over {timeout:.0f}s (check's --timeout)",
+            f"check's --timeout ran out while {doing} for {path.name} ({timeout:.0f}s of it were left)",
             hint="use smaller shapes (--shape) or raise --timeout",
         )
     if outcome is None:
@@ -275,8 +275,8 @@ def _run_llvm(kernels: dict[str, list], case_dirs: list[Path], arch: str, max_by
     if outcome is None:
         if result.timed_out:
             raise CheckTimeout(
-                f"running the kernels on the CPU took over {timeout:.0f}s (check's --timeout); an endless loop, or "
-                "a problem too large for the CPU engine",
+                f"check's --timeout ran out while the kernels ran on the CPU ({timeout:.0f}s of it were left): an "
+                "endless loop, or a problem too large for the CPU engine",
                 hint="check the loop bounds and the scalar arguments, use smaller shapes (--shape) or raise --timeout",
             )
         how = f"was killed by {result.signal_name}" if result.signal_name else f"exited with {result.returncode}"
