@@ -14,17 +14,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tools.check.errors import UnsupportedIR
 from tools.errors import InputError
 
 
-def unsupported(what: str, line: str = "") -> InputError:
-    """The one error for IR the executor does not model: never a silent wrong result."""
-    where = f" (at {line})" if line else ""
-    return InputError(
-        f"unsupported in check: {what}{where}",
-        hint="kernelpilot check models the intrinsics and opcodes its README lists; for Triton files try "
-        "--engine interpreter, else compare on a GPU (or file an issue with the IR line above)",
-    )
+def unsupported(what: str, line: str = "") -> UnsupportedIR:
+    """The one error for IR the executor does not model: never a silent wrong result (the verdict: undetermined)."""
+    return UnsupportedIR(what, line)
 
 
 # ---------------------------------------------------------------------------------------------------------- types
@@ -50,6 +46,8 @@ class Ty:
         if self.kind == "rsrc":
             return 16
         if self.kind == "vec":
+            if self.elem.kind == "int" and self.elem.bits < 8:  # <8 x i1>: elements packed into bits
+                return max(1, (self.elem.bits * self.count + 7) // 8)
             return self.elem.size * self.count
         if self.kind == "array":
             return _align(self.elem.size, self.elem.align) * self.count
@@ -264,6 +262,7 @@ class Instr:
     targets: list[int] = field(default_factory=list)  # successor block ids (br/switch)
     incoming: list[int] = field(default_factory=list)  # phi predecessor block ids
     extra: dict = field(default_factory=dict)
+    handler: object = None  # what executes it: tools.check.ops.bind sets it once per kernel
 
 
 @dataclass
@@ -436,12 +435,47 @@ def _hex_float_literals(text: str) -> str:
         return f"{m.group(1)} {_SPECIAL_BITS[(m.group(1), kind)]}"
 
     text = _SPECIAL.sub(repl, text)
+    text = "\n".join(_inexact_decimals(line) if "." in line and line[:1] != "!" else line for line in text.split("\n"))
     if "phi " in text:  # a phi names its type once: `phi float [ %a, %b ], [ -inf, %c ]`
         text = _PHI_SPECIAL.sub(_phi_special, text)
     if "f0x" in text:
         text = "\n".join(_F0X.sub(lambda m, line=line: _f0x(m, line), line) if "f0x" in line else line
                          for line in text.split("\n"))  # fmt: skip
     return text
+
+
+_DECIMAL = re.compile(r"(?<![\w.%@$\"-])([-+]?\d+\.\d*(?:[eE][-+]?\d+)?)(?![\w.])")
+_FLOAT_TYPE = re.compile(r"\b(half|bfloat|float|double)\b")
+
+
+def _inexact_decimals(line: str) -> str:
+    """A decimal constant the type cannot hold exactly (``float -1.0e+30``, what MLIR's LLVM export writes) → the
+    hex spelling of its value rounded to the type: llvmlite's parser refuses inexact decimals, newer LLVM rounds."""
+    if '"' in line:
+        return line
+
+    def repl(m):
+        kinds = _FLOAT_TYPE.findall(line[: m.start()])
+        kind = kinds[-1] if kinds else "double"
+        value = float(m.group(1))
+        if kind == "double":
+            return m.group(1)
+        if kind == "float":
+            rounded = float(np.float32(value))
+            return m.group(1) if rounded == value else "0x" + format(int(np.float64(rounded).view(np.uint64)), "016X")
+        if kind == "half":
+            h = np.float16(value)
+            return m.group(1) if float(h) == value else "0xH" + format(int(h.view(np.uint16)), "04X")
+        b = round_bf16_bits(value)
+        return m.group(1) if float(np.uint32(b << 16).view(np.float32)) == value else "0xR" + format(b, "04X")
+
+    return _DECIMAL.sub(repl, line)
+
+
+def round_bf16_bits(value: float) -> int:
+    """``value`` rounded to bfloat16 (to nearest, ties to even), as its 16 bits."""
+    u = int(np.float32(value).view(np.uint32))
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
 
 
 _PHI_SPECIAL = re.compile(r"(= phi (?:[a-z]+ )*?(half|bfloat|float|double) )(.*)")
@@ -476,6 +510,19 @@ def _f0x(m, line: str) -> str:
     raise unsupported(f"float literal {m.group(0)}", line.strip())
 
 
+def parse_error(message: str, text: str) -> UnsupportedIR:
+    """llvmlite's parse error as the line it stopped at and the construct there (the line numbers of the text we
+    translate are those of the original: every rewrite stays within its line)."""
+    m = re.search(r"<string>:(\d+):(\d+): error: (.*)", message)
+    if not m:
+        return UnsupportedIR(f"LLVM IR llvmlite cannot parse: {message.strip().splitlines()[-1]}")
+    lineno, col = int(m.group(1)), int(m.group(2))
+    lines = text.split("\n")
+    line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+    construct = line[col - 1 :].split(",")[0].strip() if line else ""
+    return UnsupportedIR(f"LLVM IR line {lineno} ({m.group(3)} at '{construct}'): llvmlite cannot parse it", line)
+
+
 def load_kernel(text: str, name: str | None = None) -> Kernel:
     """Parse ``text`` (an AMDGPU LLVM IR module) and return its kernel ``name`` (or its only kernel)."""
     import llvmlite.binding as llvm
@@ -483,10 +530,7 @@ def load_kernel(text: str, name: str | None = None) -> Kernel:
     try:
         module = llvm.parse_assembly(_shadow_new_intrinsics(_hex_float_literals(text)))
     except RuntimeError as exc:
-        raise InputError(
-            f"llvmlite could not parse the LLVM IR: {str(exc).splitlines()[0]}",
-            hint="the IR comes from the compiler's llvm_ir/llir stage; check llvmlite is as new as the compiler",
-        ) from exc
+        raise parse_error(str(exc), text) from exc
     kernels = [f for f in module.functions if not f.is_declaration]
     if name:
         kernels = [f for f in kernels if f.name == name] or kernels
@@ -540,6 +584,14 @@ def load_kernel(text: str, name: str | None = None) -> Kernel:
     )
 
 
+_ASM = re.compile(r'asm (?:(?:sideeffect|alignstack|inteldialect|unwind) )*"([^"]*)", "([^"]*)"')
+
+
+def _unescape(text: str) -> str:
+    """LLVM's string escapes (``\\0A`` a newline, ``\\22`` a quote) → the characters."""
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
 def _instr(ins) -> Instr:
     text = str(ins).strip()
     opcode = ins.opcode
@@ -548,7 +600,14 @@ def _instr(ins) -> Instr:
     m = _DBG.search(text)
     rec = Instr(opcode=opcode, ty=ty, ops=[], result=vid(ins), text=text, dbg=int(m.group(1)) if m else None)
     if opcode == "call":
-        rec.callee = _callee_name(ins)
+        if raw_ops and raw_ops[-1].value_kind.name == "inline_asm":
+            am = _ASM.search(text)
+            if not am:
+                raise unsupported("inline asm of this form", text)
+            rec.extra["asm"] = (_unescape(am.group(1)), _unescape(am.group(2)))
+            rec.callee = "asm"
+        else:
+            rec.callee = _callee_name(ins)
         raw_ops = raw_ops[:-1]
     if opcode == "phi":
         rec.incoming = [vid(b) for b in ins.incoming_blocks]
