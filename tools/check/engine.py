@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tools.check import ops
+from tools.check.errors import UnsupportedIR
 from tools.check.ir import Instr, Kernel, Ty, unsupported
 from tools.check.values import WAVE, from_bytes, to_bytes
 from tools.errors import InputError
@@ -443,8 +444,13 @@ class Machine:
         raise unsupported(ins.opcode, ins.text)
 
     def step(self, ins: Instr):
-        with np.errstate(all="ignore"):
-            result = ins.handler(self, ins)
+        try:
+            with np.errstate(all="ignore"):
+                result = ins.handler(self, ins)
+        except UnsupportedIR as exc:
+            if not exc.location:
+                exc.location = self.where(ins)[0]
+            raise
         if result is not None:
             self.set(ins, result)
 

@@ -15,9 +15,16 @@ class UnsupportedIR(InputError):
     def __init__(self, what: str, instruction: str = "") -> None:
         self.what = what
         self.instruction = instruction.split(", !dbg")[0].strip()
+        self.location = ""  # the kernel source line the instruction came from, when the engine reached it
         where = f" (at {self.instruction})" if self.instruction else ""
         super().__init__(
             f"unsupported in check: {what}{where}",
             hint="kernelpilot check models the intrinsics and opcodes its README lists; for Triton files try "
             "--engine interpreter, else compare on a GPU (or file an issue with the IR line above)",
         )
+
+    @property
+    def verdict_reason(self) -> str:
+        """What a check report says: ``undetermined: <construct> (at <instruction>, <source line>)``."""
+        where = ", ".join(x for x in (self.instruction, self.location) if x and x != "(no debug location)")
+        return f"undetermined: check does not run {self.what}" + (f" (at {where})" if where else "")
