@@ -146,6 +146,12 @@ def _run(args: argparse.Namespace) -> int:
                 if metrics.infra_errors
                 else ""
             )
+            + (
+                f"; {metrics.undetermined} undetermined by the output oracle (an instruction kernelpilot check does "
+                "not run), left out of every rate"
+                if metrics.undetermined
+                else ""
+            )
         )
     return 0
 

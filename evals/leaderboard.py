@@ -20,6 +20,7 @@ from tools.errors import InputError
 
 class Cell(BaseModel):
     passed: bool
+    undetermined: bool = False  # the output oracle could not decide: shown apart, not as a failure
     speedup: float | None = None
     reason: str = ""
 
@@ -29,7 +30,7 @@ class Leaderboard(BaseModel):
     tasks: list[str]
     cells: dict[str, dict[str, Cell]]  # agent -> task -> cell
     ab: list[AbReport] = []  # plugin A/B pairs (agents NAME@with-kernelpilot / NAME@without-kernelpilot)
-    note: str = "rates over all tasks; geomean speedup counts failed or untimed tasks as 1.0×"
+    note: str = "rates over all tasks (but those the output oracle could not decide, marked ?); geomean speedup counts failed or untimed tasks as 1.0×"
 
 
 def collect(dirs: list[Path]) -> dict[str, list[TaskScore]]:
@@ -60,7 +61,12 @@ def build(dirs: list[Path]) -> Leaderboard:
     tasks = sorted({s.task_id for scores in by_agent.values() for s in scores})
     cells = {
         a: {
-            s.task_id: Cell(passed=s.passed, speedup=s.speedup, reason="" if s.passed else (s.reasons or [""])[0][:160])
+            s.task_id: Cell(
+                passed=s.passed,
+                speedup=s.speedup,
+                reason="" if s.passed else (s.reasons or [""])[0][:160],
+                undetermined=s.code == "oracle_undetermined",
+            )
             for s in scores
         }
         for a, scores in by_agent.items()
@@ -105,7 +111,8 @@ def to_markdown(lb: Leaderboard) -> str:
         row = [t]
         for m in lb.entries:
             c = lb.cells[m.agent].get(t)
-            row.append("–" if c is None else ("✔" if c.passed else "✘") + (f" {c.speedup:.2f}×" if c.speedup else ""))
+            mark = "?" if c is not None and c.undetermined else ("✔" if c is not None and c.passed else "✘")
+            row.append("–" if c is None else mark + (f" {c.speedup:.2f}×" if c.speedup else ""))
         lines.append("| " + " | ".join(row) + " |")
     for r in lb.ab:
         lines += ["", ab_markdown(r).rstrip("\n")]

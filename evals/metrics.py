@@ -1,7 +1,9 @@
 """Suite metrics from task scores. Every rate is over ALL tasks the harness scored (a failed or unscored task counts
 against the agent), and the geomean speedup counts a failed or untimed task as 1.0× (no speedup), as stated in the
 output. A task the harness itself failed on (``infra_error``) is not the agent's result: it is left out of every
-rate and counted apart (``infra_errors``), and a re-run scores it again.
+rate and counted apart (``infra_errors``), and a re-run scores it again. Likewise a task whose output oracle could not
+decide (``oracle_undetermined``: the candidate uses an instruction ``kernelpilot check`` does not run) is counted apart
+(``undetermined``), never against the agent.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ def effective_speedup(s: TaskScore) -> float:
 
 def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
     all_scores = scores
-    scores = [s for s in all_scores if not s.infra_error]
+    undetermined = [s for s in all_scores if not s.infra_error and s.code == "oracle_undetermined"]
+    scores = [s for s in all_scores if not s.infra_error and s.code != "oracle_undetermined"]
     n = len(scores) or 1
     fast = {}
     for p in FAST_P:
@@ -42,7 +45,8 @@ def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
     return RunMetrics(
         agent=agent,
         tasks=len(scores),
-        infra_errors=len(all_scores) - len(scores),
+        infra_errors=len(all_scores) - len(scores) - len(undetermined),
+        undetermined=len(undetermined),
         passed=sum(1 for s in scores if s.passed),
         compile_rate=sum(1 for s in scores if s.compiled) / n,
         correct_rate=sum(1 for s in scores if s.correct) / n,

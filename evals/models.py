@@ -153,6 +153,7 @@ StageCode = Literal[
     "speed_of_light_exceeded",
     "timing_failed",
     "oracle_failed",  # the output oracle (kernelpilot check) could not run on the candidate
+    "oracle_undetermined",  # the oracle cannot decide (an instruction check does not run): incomplete, not the agent's
     "slower",  # the speedup's CI lower bound does not clear required_speedup
     "faster",
     "infra_error",  # the harness failed twice; the verdict is not the agent's
@@ -161,7 +162,7 @@ FAILING_CODES: frozenset[str] = frozenset(
     c for c in StageCode.__args__ if c not in ("compiled", "isa_ok", "correct", "faster")
 )
 # the host lacked something a stage needs: the score is incomplete, the verdict undecidable here (not the agent's)
-INCOMPLETE_CODES: frozenset[str] = frozenset({"toolchain_missing", "needs_gpu"})
+INCOMPLETE_CODES: frozenset[str] = frozenset({"toolchain_missing", "needs_gpu", "oracle_undetermined"})
 
 
 class StageOutcome(BaseModel):
@@ -279,6 +280,11 @@ class RunMetrics(BaseModel):
     incomplete: int = 0
     infra_errors: int = Field(
         0, description="tasks the harness failed on (infra_error): left out of every rate, counted here"
+    )
+    undetermined: int = Field(
+        0,
+        description="tasks whose output oracle could not decide (oracle_undetermined: an instruction kernelpilot "
+        "check does not run): left out of every rate, counted here, never against the agent",
     )
     mean_agent_seconds: float | None = None
     mean_agent_cost_usd: float | None = None

@@ -76,8 +76,9 @@ def failure(exc: BaseException, where: str, path: Path | None = None) -> dict:
     if isinstance(exc, MemoryError):
         return {"status": "memory", "message": f"out of memory {where}"}
     if isinstance(exc, KernelpilotError):
+        fields = exc.record_fields() if hasattr(exc, "record_fields") else {}
         return {"status": "error", "error_module": type(exc).__module__, "error_class": type(exc).__name__,
-                "message": exc.message, "hint": exc.hint, "details": exc.details}  # fmt: skip
+                "message": exc.message, "hint": exc.hint, "details": exc.details, "fields": fields}  # fmt: skip
     tb = user_traceback(exc, path) if path else "".join(traceback.format_exception(exc, limit=-6))
     return {"status": "user_error", "message": f"{type(exc).__name__}: {exc} ({where})", "traceback": tb[-6000:]}
 
@@ -91,6 +92,8 @@ def raise_recorded(result: dict) -> None:
         found = getattr(importlib.import_module(module), name, None)
         if isinstance(found, type) and issubclass(found, KernelpilotError):
             cls = found
+    if hasattr(cls, "from_record"):  # an error with fields of its own (e.g. check's UnsupportedIR) rebuilds from them
+        raise cls.from_record(result.get("fields") or {}, result.get("message", "?"))
     raise cls(result.get("message", "?"), hint=result.get("hint", ""), details=result.get("details", ""))
 
 

@@ -171,7 +171,9 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
                 args.append({"name": name, "scalar": a, "type": type(a).__name__})
             else:
                 args.append({"name": name, "opaque": type(a).__name__})
-        params = [{"name": p.name, "constexpr": bool(p.is_constexpr)} for p in getattr(launch["fn"], "params", [])]
+        params = [{"name": p.name, "constexpr": bool(p.is_constexpr),
+                   "do_not_specialize": bool(getattr(p, "do_not_specialize", False))}
+                  for p in getattr(launch["fn"], "params", [])]  # fmt: skip
         for a, const in zip(args, constexpr, strict=False):
             a["constexpr"] = const  # FlyDSL Constexpr arguments are baked into the kernel, not passed to it
         described.append({"args": args[: len(launch["args"])], "kwargs": args[len(launch["args"]) :],
