@@ -134,9 +134,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(metrics.model_dump_json(indent=2))
     else:
+        from evals.leaderboard import sol_cell
+
         fp = ", ".join(f"{k} {v:.0%}" for k, v in metrics.fast_p.items())
+        sol = f"SOL score {sol_cell(metrics)} over {metrics.sol_scored_tasks} task(s)"
         print(
-            f"{name}: {metrics.passed}/{metrics.tasks} passed; compile {metrics.compile_rate:.0%}, correct "
+            f"{name}: {sol}; {metrics.passed}/{metrics.tasks} passed; compile {metrics.compile_rate:.0%}, correct "
             f"{metrics.correct_rate:.0%}, ISA {metrics.isa_pass_rate:.0%}; {fp}; geomean {metrics.geomean_speedup:.3f}× "
             f"(failed = 1.0×){f'; {metrics.incomplete} incomplete here' if metrics.incomplete else ''}; "
             f"prompts: {_levels(metrics.prompt_levels)}"
