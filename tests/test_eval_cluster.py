@@ -40,9 +40,14 @@ def test_eval_worker_starts_one_pinned_worker_per_gpu_advertising_its_arch():
     assert "--resources" not in argv
 
 
-def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu():
+def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu(tmp_path):
     pytest.importorskip("dask_jobqueue", reason="pip install 'kernelpilot[cluster]'")
-    cluster = slurm_cluster("gpu-h100", gpus_per_node=4, arch="sm_90", account="kp")
+    from evals.certs import make_certs
+    from evals.cluster import ClusterTLS
+
+    f = make_certs(tmp_path / "certs", ["head"])
+    tls = ClusterTLS(f["ca.pem"], f["member.pem"], f["member.key"])
+    cluster = slurm_cluster("gpu-h100", gpus_per_node=4, arch="sm_90", account="kp", tls=tls)
     try:
         script = cluster.job_script()
     finally:
@@ -56,6 +61,16 @@ def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu():
     assert "--resources GPU=1,sm_90=1" in script
     assert "export KP_SLOT_FROM_NAME=1" in script  # each worker takes the GPU of its number
     assert "export DASK_DISTRIBUTED__WORKER__DAEMON=False" in script
+    assert "tls://" in script and f"--tls-cert {f['member.pem']}" in script  # workers dial the scheduler over TLS
+
+
+def test_slurm_without_tls_is_refused_unless_insecure():
+    pytest.importorskip("dask_jobqueue", reason="pip install 'kernelpilot[cluster]'")
+    from tools.errors import InputError
+
+    with pytest.raises(InputError, match="needs TLS"):
+        slurm_cluster("gpu-h100", gpus_per_node=1)
+    slurm_cluster("gpu-h100", gpus_per_node=1, insecure=True).close()
 
 
 def test_cluster_option_without_dask_says_how_to_install_it(tmp_path):
