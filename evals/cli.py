@@ -62,6 +62,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     w = sub.add_parser("worker", help="start one Dask worker per GPU of this host for `eval run --cluster`")
     w.add_argument("--scheduler", required=True, help="the Dask scheduler address, e.g. tls://head:8786")
     w.add_argument("--gpus", help="GPU indices to serve, e.g. 0,1 (default: every visible GPU)")
+    w.add_argument(
+        "--jobs-per-gpu",
+        type=int,
+        default=2,
+        help="jobs run at once per GPU (default 2): one's compile and agent overlap another's GPU phase, which a "
+        "per-GPU lock keeps exclusive",
+    )
     _tls_options(w)
 
     k = sub.add_parser("certs", help="make a CA and a member certificate for a TLS eval cluster")
@@ -128,7 +135,11 @@ def run(args: argparse.Namespace) -> int:
 
         tls = ClusterTLS.from_options(args.tls_ca_file, args.tls_cert, args.tls_key)
         gpus = args.gpus.split(",") if args.gpus else None
-        return start_workers(args.scheduler, gpus, tls=tls, insecure=args.insecure_cluster)
+        if args.jobs_per_gpu < 1:
+            raise InputError(f"--jobs-per-gpu {args.jobs_per_gpu}: expected 1 or more")
+        return start_workers(
+            args.scheduler, gpus, tls=tls, insecure=args.insecure_cluster, jobs_per_gpu=args.jobs_per_gpu
+        )
     if cmd == "certs":
         from evals.certs import make_certs
 

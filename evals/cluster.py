@@ -372,20 +372,35 @@ def run_suite_on_cluster(
 # --- workers ------------------------------------------------------------------------------------------------
 
 
+JOBS_PER_GPU = 2  # as the single-host runner: one job's CPU phases overlap another's GPU phase (gpu_lock)
+
+
 def worker_commands(
-    scheduler: str, gpus: list[str], arch: str | None, host: str, tls: ClusterTLS | None = None
+    scheduler: str,
+    gpus: list[str],
+    arch: str | None,
+    host: str,
+    tls: ClusterTLS | None = None,
+    jobs_per_gpu: int = JOBS_PER_GPU,
 ) -> list[tuple[list[str], dict]]:
-    """The ``dask worker`` command and environment for each GPU of this host (one single-threaded worker per GPU,
-    pinned with ``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES``, advertising ``GPU=1,<arch>=1``), or one CPU worker
-    when the host has no GPU; with ``tls`` each presents the member certificate."""
-    base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nthreads", "1", "--nworkers", "1"]
+    """The ``dask worker`` command and environment for each GPU of this host, or one single-threaded CPU worker when
+    the host has no GPU; with ``tls`` each presents the member certificate.
+
+    A GPU worker is pinned with ``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES`` and runs ``jobs_per_gpu`` jobs at
+    once (threads, advertising ``GPU=<n>,<arch>=<n>``), exactly as the single-host runner does: the GPU phase of a
+    scoring (correctness, timed rounds) holds the per-GPU file lock (``scoring.gpu_lock``) and the timed rounds the
+    host-quiet lock, so kernels never share the GPU while one is timed, while the next job's workspace, agent,
+    compile and process starts proceed alongside."""
+    base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1"]
     base += tls.worker_args() if tls else []
     if not gpus:
-        return [([*base, "--name", f"kp-{host}-cpu"], dict(WORKER_ENV))]
+        return [([*base, "--nthreads", "1", "--name", f"kp-{host}-cpu"], dict(WORKER_ENV))]
+    n = max(1, int(jobs_per_gpu))
     cmds = []
     for g in gpus:
         env = {**WORKER_ENV, "CUDA_VISIBLE_DEVICES": g, "HIP_VISIBLE_DEVICES": g}
-        cmds.append(([*base, "--name", f"kp-{host}-gpu{g}", "--resources", f"GPU=1,{arch}=1"], env))
+        argv = [*base, "--nthreads", str(n), "--name", f"kp-{host}-gpu{g}", "--resources", f"GPU={n},{arch}={n}"]
+        cmds.append((argv, env))
     return cmds
 
 
@@ -396,9 +411,10 @@ def start_workers(
     *,
     tls: ClusterTLS | None = None,
     insecure: bool = False,
+    jobs_per_gpu: int = JOBS_PER_GPU,
 ) -> int:
-    """``kernelpilot eval worker``: one Dask worker per GPU of this host; runs until interrupted, and the workers
-    die with it."""
+    """``kernelpilot eval worker``: one Dask worker per GPU of this host (``jobs_per_gpu`` jobs overlapping on
+    each); runs until interrupted, and the workers die with it."""
     import signal
     import subprocess
 
@@ -409,7 +425,7 @@ def start_workers(
     rt = probe_runtime()
     if gpus is None:
         gpus = [g for g in gpu_slots() if g is not None]
-    cmds = worker_commands(scheduler, gpus, rt.arch, socket.gethostname(), tls)
+    cmds = worker_commands(scheduler, gpus, rt.arch, socket.gethostname(), tls, jobs_per_gpu)
     procs = []
     for argv, env in cmds:
         procs.append(subprocess.Popen(argv, env={**os.environ, **env}))
@@ -444,10 +460,12 @@ def slurm_cluster(
     account: str | None = None,
     tls: ClusterTLS | None = None,
     insecure: bool = False,
+    jobs_per_gpu: int = JOBS_PER_GPU,
 ):
-    """A dask-jobqueue ``SLURMCluster``: each Slurm job takes one node's ``gpus_per_node`` GPUs and runs one
-    single-threaded worker per GPU, each advertising ``GPU=1,<arch>=1`` and pinned to its GPU by its worker
-    number (``worker_slot``). Nothing is submitted until ``cluster.scale(jobs=N)``."""
+    """A dask-jobqueue ``SLURMCluster``: each Slurm job takes one node's ``gpus_per_node`` GPUs and runs one worker
+    per GPU with ``jobs_per_gpu`` threads (overlapping jobs as ``eval worker`` does), each advertising
+    ``GPU=<n>,<arch>=<n>`` and pinned to its GPU by its worker number (``worker_slot``). Nothing is submitted until
+    ``cluster.scale(jobs=N)``."""
     require_dask("--slurm-partition")
     try:
         from dask_jobqueue import SLURMCluster
@@ -467,13 +485,13 @@ def slurm_cluster(
         **secure,
         queue=partition,
         account=account,
-        cores=g,  # one thread per worker: a worker scores one task at a time on its GPU
+        cores=g * max(1, int(jobs_per_gpu)),  # jobs_per_gpu threads per worker, one worker per GPU
         processes=g,
         memory=_times(memory_per_gpu, g),
         walltime=walltime,
         job_extra_directives=[f"--gres=gpu:{g}", f"--cpus-per-task={g * cores_per_gpu}"],
         job_directives_skip=["--cpus-per-task"],  # ours above: CPUs for the agents and compilers, not Dask threads
-        worker_extra_args=["--resources", f"GPU=1,{arch}=1"],
+        worker_extra_args=["--resources", f"GPU={max(1, int(jobs_per_gpu))},{arch}={max(1, int(jobs_per_gpu))}"],
         job_script_prologue=prologue,
         scheduler_options={"dashboard_address": None},
     )
