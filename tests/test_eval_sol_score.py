@@ -91,3 +91,15 @@ def test_sign_flip_p_is_one_for_no_difference_and_exact_for_small_n():
     assert sign_flip_p([0.0, 0.0]) == 1.0
     assert sign_flip_p([1.0, -1.0]) == 1.0
     assert sign_flip_p([1.0, 1.0, 1.0]) == pytest.approx(2 / 8)
+
+
+def test_tasks_are_selected_by_tag():
+    from evals.catalog import load_tasks
+
+    coupled = load_tasks(["tag:coupled"])
+    assert coupled and all("coupled" in t.spec.tags for t in coupled)
+    assert {t.id for t in coupled} < {t.id for t in load_tasks()}
+    from tools.errors import InputError
+
+    with pytest.raises(InputError, match="tag:NAME"):
+        load_tasks(["tag:no-such-tag"])
