@@ -110,6 +110,7 @@ async def check(
     ] = None,
     atol: Annotated[float, Field(description="absolute tolerance (0: bit for bit)", ge=0)] = 0.0,
     rtol: Annotated[float, Field(description="relative tolerance (0: bit for bit)", ge=0)] = 0.0,
+    use_cache: Annotated[bool, Field(description="reuse identical earlier compiles and inputs")] = True,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -131,7 +132,7 @@ async def check(
                 raise
             b = before  # a git revision (HEAD:./kernel.py), read from AFTER's (confined) repository
         kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
-        kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout}
+        kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout, "use_cache": use_cache}
         return "check", kwargs, 2 * timeout + 60, f"check {Path(b).name} → {a.name}"
 
     with agent_errors():

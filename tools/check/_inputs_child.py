@@ -22,6 +22,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from tools import readlog
+
 INPUTS = "kernelpilot_inputs"
 ENTRY = "kernelpilot_entry"
 
@@ -82,6 +84,7 @@ def main(argv):
     interpret = len(argv) > 4 and argv[4] == "interpret"
     load_dir = Path(argv[5]) if len(argv) > 5 else None
     path = Path(file).resolve()
+    readlog.start(readlog.skipped_dirs([out], keep=path.parent))  # what it reads keys the inputs cache
     sys.path.insert(0, str(path.parent))
     try:
         import importlib.util
@@ -103,6 +106,7 @@ def main(argv):
         rc = _case(torch, maker, user, frontend, int(seed), shape, Path(out) / f"case{i}", interpret, load, module)
         if rc:
             return rc
+    readlog.write(Path(out))
     return 0
 
 

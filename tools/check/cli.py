@@ -40,6 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--atol", type=float, default=0.0, help="absolute tolerance (default: bit for bit)")
     p.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (default: bit for bit)")
     p.add_argument("--timeout", type=float, default=600, help="seconds for each compile or input child")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compile both files and build the inputs again, even if identical ones are cached")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the CheckReport as JSON")
 
 
@@ -47,6 +49,6 @@ def run(args: argparse.Namespace) -> int:
     from tools.check.compare import check, format_report
 
     report = check(args.before, args.after, engine=args.engine, arch=args.arch, seeds=args.seed, shapes=args.shape,
-                   atol=args.atol, rtol=args.rtol, timeout=args.timeout)  # fmt: skip
+                   atol=args.atol, rtol=args.rtol, timeout=args.timeout, use_cache=not args.no_cache)  # fmt: skip
     print(report.model_dump_json(indent=2) if args.json else format_report(report))
     return {"same": 0, "different": 1}.get(report.verdict, 2 if report.verdict == "error" else 3)
