@@ -94,9 +94,9 @@ def test_an_entry_in_a_sub_folder_follows_the_parent_folders_kernel_it_imports(t
     kernel(parent / "kernel.py", 'OP = "mul"')  # the folder's key is unchanged; the manifest holds ../kernel.py
     edited = dump_ir(entry, "gfx942")
     assert (edited.cache_hit, op(edited)) == (False, "mul")
-    kernel(parent / "kernel.py", 'OP = "add"')  # reverted: the answer follows again
+    kernel(parent / "kernel.py", 'OP = "add"')  # reverted: the first entry (its own variant) holds again
     reverted = dump_ir(entry, "gfx942")
-    assert (reverted.cache_hit, op(reverted)) == (False, "add")
+    assert (reverted.cache_hit, op(reverted), reverted.out_dir) == (True, "add", first.out_dir)
     manifest = json.loads((Path(reverted.out_dir) / cache.MANIFEST_FILE).read_text())
     recorded = {f["path"]: f["inside"] for f in manifest["files"]}
     assert recorded[str(parent / "kernel.py")] is False and recorded["entry.py"] is True
@@ -135,7 +135,8 @@ def test_no_cache_publishes_its_result_and_pythonpath_modules_are_in_the_manifes
     (ext / "extcfg.py").write_text('OP = "add"\n')
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ext), os.environ.get("PYTHONPATH", "")]))
     k = kernel(tmp_path / "k" / "k.py", "from extcfg import OP")
-    assert op(dump_ir(k, "gfx942")) == "add"
+    first = dump_ir(k, "gfx942")
+    assert op(first) == "add"
     (ext / "extcfg.py").write_text('OP = "mul"\n')
     fresh = dump_ir(k, "gfx942", use_cache=False)
     assert (fresh.cache_hit, op(fresh)) == (False, "mul")
@@ -143,9 +144,9 @@ def test_no_cache_publishes_its_result_and_pythonpath_modules_are_in_the_manifes
     # stale entry (which would say cache_hit False)
     cached = dump_ir(k, "gfx942")
     assert (cached.cache_hit, op(cached)) == (True, "mul") and cached.out_dir == fresh.out_dir
-    (ext / "extcfg.py").write_text('OP = "add"\n')  # without --no-cache, the manifest sees the edit too
+    (ext / "extcfg.py").write_text('OP = "add"\n')  # back to add: the first entry's manifest holds again
     back = dump_ir(k, "gfx942")
-    assert (back.cache_hit, op(back)) == (False, "add")
+    assert (back.cache_hit, op(back), back.out_dir) == (True, "add", first.out_dir)
 
 
 def _cli_dump(kernel: Path, env: dict[str, str], cache_dir: Path) -> dict:

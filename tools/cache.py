@@ -14,9 +14,10 @@ The artifacts name the source's folder (``.file``/``.loc``, ``DIFile``), so an e
 (``located_key``); a hit from another folder is copied with those names rewritten (``relocate``), never compiled
 again, when everything its compile read lay inside its own folder. An index (``dumps-by-content/<key>``) points from
 the folder-free key to the last entry written for it.
-An entry is a directory with the artifacts, ``result.json`` and ``manifest.json``; it is written under a unique
-temporary name and published by ``publish``: renamed into place, or exchanged atomically with the entry it replaces
-(a fresh compile, ``--no-cache``, a stale entry), so a reader sees the old entry or the new one, never half of one.
+An entry is a directory with the artifacts, ``result.json`` and ``manifest.json``, at ``dumps/<key>/<variant>`` (one
+variant per manifest: compiles of one key that read different files or variables never share a path); it is written
+under a unique temporary name and published by ``publish``: renamed into place, or exchanged atomically with the
+entry it replaces (``--no-cache``, a rerun), so a reader sees the old entry or the new one, never half of one.
 Staging and failed directories left by killed processes are swept by age (``sweep``).
 """
 
@@ -208,21 +209,33 @@ def relocate(hit: DumpResult, located: str, source: Path, folder: SourceFolder) 
         raise
 
 
-def entry_dir(key: str) -> Path:
-    return cache_root() / "dumps" / key
+def variant_dir(kind: str, key: str, staging: Path) -> Path:
+    """Where the staged entry is published: a folder per key, and in it one entry per manifest (a compile that read
+    other files or variables is another variant), so a result's paths never change under its reader when a
+    compile of other inputs under the same key is published."""
+    digest = hashlib.sha256((staging / MANIFEST_FILE).read_bytes()).hexdigest()[:12]
+    return cache_root() / kind / key / digest
 
 
-def lookup(key: str, folder: Path | None = None, portable: bool = False) -> DumpResult | None:
-    """The entry ``key`` when its manifest still holds for a compile from ``folder`` (default: the folder it was
-    compiled from); ``portable``: only when everything it read lay inside that folder (a copy elsewhere)."""
-    entry = entry_dir(key)
+def find_entry(kind: str, key: str, folder: Path, portable: bool = False) -> Path | None:
+    """The newest entry under ``key`` whose manifest holds for a run from ``folder`` (``manifest_holds``)."""
     try:
-        result = DumpResult.model_validate_json((entry / RESULT_FILE).read_text())
+        variants = [p for p in (cache_root() / kind / key).iterdir() if not p.name.startswith(".")]
+    except OSError:
+        return None
+    variants.sort(key=lambda p: -_age(p, time.time()))  # the newest first
+    return next((v for v in variants if manifest_holds(v, folder, portable)), None)
+
+
+def lookup(key: str, folder: Path, portable: bool = False) -> DumpResult | None:
+    """The dump under ``key`` whose manifest holds for a compile from ``folder``; ``portable``: only one whose
+    compile read nothing outside its own folder (a copy of it elsewhere)."""
+    entry = find_entry("dumps", key, folder, portable)
+    try:
+        result = DumpResult.model_validate_json((entry / RESULT_FILE).read_text()) if entry else None
     except (OSError, ValueError):
         return None
-    if not all(Path(s.path).exists() for k in result.kernels for s in k.stages):
-        return None
-    if not manifest_holds(entry, folder or Path(result.source).parent, portable):
+    if result is None or not all(Path(s.path).exists() for k in result.kernels for s in k.stages):
         return None
     return result.model_copy(update={"cache_hit": True})
 
@@ -239,8 +252,10 @@ def new_staging_dir(key: str, kind: str = "dumps") -> Path:
 
 def commit(staging: Path, key: str, result: DumpResult) -> DumpResult:
     """Rewrite the staging paths to the final entry, write result.json, and publish the entry (``publish``): a new
-    result always replaces the entry under its key, which is stale or was compiled with ``--no-cache``."""
-    final = entry_dir(key)
+    result always replaces the entry of the same key and manifest (stale, or ``--no-cache`` was given)."""
+    if not (staging / MANIFEST_FILE).exists():
+        write_manifest(staging, manifest_from_reads(None, Path(result.source).parent))
+    final = variant_dir("dumps", key, staging)
     text = result.model_dump_json(indent=1).replace(str(staging), str(final))
     (staging / RESULT_FILE).write_text(text)
     publish(staging, final)
@@ -248,17 +263,18 @@ def commit(staging: Path, key: str, result: DumpResult) -> DumpResult:
 
 
 def store(src: Path, key: str, manifest: dict, kind: str = CHECK_INPUTS) -> Path:
-    """Copy the directory ``src`` into the cache as entry ``key`` of ``kind`` with its manifest, published like a
-    dump (``publish``); returns the entry's path."""
+    """Copy the directory ``src`` into the cache as an entry under ``key`` of ``kind`` with its manifest, published
+    like a dump (``publish``); returns the entry's path."""
     staging = new_staging_dir(key, kind)
     try:
         shutil.copytree(src, staging, dirs_exist_ok=True)
         write_manifest(staging, manifest)
-        publish(staging, cache_root() / kind / key)
+        final = variant_dir(kind, key, staging)
+        publish(staging, final)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return cache_root() / kind / key
+    return final
 
 
 RENAME_EXCHANGE = 2  # renameat2(2) flag (Linux 3.15+): swap two paths in one step
@@ -279,7 +295,9 @@ def publish(staging: Path, final: Path) -> None:
     wins). Readers see the old directory or the new one, never a mix or a half: the rename into an empty place and
     the exchange with an existing entry are each one step; where the exchange is unavailable, the old entry is moved
     aside first, so a reader in between finds no entry (a miss) rather than part of one. The replaced directory is
-    deleted (under a hidden name, so a kill midway leaves nothing that looks like an entry)."""
+    deleted (under a hidden name beside ``staging``, so a kill midway leaves nothing that looks like an entry, and
+    ``sweep`` finds it)."""
+    final.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(5):
         try:
             staging.rename(final)  # atomic; fails when final exists and is not empty
@@ -287,7 +305,7 @@ def publish(staging: Path, final: Path) -> None:
         except OSError:
             if not final.exists():
                 raise
-        old = final.with_name(f".{final.name}.old{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        old = staging.with_name(f".{final.name}.old{os.getpid()}-{uuid.uuid4().hex[:8]}")
         if exchange(staging, final):
             staging.rename(old)
         else:
@@ -337,7 +355,7 @@ def manifest_from_reads(reads: dict | None, folder: Path) -> dict:
 
 
 def write_manifest(entry: Path, manifest: dict) -> None:
-    (entry / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
+    (entry / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True))
 
 
 def manifest_holds(entry: Path, folder: Path, portable: bool = False) -> bool:

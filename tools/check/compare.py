@@ -61,8 +61,8 @@ def generate_inputs(
     from tools import cache
 
     key = None if interpret or load else _inputs_key(path, frontend, cases)
-    entry = cache.cache_root() / cache.CHECK_INPUTS / key if key else None
-    if entry is not None and use_cache and cache.manifest_holds(entry, path.parent):
+    entry = cache.find_entry(cache.CHECK_INPUTS, key, path.parent) if key and use_cache else None
+    if entry is not None:
         out = entry
     else:
         _run_inputs_child(path, frontend, cases, out, interpret, load, timeout)

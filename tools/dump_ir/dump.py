@@ -177,7 +177,7 @@ def dump_ir(
     content = cache.cache_key(path, folder, name, arch, keyed, versions.versions)
     key = cache.located_key(content, folder.directory)  # the entry: its artifacts name this folder
     cache.sweep()
-    if use_cache and (hit := cache.lookup(key)):
+    if use_cache and (hit := cache.lookup(key, folder.directory)):
         return _copy_out(hit, Path(out) if out else None)
     # the same kernel compiled in another folder
     if use_cache and (elsewhere := cache.lookup_elsewhere(content, folder.directory)):
