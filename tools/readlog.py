@@ -86,7 +86,8 @@ def _audit(event: str, args: tuple) -> None:
 
 class _RecordingEnviron(os._Environ):  # os.environ's own class: every read goes through __getitem__
     def __getitem__(self, key):
-        _env.add(key)
+        if isinstance(key, str):  # a bytes key raises below, as it would without the record
+            _env.add(key)
         return super().__getitem__(key)
 
 
