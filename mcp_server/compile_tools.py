@@ -120,6 +120,7 @@ async def check(
             le=1024,
         ),
     ] = 8.0,
+    use_cache: Annotated[bool, Field(description="reuse identical earlier compiles and inputs")] = True,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -146,7 +147,7 @@ async def check(
             # the roots there (tools.gitref), so a revision cannot reach a file outside them
             b = before
         kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
-        kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout}
+        kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout, "use_cache": use_cache}
         kwargs |= {"max_memory_gb": max_memory_gb}
         return "check", kwargs, timeout + 60, f"check {Path(b).name} → {a.name}"
 

@@ -23,10 +23,12 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import os
 import sys
 import traceback
 from pathlib import Path
 
+from tools import readlog
 from tools.childproc import import_user_file, user_traceback, write_result
 from tools.frontends._triton_jit import LaunchSpecError
 
@@ -35,6 +37,13 @@ ENTRY = "kernelpilot_entry"
 
 def _load(path: Path):
     return import_user_file(path)
+
+
+def compiler_cache_dirs() -> list[str]:
+    """Where Triton and FlyDSL keep their own caches: files they read back from there are not the user's inputs."""
+    home = Path.home()
+    dirs = [home / ".triton", home / ".flydsl", os.environ.get("TRITON_CACHE_DIR"), os.environ.get("TRITON_HOME")]
+    return [str(d) for d in dirs if d]
 
 
 class ConventionError(Exception):
@@ -161,6 +170,7 @@ def main(argv: list[str]) -> int:
     frontend, file, arch, out = argv
     path = Path(file).resolve()
     out_dir = Path(out)
+    readlog.start(readlog.skipped_dirs([out_dir, *compiler_cache_dirs()], keep=path.parent))
     try:
         module = _load(path)
     except SyntaxError as exc:
@@ -205,6 +215,7 @@ def main(argv: list[str]) -> int:
         print(user_traceback(exc, path), file=sys.stderr)
         _report(out_dir, "user_error", message=f"{ENTRY}() raised")
         return 3
+    readlog.write(out_dir)  # what the compile read: the cache reuses this result only while it is unchanged
     _report(out_dir, "ok", **result)
     return 0
 
