@@ -7,6 +7,7 @@ Public API: ``predict_launch`` (one KernelDump), ``predict_kernels`` (a call's l
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from tools.isa.arch import amd_arch, is_amd, normalize_arch
@@ -48,17 +49,28 @@ def _resident_blocks(k: KernelDump, waves_per_block: int, m: Machine) -> int | N
     return None
 
 
+_FLY_LAUNCH_RE = re.compile(
+    r"gpu\.launch_func\s.*?@[\w.$]+::@([\w.$]+)\s+blocks in \(([^)]*)\)\s+threads in \(([^)]*)\)"
+)
+_INDEX_CONST_RE = re.compile(r"(%[\w.$]+) = arith\.constant (-?\d+) : index")
+
+
 def _flydsl_launch(k: KernelDump) -> tuple[list[int], int] | None:
+    """FlyDSL's grid and block from the host function's ``gpu.launch_func`` (origin stage), when both are
+    constants; None when the host computes them from the arguments at run time."""
     origin = _stage(k, "origin")
     if origin is None or not origin.exists():
         return None
-    from tools.check.flydsl_abi import read_launch
-
-    try:
-        launch = read_launch(origin.read_text(), k.name)
-    except Exception:  # a launch computed at run time: the grid is not in the IR
-        return None
-    return list(launch["grid"]), math.prod(launch["block"])
+    text = origin.read_text(errors="replace")
+    consts = dict(_INDEX_CONST_RE.findall(text))
+    for name, blocks, threads in _FLY_LAUNCH_RE.findall(text):
+        if name != k.name:
+            continue
+        dims = [[consts.get(v.strip()) for v in group.split(",")] for group in (blocks, threads)]
+        if any(v is None for d in dims for v in d):
+            return None
+        return [int(v) for v in dims[0]], math.prod(int(v) for v in dims[1])
+    return None
 
 
 def _trip_plan(k: KernelDump, grid: list[int] | None):
@@ -117,7 +129,10 @@ def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | N
             grid, threads = found
             notes.append("grid and block read from FlyDSL's gpu.launch_func (origin stage)")
     if not grid:
-        return _undetermined(k, m, "the launch grid is unknown: return example arguments with a 'grid'")
+        why = "the launch grid is unknown: return example arguments with a 'grid'"
+        if k.frontend == "flydsl":
+            why = "the launch grid is computed by the host function at run time (not a constant in gpu.launch_func)"
+        return _undetermined(k, m, why)
     programs = math.prod(grid)
     wave = int(m.value("wave_size"))
     threads = threads or (k.resources.max_flat_workgroup_size or 256)
