@@ -302,7 +302,20 @@ def summarize(rows: list[Row], pairs: list[PairRow]) -> dict:
         "launches_profiled": len(launch_errors),
         "median_abs_launch_error_pct": statistics.median(launch_errors) if launch_errors else None,
         "worst": [{"variant": r.variant, "error_pct": r.error_pct, "bound": r.bound} for r in worst],
+        "by_bound": {
+            bound: {"variants": len(errs), "median_error_pct": statistics.median(errs)}
+            for bound, errs in sorted(_errors_by_bound(rows).items())
+        },
     }
+
+
+def _errors_by_bound(rows: list[Row]) -> dict[str, list[float]]:
+    """Signed errors grouped by the predicted bound (which part of the model each error belongs to)."""
+    out: dict[str, list[float]] = {}
+    for r in rows:
+        if r.error_pct is not None:
+            out.setdefault(r.bound or "?", []).append(r.error_pct)
+    return out
 
 
 def validate(data: Path, device: str) -> dict:
@@ -380,6 +393,8 @@ def render(report: dict) -> str:
         f"{_fmt(s['spearman_speedup_without_noop'], '.3f')} over {s['pairs_without_noop']}",
         f"per launch (vs the profiler's untimed, unflushed split): median |error| "
         f"{_fmt(s['median_abs_launch_error_pct'], '.1f')} % over {s['launches_profiled']} launches",
+        "median signed error by bound: "
+        + ", ".join(f"{b} {v['median_error_pct']:+.1f} % ({v['variants']})" for b, v in s["by_bound"].items()),
         "worst: " + ", ".join(f"{w['variant']} {w['error_pct']:+.0f} % ({w['bound']})" for w in s["worst"]),
     ]
     if s["not_predicted"]:

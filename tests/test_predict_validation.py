@@ -147,6 +147,7 @@ def test_summary_statistics_are_recomputed_exactly_from_the_rows(report):
     assert s["spearman_speedup_without_noop"] == pv.spearman(
         [p["predicted_speedup"] for p in changes], [p["measured_speedup"] for p in changes]
     )
+    assert sum(b["variants"] for b in s["by_bound"].values()) == s["predicted"]
     worst = sorted(errors, reverse=True)[: pv.WORST]
     assert [abs(w["error_pct"]) for w in s["worst"]] == worst and all(w["bound"] for w in s["worst"])
 
