@@ -392,10 +392,10 @@ def occupancy_check(
             f"BEFORE's {pb} workgroups need {nb} per {cu} at once and it holds {bg}; AFTER's {pa} need {na} and it "
             f"holds {ag} (on {product.name}, {product.compute_units} {cu}s)"
         )
-    where += f": {wb} → {wa} resident {waves} per {cu}"
     launch = a.launch or b.launch
     if launch is not None and launch.source == "trace" and launch.grid == ga:
         where += f" (grid from the trace: {launch.note})"
+    where += f": {wb} → {wa} resident {waves} per {cu}"
     if wa >= wb:
         feel = "which this launch cannot feel" if drop > 0 else "at each version's own launch"
         return VerifyCheck(name="occupancy", ok=True, severity="note", detail=f"{head}, {feel}: {where}; {matters}")
