@@ -94,6 +94,24 @@ def _grid(grid: Any, bound_args: dict) -> list[int] | None:
     return values
 
 
+def describe_arguments(fn, bound_args: dict) -> list[dict]:
+    """Each bound argument as a LaunchArgument dict: tensors by dtype, shape and bytes, the rest by value."""
+    constexprs = {p.name for p in fn.params if p.is_constexpr}
+    out = []
+    for name, value in bound_args.items():
+        if hasattr(value, "data_ptr") and hasattr(value, "shape") and hasattr(value, "element_size"):
+            out.append({
+                "name": name, "kind": "tensor", "dtype": str(value.dtype).removeprefix("torch."),
+                "shape": [int(d) for d in value.shape], "nbytes": int(value.numel() * value.element_size()),
+            })  # fmt: skip
+        elif isinstance(value, (bool, int, float, str)) or value is None:
+            out.append({"name": name, "kind": "constexpr" if name in constexprs else "scalar", "value": value})
+        else:
+            text = getattr(value, "__name__", None) or repr(value)[:40]
+            out.append({"name": name, "kind": "constexpr" if name in constexprs else "scalar", "value": text})
+    return out
+
+
 def compile_example(spec: dict, arch: str):
     """(CompiledKernel, launch dict) for one example-argument spec on ``arch``; the launch dict fits LaunchInfo."""
     import triton
@@ -134,6 +152,7 @@ def compile_example(spec: dict, arch: str):
         "block_threads": options.num_warps * target.warp_size,
         "options": {k: v for k, v in given.items() if isinstance(v, (int, float, str, bool)) or v is None},
         "specialization": described,
+        "arguments": describe_arguments(fn, bound_args),
         "source": "example-args",
         "note": None if grid else "no 'grid' given: launch-aware occupancy checks cannot tell how many CUs it fills",
     }
