@@ -41,6 +41,11 @@ class IsaCheck(_Strict):
     kernel: str | None = Field(None, description="substring of the kernel name; default: every kernel compiled")
     archs: list[str] | None = Field(None, description="default: the task's archs")
     description: str = ""
+    why: str | None = Field(
+        None,
+        description="a structural check (a loop shape, an instruction pattern) stays only where the structure is the "
+        "point of the task: say why here; budgets (VGPRs, waves, spills) need none",
+    )
 
 
 class CompileTarget(_Strict):
@@ -115,6 +120,11 @@ class TaskSpec(_Strict):
     correctness: CorrectnessSpec | None = None
     performance: PerfSpec | None = None
     isa_checks: list[IsaCheck] = Field(default_factory=list)
+    speed_bar: float | None = Field(
+        None,
+        description="amd-static: the predicted speedup over the baseline (tools.predict, per arch, geometric mean) a "
+        "candidate must reach, e.g. 1.05; unset: the task is not scored on predicted speed",
+    )
     forbidden_calls: list[str] = Field(default_factory=list, description="dotted names the candidate may not call")
     allow_streams: bool = False
     time_limit_s: int = 1800

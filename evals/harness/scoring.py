@@ -131,11 +131,14 @@ def verdict(s: TaskScore, required: set[StageCode]) -> tuple[bool, StageCode | N
     return (True, None) if s.complete else (False, "needs_gpu")
 
 
-def _compile_and_isa(task: Task, code_dir: Path, base_dir: Path, s: TaskScore) -> None:
-    """Compile the candidate (and the baseline when a check compares with it), at once; then the ISA checks."""
+def _compile_and_isa(
+    task: Task, code_dir: Path, base_dir: Path, s: TaskScore
+) -> tuple[list[KernelDump], list[KernelDump]]:
+    """Compile the candidate (and the baseline when a check or the predicted speed compares with it), at once; then
+    the ISA checks. Returns (baseline kernels, candidate kernels) for the predicted-speed stage."""
     spec = task.spec
     fixed = spec.performance is not None and not spec.performance.compiler_options_may_change
-    vs_baseline = any(c.check in NEEDS_BASELINE for c in spec.isa_checks)
+    vs_baseline = any(c.check in NEEDS_BASELINE for c in spec.isa_checks) or predicted_speed_scored(task)
     with ThreadPoolExecutor(2) as pool:  # two dump-ir processes; the cache keeps an entry per folder, so never a clash
         cand_job = pool.submit(compile_targets, task, code_dir)
         base_job = pool.submit(compile_targets, task, base_dir) if fixed or vs_baseline else None
@@ -149,7 +152,7 @@ def _compile_and_isa(task: Task, code_dir: Path, base_dir: Path, s: TaskScore) -
     if missing:
         s.complete = False
     if not s.compiled:
-        return
+        return base_kernels, kernels
     s.record("compiled", True, f"{len(kernels)} kernel(s)")
     checks = run_isa_checks(spec.isa_checks, kernels, base_kernels) + options_unchanged(task, base_kernels, kernels)
     s.checks += checks
@@ -159,6 +162,38 @@ def _compile_and_isa(task: Task, code_dir: Path, base_dir: Path, s: TaskScore) -
             s.record("isa_check_failed", False, f"ISA check failed: {c.name}: {c.detail}")
     if s.isa_ok:
         s.record("isa_ok", True, f"{len(checks)} check(s)")
+    return base_kernels, kernels
+
+
+def predicted_speed_scored(task: Task) -> bool:
+    """amd-static tasks with a ``speed_bar`` are scored on the predicted speedup over their baseline."""
+    return task.spec.track == "amd-static" and task.spec.speed_bar is not None
+
+
+def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], s: TaskScore) -> None:
+    """The predicted-speed stage of an amd-static task: ``tools.predict.predict_pair`` per arch (baseline against
+    candidate), the geometric mean against the task's ``speed_bar``. No prediction for an arch leaves the score
+    incomplete (``needs_gpu``: measure it), never a pass."""
+    from tools.outcome import predict_speed
+
+    bar = task.spec.speed_bar
+    speeds, lines = [], []
+    for arch in sorted({k.arch for k in cand}):
+        b = [k for k in base if k.arch == arch]
+        c = [k for k in cand if k.arch == arch]
+        speed, _ = predict_speed(b, c, arch)
+        if speed.speedup is None:
+            s.complete = False
+            s.record("needs_gpu", False, f"no predicted speed on {arch} ({speed.note}): measure on a GPU")
+            return
+        speeds.append(speed.speedup)
+        lines.append(f"{arch} {speed.note}")
+        s.flags.append(f"predicted speed on {arch}: {speed.note}")
+    if not speeds:
+        return
+    s.speedup = geomean(speeds)
+    what = f"predicted speedup {s.speedup:.3f}× against the bar {bar}× ({'; '.join(lines)})"
+    s.record("faster" if s.speedup >= bar else "slower", s.speedup >= bar, what)
 
 
 def _correctness(task, code_dir, work, runtime, s, rng, procs, interpret) -> None:
@@ -264,7 +299,7 @@ def score(
                 # GPU; they are killed unused when the first session does not clear the bar
                 confirm = start_timing_servers(task, code_dir, base_dir, work / "confirm", runtime, caches=work)
                 gpu_phase.callback(stop_timing_servers, confirm)
-            _compile_and_isa(task, code_dir, base_dir, s)
+            base_kernels, kernels = _compile_and_isa(task, code_dir, base_dir, s)
             for proc in [*(checkers or {}).values(), *(servers or {}).values(), *(confirm or {}).values()]:
                 proc.wait_ready()
         if runtime.has_gpu:
@@ -285,6 +320,8 @@ def score(
         elif c is None and spec.track == "amd-static":
             s.flags.append("no output oracle: this task is scored on its compiled ISA only")
 
+        if predicted_speed_scored(task) and s.compiled and s.correct is not False:
+            predicted_speed(task, base_kernels, kernels, s)
         timed_needed = spec.track == "gpu-runtime" and perf is not None
         if servers and s.correct:
             _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, confirm, checkers["reference"])
@@ -295,7 +332,7 @@ def score(
     required: set[StageCode] = {"compiled"}
     if c is not None and (runtime.has_gpu or spec.track != "amd-static" or c.oracle == "llvm-cpu" or interpret):
         required.add("correct")
-    if timed_needed and runtime.has_gpu:
+    if (timed_needed and runtime.has_gpu) or predicted_speed_scored(task):
         required.add("faster")
     s.passed, s.code = verdict(s, required)
     s.seconds = round(time.perf_counter() - t0, 2)
