@@ -68,8 +68,10 @@ def test_verify_and_eval_check_read_the_same_counts_on_the_masked_loop():
     rep = verify_prefetch(MASKED, MASKED_AHEAD, "gfx942", gpu=False)
     feed = next(c for c in rep.checks if c.name == "loads-feed-next-iteration")
     # a structural finding explains the time: a warning, never the verdict (issue 22)
-    assert feed.ok and feed.severity == "warning" and feed.detail.startswith(
-        "8 of 9 in-loop load(s) are consumed in the next iteration, 9 exposed"
+    assert (
+        feed.ok
+        and feed.severity == "warning"
+        and feed.detail.startswith("8 of 9 in-loop load(s) are consumed in the next iteration, 9 exposed")
     )
     assert "hot loop is exposed-latency" in feed.detail
     lat = next(c for c in rep.checks if c.name == "memory-latencies-per-iteration")
