@@ -331,6 +331,8 @@ def test_case13_the_numeric_options_are_the_known_ones():
         "--jobs",
         "--launch-count",
         "--launch-lds",
+        "--max-vgprs",
+        "--min-waves",
         "--peak-threshold",
         "--rtol",
         "--seed",
@@ -339,6 +341,7 @@ def test_case13_the_numeric_options_are_the_known_ones():
         "--time-limit",
         "--timeout",
         "--top",
+        "--trips",
     ]
 
 
