@@ -163,6 +163,7 @@ StageCode = Literal[
     "speed_of_light_exceeded",
     "timing_failed",
     "oracle_failed",  # the output oracle (kernelpilot check) could not run on the candidate
+    "oracle_undetermined",  # the oracle cannot decide (an instruction check does not run): incomplete, not the agent's
     "slower",  # the speedup's CI lower bound does not clear required_speedup
     "faster",
     "infra_error",  # the harness failed twice; the verdict is not the agent's
@@ -171,7 +172,7 @@ FAILING_CODES: frozenset[str] = frozenset(
     c for c in StageCode.__args__ if c not in ("compiled", "isa_ok", "correct", "faster")
 )
 # the host lacked something a stage needs: the score is incomplete, the verdict undecidable here (not the agent's)
-INCOMPLETE_CODES: frozenset[str] = frozenset({"toolchain_missing", "needs_gpu"})
+INCOMPLETE_CODES: frozenset[str] = frozenset({"toolchain_missing", "needs_gpu", "oracle_undetermined"})
 
 
 class StageOutcome(BaseModel):
@@ -241,6 +242,9 @@ class TaskScore(BaseModel):
     speedup: float | None = Field(None, description="geomean over perf shapes; None when not timed")
     speedup_ci: tuple[float, float] | None = None
     fraction_of_sol: float | None = None
+    sol_defined: bool = Field(
+        False, description="the task states a speed-of-light (bytes/flops or a prediction): it enters the SOL score"
+    )
     checks: list[CheckOutcome] = Field(default_factory=list)
     cases: list[CaseOutcome] = Field(default_factory=list)
     timings: list[TimingOutcome] = Field(default_factory=list)
@@ -280,6 +284,14 @@ class RunMetrics(BaseModel):
     agent: str
     tasks: int = Field(description="tasks scored: every task of the run but those with an infra_error")
     passed: int
+    sol_score: float | None = Field(
+        None,
+        description="the ranking score: geometric mean over tasks of the fraction of speed-of-light (a failed task "
+        "scores 0, floored at 1 % in the mean; incomplete tasks and passes without a SOL figure left out)",
+    )
+    sol_score_ci: tuple[float, float] | None = Field(None, description="95 % bootstrap CI of sol_score over tasks")
+    sol_scored_tasks: int = Field(0, description="tasks that entered sol_score")
+    pass_rate: float = 0.0
     compile_rate: float
     correct_rate: float
     isa_pass_rate: float
@@ -289,6 +301,11 @@ class RunMetrics(BaseModel):
     incomplete: int = 0
     infra_errors: int = Field(
         0, description="tasks the harness failed on (infra_error): left out of every rate, counted here"
+    )
+    undetermined: int = Field(
+        0,
+        description="tasks whose output oracle could not decide (oracle_undetermined: an instruction kernelpilot "
+        "check does not run): left out of every rate, counted here, never against the agent",
     )
     mean_agent_seconds: float | None = None
     mean_agent_cost_usd: float | None = None

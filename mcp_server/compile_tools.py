@@ -24,6 +24,7 @@ from mcp_server.app import (
 from mcp_server.models import CheckOutput, DumpIrOutput
 from mcp_server.paths import confine, project_dir
 from tools.errors import InputError
+from tools.gitref import parse_spec
 from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
 
@@ -110,6 +111,15 @@ async def check(
     ] = None,
     atol: Annotated[float, Field(description="absolute tolerance (0: bit for bit)", ge=0)] = 0.0,
     rtol: Annotated[float, Field(description="relative tolerance (0: bit for bit)", ge=0)] = 0.0,
+    max_memory_gb: Annotated[
+        float,
+        Field(
+            description="memory cap of the process running the kernels, GB (a launch needing more is "
+            "refused before it starts)",
+            gt=0,
+            le=1024,
+        ),
+    ] = 8.0,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -124,15 +134,21 @@ async def check(
         if not before or not after:
             raise InputError("give before and after (two kernel files), or job_id", hint="e.g. before='k_old.py'")
         a = confine(after, what="after")
+        if before.startswith("-"):
+            raise InputError(f"before '{before}' starts with '-': neither a file nor a git revision",
+                             hint="give a kernel file, or a git revision such as HEAD:./kernel.py")  # fmt: skip
         try:
             b = str(confine(before, what="before"))
         except InputError:
-            if ":" not in before:
+            if parse_spec(before) is None:
                 raise
-            b = before  # a git revision (HEAD:./kernel.py), read from AFTER's (confined) repository
+            # a git revision (HEAD:./kernel.py): the worker reads it from AFTER's repository, its path confined to
+            # the roots there (tools.gitref), so a revision cannot reach a file outside them
+            b = before
         kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
         kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout}
-        return "check", kwargs, 2 * timeout + 60, f"check {Path(b).name} → {a.name}"
+        kwargs |= {"max_memory_gb": max_memory_gb}
+        return "check", kwargs, timeout + 60, f"check {Path(b).name} → {a.name}"
 
     with agent_errors():
         got = await run_job(ctx, "check", job_id, wait_seconds, start)

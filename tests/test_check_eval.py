@@ -81,3 +81,33 @@ def test_wrong_tile_traps_pass_the_isa_but_fail_the_output_oracle(task_id, trap,
 def test_coupled_traps_compute_the_right_values_and_fail_only_on_the_isa(task_id, trap, tmp_path):
     _, score = _oracle_on_trap(task_id, trap, tmp_path)
     assert score.correct is True, score.reasons
+
+
+@pytest.mark.slow
+def test_an_instruction_the_oracle_cannot_run_is_undetermined_never_oracle_failed(tmp_path):
+    """The baseline with one `s_sleep` inline asm (right on a GPU, not run by check): incomplete, not the agent's."""
+    import random
+
+    from evals.harness.oracle import llvm_cpu_oracle
+    from evals.metrics import run_metrics
+    from evals.models import INCOMPLETE_CODES, TaskScore
+
+    task = load_tasks(["flydsl-paged-pv-chain"])[0]
+    code = tmp_path / "candidate"
+    code.mkdir()
+    src = (task.workspace / "kernel.py").read_text()
+    src = src.replace(
+        "from flydsl._mlir import ir\n", "from flydsl._mlir import ir\nfrom flydsl._mlir.dialects import llvm\n"
+    )
+    src = src.replace("    row = seq * MAX_BLOCKS\n", '    row = seq * MAX_BLOCKS\n    llvm.inline_asm(None, [], "s_sleep 1", "", '
+                      "has_side_effects=True)\n")  # fmt: skip
+    (code / "kernel.py").write_text(src)
+    score = TaskScore(task_id=task.id, track=task.spec.track, agent="asm", passed=False)
+    llvm_cpu_oracle(task, code, tmp_path, score, random.Random(7))
+    codes = [o.code for o in score.outcomes]
+    assert codes == ["oracle_undetermined"] and "oracle_undetermined" in INCOMPLETE_CODES
+    assert score.complete is False and score.correct is None
+    assert 'inline asm "s_sleep 1"' in score.outcomes[0].detail
+    score.code = "oracle_undetermined"
+    m = run_metrics("asm", [score])
+    assert (m.tasks, m.undetermined, m.infra_errors) == (0, 1, 0)  # counted apart, in no rate

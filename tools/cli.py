@@ -102,6 +102,7 @@ NUMBER_RANGES: dict[str, tuple[float, bool]] = {
     "compute_units": (1, True),
     "atol": (0, True),
     "rtol": (0, True),
+    "max_memory": (0, False),
     "seed": (0, True),
     "slurm_gpus_per_node": (1, True),
     "slurm_jobs": (1, True),

@@ -7,6 +7,11 @@ base name (frontends pick the language from the suffix, and reports show the nam
 
 ``PATH`` follows git's rule (relative to the repository root) and, when that names nothing, is retried relative to
 the working directory (``git show REV:./PATH``), so ``HEAD:kernel.py`` works from a subdirectory too.
+
+A REV is never an option: one starting with ``-`` is refused, the rest is resolved with ``git rev-parse --verify
+--end-of-options`` to a commit hash before ``git show`` sees anything. In a confined call (the MCP server,
+``tools.paths.confined_to``) PATH's place in the work tree must lie inside the roots, checked before git reads it:
+a spec cannot read history from outside the directories the server may read.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pydantic import BaseModel
 
 from tools.errors import InputError, ToolchainError
 from tools.executors import LOCAL
+from tools.paths import current_roots, resolve
 
 # REV:PATH: a non-empty rev, a colon, a non-empty path (a second colon would be git's ":stage:path" form).
 _SPEC = re.compile(r"^(?P<rev>[^:\s][^:]*):(?P<path>[^:].*)$")
@@ -77,15 +83,20 @@ def read_git_file(spec: str, dest_dir: Path, cwd: Path | None = None) -> GitFile
             hint="give a path, or REV:PATH such as HEAD:kernel.py (the committed version of kernel.py)",
         )
     rev, path = parsed
+    if rev.startswith("-"):
+        raise InputError(
+            f"'{rev}' in '{spec}' starts with '-': a revision never does",
+            hint="use HEAD, a branch, a tag or a commit hash (git log lists them), or a path to a copy of the file",
+        )
     cwd = Path(cwd or ".").resolve()
-    code, _, err = _git(["rev-parse", "--show-toplevel"], cwd)
+    code, toplevel, err = _git(["rev-parse", "--show-toplevel"], cwd)
     if code != 0:
         raise InputError(
             f"'{spec}' looks like a git reference, but {cwd} is not inside a git repository",
             hint="run from the repository that holds the file, or pass a path to a copy of the baseline",
             details=err.strip(),
         )
-    code, commit, err = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd)
+    code, commit, err = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], cwd)
     if code != 0:
         raise InputError(
             f"'{rev}' in '{spec}' names no commit in this repository",
@@ -94,12 +105,16 @@ def read_git_file(spec: str, dest_dir: Path, cwd: Path | None = None) -> GitFile
     commit = commit.strip()
     # git's rule first (relative to the repository root), then relative to the working directory.
     candidates = [path] if path.startswith("./") or path.startswith("../") else [path, f"./{path}"]
+    candidates = _inside_roots(candidates, Path(toplevel.strip()), cwd, spec)
     for candidate in candidates:
-        code, content, _ = _git(["show", f"{commit}:{candidate}"], cwd)
+        code, content, _ = _git(["show", "--end-of-options", f"{commit}:{candidate}"], cwd)
         if code == 0:
             break
     else:
-        code, listing, _ = _git(["ls-tree", "-r", "--name-only", commit], cwd)
+        # the listing is left out of a confined call: it would name files outside the roots
+        code, listing, _ = (
+            _git(["ls-tree", "-r", "--name-only", commit], cwd) if current_roots() is None else (1, "", "")
+        )
         name = Path(path).name
         near = [p for p in listing.splitlines() if Path(p).name == name][:5] if code == 0 else []
         raise InputError(
@@ -115,6 +130,26 @@ def read_git_file(spec: str, dest_dir: Path, cwd: Path | None = None) -> GitFile
     local = dest_dir / Path(path).name
     local.write_text(content)
     return GitFile(spec=spec, rev=rev, path=repo_path, commit=commit, local_path=local)
+
+
+def _inside_roots(candidates: list[str], toplevel: Path, cwd: Path, spec: str) -> list[str]:
+    """The candidates whose place in the work tree (``./`` ones from ``cwd``, others from the repository root) lies
+    inside the confined call's roots; all of them outside a confined call. None inside: the first one's error."""
+    roots = current_roots()
+    if roots is None:
+        return candidates
+    kept, first_error = [], None
+    for candidate in candidates:
+        place = (cwd if candidate.startswith(("./", "../")) else toplevel) / candidate
+        try:
+            resolve(place, roots=roots, what=f"the path of {spec} ({place})")
+        except InputError as exc:
+            first_error = first_error or exc
+            continue
+        kept.append(candidate)
+    if not kept:
+        raise first_error
+    return kept
 
 
 @contextmanager

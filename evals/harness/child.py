@@ -17,20 +17,16 @@ change what is measured; the patch itself is detected and reported. Replies carr
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import traceback
 from pathlib import Path
 
+from tools.childproc import import_user_file
+
 
 def _import_file(path: Path, name: str):
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_user_file(path, name)
 
 
 def load_callable(spec: dict):

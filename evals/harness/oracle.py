@@ -16,6 +16,7 @@ from pathlib import Path
 from evals.catalog import Task
 from evals.harness.workspace import scoring_copy
 from evals.models import CaseOutcome, TaskScore
+from tools.check.errors import UnsupportedIR
 from tools.errors import KernelpilotError
 
 
@@ -30,7 +31,7 @@ def llvm_cpu_oracle(task: Task, code_dir: Path, work: Path, score: TaskScore, rn
     inputs = inputs if inputs.is_file() else None
     targets = [t.file for t in task.spec.compile] or ["kernel.py"]
     cases = [(s, False) for s in c.shapes] + [(s, True) for s in c.hidden_shapes]
-    outcomes, errors = [], []
+    outcomes, errors, undetermined, open_cases = [], [], [], []
     for arch in task.spec.archs:
         seeds = [rng.randrange(1 << 30) for _ in range(c.seeds_per_shape)]
         for target in targets:
@@ -38,6 +39,9 @@ def llvm_cpu_oracle(task: Task, code_dir: Path, work: Path, score: TaskScore, rn
                 rep = check(ref_dir / target, code_dir / target, arch=arch, seeds=seeds,
                             shapes=[s.params for s, _ in cases], inputs=inputs, atol=c.atol, rtol=c.rtol,
                             engine="llvm")  # fmt: skip
+            except UnsupportedIR as exc:  # the oracle cannot run it: no verdict, not the agent's failure
+                undetermined.append(f"output oracle cannot decide {target} ({arch}): {exc.verdict_reason}")
+                continue
             except KernelpilotError as exc:
                 errors.append(f"output oracle (kernelpilot check) failed on {target} ({arch}): {exc.message}")
                 continue
@@ -48,13 +52,21 @@ def llvm_cpu_oracle(task: Task, code_dir: Path, work: Path, score: TaskScore, rn
                                             passed=case.verdict == "same",
                                             detail=f"kernelpilot check: {case.verdict}: {case.reason}",
                                             max_abs_err=max(diffs) if diffs else None))  # fmt: skip
+                if case.verdict == "undetermined":
+                    open_cases.append(outcomes[-1])
     score.cases += outcomes
     for error in errors:
         score.record("oracle_failed", False, error)
-    score.correct = not errors and bool(outcomes) and all(o.passed for o in outcomes)
-    bad = next((o for o in outcomes if not o.passed), None)
+    undetermined += [f"output oracle cannot decide case {o.case}: {o.detail}" for o in open_cases]
+    bad = next((o for o in outcomes if not o.passed and o not in open_cases), None)
     if bad and not errors:
         hidden = "hidden " if bad.hidden else ""
         score.record("oracle_mismatch", False, f"incorrect on {hidden}case {bad.case}: {bad.detail}")
-    elif score.correct:
+    elif undetermined and not errors:  # every decided case agrees, the rest could not be run: incomplete
+        score.complete = False
+        score.correct = None
+        score.record("oracle_undetermined", False, undetermined[0])
+        return
+    score.correct = not errors and bool(outcomes) and all(o.passed for o in outcomes)
+    if score.correct:
         score.record("correct", True, f"{len(outcomes)} case(s) through kernelpilot check")

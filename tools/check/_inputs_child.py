@@ -11,7 +11,11 @@ uniform in ``[0, numel)``, booleans fair coins. Writes ``inputs.json`` (launches
 ``bufN.bin`` per distinct tensor storage (tensors sharing storage share the buffer, as on the GPU).
 With ``interpret`` (Triton only) it then runs each launch under Triton's interpreter and writes ``outN.bin`` for
 every buffer after the run; with LOAD_DIR it first overwrites every buffer with ``LOAD_DIR/case<i>/bufN.bin`` (the other
-file's inputs), so both kernels start from identical bytes. Exit 3: the user's code failed (traceback on stderr); 4: convention not followed.
+file's inputs), so both kernels start from identical bytes.
+
+The outcome is ``OUT_DIR/result.json`` (``tools.childproc``: ``ok``, ``convention`` when the file does not follow
+the convention, ``user_error`` / ``exited`` / ``memory`` when its code failed); the exit code means nothing (a
+kernel file may call ``sys.exit(4)`` itself).
 """
 
 from __future__ import annotations
@@ -19,11 +23,17 @@ from __future__ import annotations
 import inspect
 import json
 import sys
-import traceback
 from pathlib import Path
+
+from tools.childproc import failure, import_user_file, write_result
 
 INPUTS = "kernelpilot_inputs"
 ENTRY = "kernelpilot_entry"
+RESULT_FILE = "result.json"
+
+
+class ConventionError(Exception):
+    """The file does not follow check's convention (no maker, a --shape key it does not take, a wrong return)."""
 
 
 def _fill(storage_view, gen, torch):
@@ -41,7 +51,7 @@ def _call(fn, seed, shape, with_seed):
     args = (seed,) if with_seed else ()
     unknown = [k for k in shape if k not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values())]
     if unknown:
-        raise SystemExit(f"{fn.__name__}() takes no parameter {unknown[0]!r} (from --shape); it takes "
+        raise ConventionError(f"{fn.__name__}() takes no parameter {unknown[0]!r} (from --shape); it takes "
                          f"{', '.join(params) or 'none'}")  # fmt: skip
     return fn(*args, **shape)
 
@@ -49,14 +59,16 @@ def _call(fn, seed, shape, with_seed):
 def _launches(spec, frontend):
     if frontend == "flydsl":
         if not isinstance(spec, tuple) or len(spec) not in (2, 3) or not (spec[0] is None or callable(spec[0])):
-            raise TypeError("must return (jit_function, args[, kwargs]) for FlyDSL")
+            raise ConventionError("must return (jit_function, args[, kwargs]) for FlyDSL")
         fn, args, kwargs = (*spec, {}) if len(spec) == 2 else spec
         return [{"fn": fn, "args": list(args), "kwargs": dict(kwargs), "grid": None}]
     specs = spec if isinstance(spec, list) else [spec]
     out = []
     for s in specs:
         if not isinstance(s, dict) or "kernel" not in s or "args" not in s:
-            raise TypeError("must return the example-argument form {'kernel', 'args', 'kwargs', 'grid'} for Triton")
+            raise ConventionError(
+                "must return the example-argument form {'kernel', 'args', 'kwargs', 'grid'} for Triton"
+            )
         out.append({"fn": s["kernel"], "args": list(s["args"]), "kwargs": dict(s.get("kwargs") or {}),
                     "grid": tuple(s.get("grid") or (1,))})  # fmt: skip
     return out
@@ -67,7 +79,8 @@ def _param_names(fn, n):
         if target is None:
             continue
         try:
-            names = [p.name for p in inspect.signature(target).parameters.values() if p.kind != p.VAR_POSITIONAL]
+            params = inspect.signature(target).parameters.values()
+            names = [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         except (TypeError, ValueError):
             continue
         if len(names) >= n:
@@ -82,27 +95,30 @@ def main(argv):
     interpret = len(argv) > 4 and argv[4] == "interpret"
     load_dir = Path(argv[5]) if len(argv) > 5 else None
     path = Path(file).resolve()
-    sys.path.insert(0, str(path.parent))
+    result = Path(out) / RESULT_FILE
+    Path(out).mkdir(parents=True, exist_ok=True)
     try:
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[path.stem] = module
-        spec.loader.exec_module(module)
-    except Exception:
-        traceback.print_exc()
-        return 3
+        module = import_user_file(path)
+    except BaseException as exc:  # SystemExit included: the file's own exit is a failure, not our exit code
+        write_result(result, **failure(exc, "while it was being imported", path))
+        return 0
     user = callable(getattr(module, INPUTS, None))
     maker = getattr(module, INPUTS if user else ENTRY, None)
     if not callable(maker):
-        print(f"{path.name} defines neither {INPUTS}(seed) nor {ENTRY}()", file=sys.stderr)
-        return 4
+        write_result(result, "convention", message=f"{path.name} defines neither {INPUTS}(seed) nor {ENTRY}()")
+        return 0
     for i, (seed, shape) in enumerate(json.loads(cases_json)):
         load = load_dir / f"case{i}" if load_dir else None
-        rc = _case(torch, maker, user, frontend, int(seed), shape, Path(out) / f"case{i}", interpret, load, module)
-        if rc:
-            return rc
+        try:
+            _case(torch, maker, user, frontend, int(seed), shape, Path(out) / f"case{i}", interpret, load, module)
+        except ConventionError as exc:
+            text = str(exc)
+            write_result(result, "convention", message=text if "(" in text.split()[0] else f"{maker.__name__}() {text}")
+            return 0
+        except BaseException as exc:
+            write_result(result, **failure(exc, f"in {maker.__name__}() or a launch (seed {seed})", path))
+            return 0
+    write_result(result, "ok")
     return 0
 
 
@@ -123,17 +139,7 @@ def _flydsl_jit_params(fn, module, n):
 
 
 def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_dir, module=None):
-    try:
-        launches = _launches(_call(maker, seed, shape, user), frontend)
-    except SystemExit as exc:
-        print(str(exc), file=sys.stderr)
-        return 4
-    except TypeError as exc:
-        print(f"{maker.__name__}() {exc}", file=sys.stderr)
-        return 4
-    except Exception:
-        traceback.print_exc()
-        return 3
+    launches = _launches(_call(maker, seed, shape, user), frontend)
     gen = torch.Generator().manual_seed(seed)
     storages: dict[int, int] = {}
     buffers, tensors = [], []
@@ -165,7 +171,9 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
                 args.append({"name": name, "scalar": a, "type": type(a).__name__})
             else:
                 args.append({"name": name, "opaque": type(a).__name__})
-        params = [{"name": p.name, "constexpr": bool(p.is_constexpr)} for p in getattr(launch["fn"], "params", [])]
+        params = [{"name": p.name, "constexpr": bool(p.is_constexpr),
+                   "do_not_specialize": bool(getattr(p, "do_not_specialize", False))}
+                  for p in getattr(launch["fn"], "params", [])]  # fmt: skip
         for a, const in zip(args, constexpr, strict=False):
             a["constexpr"] = const  # FlyDSL Constexpr arguments are baked into the kernel, not passed to it
         described.append({"args": args[: len(launch["args"])], "kwargs": args[len(launch["args"]) :],
@@ -180,17 +188,12 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
         for i, t in enumerate(tensors):
             data = (load_dir / f"buf{i}.bin").read_bytes() if (load_dir / f"buf{i}.bin").exists() else b""
             if len(data) != t.numel() * t.element_size():
-                print(f"argument buffer {i} ({buffers[i]['name']}) has {t.numel() * t.element_size()} bytes here but "
-                      f"{len(data)} in the other file's inputs", file=sys.stderr)  # fmt: skip
-                return 4
+                raise ConventionError(f"argument buffer {i} ({buffers[i]['name']}) has {t.numel() * t.element_size()} "
+                                      f"bytes here but {len(data)} in the other file's inputs")  # fmt: skip
             t.view(torch.uint8).copy_(torch.frombuffer(bytearray(data), dtype=torch.uint8))
     if interpret:
-        try:
-            for launch in launches:
-                launch["fn"][launch["grid"]](*launch["args"], **launch["kwargs"])
-        except Exception:
-            traceback.print_exc()
-            return 3
+        for launch in launches:
+            launch["fn"][launch["grid"]](*launch["args"], **launch["kwargs"])
         for i, t in enumerate(tensors):
             (out_dir / f"out{i}.bin").write_bytes(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return 0

@@ -6,6 +6,8 @@ import argparse
 
 from tools.errors import InputError
 
+DEFAULT_MAX_MEMORY_GB = 8.0  # tools.check.compare's default (not imported here: the CLI starts without numpy)
+
 
 def parse_shape(text: str) -> dict:
     """``k_tiles=8,n=128`` → {'k_tiles': 8, 'n': 128} (ints, then floats, else strings)."""
@@ -39,7 +41,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(repeatable: one input set per shape)")  # fmt: skip
     p.add_argument("--atol", type=float, default=0.0, help="absolute tolerance (default: bit for bit)")
     p.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (default: bit for bit)")
-    p.add_argument("--timeout", type=float, default=600, help="seconds for each compile or input child")
+    p.add_argument("--timeout", type=float, default=600,
+                   help="seconds for the whole check (compiles, inputs, the kernels' run); past it: an error")  # fmt: skip
+    p.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY_GB, metavar="GB",
+                   help="memory cap of the child that runs the kernels (default %(default)g GB): a launch estimated "
+                   "to need more is refused before it starts")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the CheckReport as JSON")
 
 
@@ -47,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     from tools.check.compare import check, format_report
 
     report = check(args.before, args.after, engine=args.engine, arch=args.arch, seeds=args.seed, shapes=args.shape,
-                   atol=args.atol, rtol=args.rtol, timeout=args.timeout)  # fmt: skip
+                   atol=args.atol, rtol=args.rtol, timeout=args.timeout, max_memory_gb=args.max_memory)  # fmt: skip
     print(report.model_dump_json(indent=2) if args.json else format_report(report))
     return {"same": 0, "different": 1}.get(report.verdict, 2 if report.verdict == "error" else 3)

@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tools.check import ops
+from tools.check.errors import UnsupportedIR
 from tools.check.ir import Instr, Kernel, Ty, unsupported
+from tools.check.values import WAVE, from_bytes, to_bytes
 from tools.errors import InputError
 
-WAVE = 64
 GLOBAL_BASE = 1 << 40  # address of the first allocation: a null pointer is never valid
 MAX_EVENTS = 20  # events kept per kind and instruction; the rest are counted
 
@@ -65,84 +67,6 @@ class Launch:
     block: tuple[int, int, int]
 
 
-def mask_bits(x: np.ndarray, bits: int) -> np.ndarray:
-    if bits >= 64:
-        return x
-    return x & np.uint64((1 << bits) - 1)
-
-
-def as_signed(x: np.ndarray, bits: int) -> np.ndarray:
-    x = np.ascontiguousarray(np.asarray(x, dtype=np.uint64))
-    if bits < 64:
-        sign = np.uint64(1 << (bits - 1))
-        x = (x ^ sign) - sign
-    return x.view(np.int64)
-
-
-def round_bf16(x: np.ndarray) -> np.ndarray:
-    u = np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32).copy()
-    nan = np.isnan(np.asarray(x, dtype=np.float32))
-    u = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
-    out = u.view(np.float32)
-    return np.where(nan, np.float32(np.nan), out)
-
-
-def fit_to_type(ty: Ty, x):
-    """Bring an arithmetic result back to its type's storage: ints wrap to their width, bfloat rounds."""
-    s = ty.scalar
-    if s.kind == "int":
-        if s.bits == 1:
-            return np.asarray(x).astype(np.bool_)
-        return mask_bits(np.asarray(x).astype(np.uint64), s.bits)
-    if s.kind == "float":
-        if s.fmt == "bfloat":
-            return round_bf16(x)
-        return np.asarray(x).astype(s.np_dtype)
-    return x
-
-
-def to_bytes(x: np.ndarray, ty: Ty, n: int) -> np.ndarray:
-    """(n, …) lane values → (n, ty.size) bytes, little endian."""
-    s = ty.scalar
-    count = ty.count if ty.kind == "vec" else 1
-    shape = (n, count) if ty.kind == "vec" else (n,)
-    x = np.broadcast_to(x, shape)
-    if s.kind == "int" or s.kind == "ptr":
-        bits = s.bits if s.kind == "int" else s.size * 8
-        if bits == 1 or bits % 8:
-            raise unsupported(f"memory or bitcast of {ty}")
-        dt = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
-        raw = np.ascontiguousarray(x.astype(dt))
-    elif s.kind == "float":
-        if s.fmt == "bfloat":
-            raw = (np.ascontiguousarray(round_bf16(x)).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
-        else:
-            raw = np.ascontiguousarray(x.astype(s.np_dtype))
-    else:
-        raise unsupported(f"memory or bitcast of {ty}")
-    return raw.view(np.uint8).reshape(n, ty.size)
-
-
-def from_bytes(b: np.ndarray, ty: Ty):
-    n = b.shape[0]
-    s = ty.scalar
-    b = np.ascontiguousarray(b)
-    if s.kind == "int" or s.kind == "ptr":
-        bits = s.bits if s.kind == "int" else s.size * 8
-        if bits == 1 or bits % 8:
-            raise unsupported(f"memory or bitcast of {ty}")
-        dt = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
-        vals = b.view(dt).astype(np.uint64)
-    elif s.kind == "float":
-        if s.fmt == "bfloat":
-            vals = (b.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
-        else:
-            vals = b.view(s.np_dtype).copy()
-    else:
-        raise unsupported(f"memory or bitcast of {ty}")
-    return vals.reshape(n, ty.count) if ty.kind == "vec" else vals.reshape(n)
-
-
 class Machine:
     """One launch of one kernel over numpy lanes. ``args`` holds a value per kernel parameter (scalars, addresses)."""
 
@@ -156,6 +80,7 @@ class Machine:
         arch: str,
         dynamic_lds: int = 65536,
     ):
+        ops.bind(kernel)  # each instruction's handler, chosen once per kernel
         self.k = kernel
         self.arch = arch
         bx, by, bz = launch.block
@@ -519,13 +444,13 @@ class Machine:
         raise unsupported(ins.opcode, ins.text)
 
     def step(self, ins: Instr):
-        from tools.check import ops
-
-        handler = ops.HANDLERS.get(ins.opcode)
-        if handler is None:
-            raise unsupported(f"opcode '{ins.opcode}'", ins.text)
-        with np.errstate(all="ignore"):
-            result = handler(self, ins)
+        try:
+            with np.errstate(all="ignore"):
+                result = ins.handler(self, ins)
+        except UnsupportedIR as exc:
+            if not exc.location:
+                exc.location = self.where(ins)[0]
+            raise
         if result is not None:
             self.set(ins, result)
 

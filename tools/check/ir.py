@@ -14,17 +14,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tools.check.errors import UnsupportedIR
+from tools.check.ir_text import SHADOW, parse_error, translate
 from tools.errors import InputError
 
 
-def unsupported(what: str, line: str = "") -> InputError:
-    """The one error for IR the executor does not model: never a silent wrong result."""
-    where = f" (at {line})" if line else ""
-    return InputError(
-        f"unsupported in check: {what}{where}",
-        hint="kernelpilot check models the intrinsics and opcodes its README lists; for Triton files try "
-        "--engine interpreter, else compare on a GPU (or file an issue with the IR line above)",
-    )
+def unsupported(what: str, line: str = "") -> UnsupportedIR:
+    """The one error for IR the executor does not model: never a silent wrong result (the verdict: undetermined)."""
+    return UnsupportedIR(what, line)
 
 
 # ---------------------------------------------------------------------------------------------------------- types
@@ -50,6 +47,8 @@ class Ty:
         if self.kind == "rsrc":
             return 16
         if self.kind == "vec":
+            if self.elem.kind == "int" and self.elem.bits < 8:  # <8 x i1>: elements packed into bits
+                return max(1, (self.elem.bits * self.count + 7) // 8)
             return self.elem.size * self.count
         if self.kind == "array":
             return _align(self.elem.size, self.elem.align) * self.count
@@ -264,6 +263,7 @@ class Instr:
     targets: list[int] = field(default_factory=list)  # successor block ids (br/switch)
     incoming: list[int] = field(default_factory=list)  # phi predecessor block ids
     extra: dict = field(default_factory=dict)
+    handler: object = None  # what executes it: tools.check.ops.bind sets it once per kernel
 
 
 @dataclass
@@ -357,26 +357,7 @@ def read_locations(text: str) -> dict[int, Location]:
 def _callee_name(instr) -> str:
     ops = list(instr.operands)
     name = ops[-1].name if ops else ""
-    return "llvm." + name.removeprefix(_SHADOW) if name.startswith(_SHADOW) else name
-
-
-# Intrinsics newer than llvmlite's LLVM: it reads ``llvm.amdgcn.raw.ptr.buffer.load.async.lds`` as the type suffix
-# ``.async.lds`` of ``llvm.amdgcn.raw.ptr.buffer.load``, fails the verifier and aborts the process (LLVM ERROR, no
-# exception). They are parsed as ordinary external functions (``@kpshadow.…``, without ``immarg``, which only
-# intrinsics may carry) and :func:`_callee_name` gives the executor their real names back.
-_SHADOW = "kpshadow."
-_SHADOWED = ("llvm.amdgcn.raw.ptr.buffer.load.async.lds", "llvm.amdgcn.global.load.async.lds")
-
-
-def _shadow_new_intrinsics(text: str) -> str:
-    for name in _SHADOWED:
-        if "@" + name + "(" not in text:
-            continue
-        shadow = "@" + _SHADOW + name.removeprefix("llvm.") + "("
-        text = text.replace("@" + name + "(", shadow)
-        text = "\n".join(line.replace(" immarg", "") if line.startswith("declare") and shadow in line else line
-                         for line in text.split("\n"))  # fmt: skip
-    return text
+    return "llvm." + name.removeprefix(SHADOW) if name.startswith(SHADOW) else name
 
 
 _PRED = re.compile(
@@ -418,75 +399,14 @@ def _rpo(entry: int, succ: dict[int, list[int]]) -> list[int]:
     return order[::-1]
 
 
-_SPECIAL = re.compile(r"\b(half|bfloat|float|double) ([-+]?)(inf|nan|qnan)\b")
-_SPECIAL_BITS = {
-    ("half", "inf"): "0xH7C00", ("half", "-inf"): "0xHFC00", ("half", "nan"): "0xH7E00",
-    ("bfloat", "inf"): "0xR7F80", ("bfloat", "-inf"): "0xRFF80", ("bfloat", "nan"): "0xR7FC0",
-    ("float", "inf"): "0x7FF0000000000000", ("float", "-inf"): "0xFFF0000000000000",
-    ("float", "nan"): "0x7FF8000000000000", ("double", "inf"): "0x7FF0000000000000",
-    ("double", "-inf"): "0xFFF0000000000000", ("double", "nan"): "0x7FF8000000000000",
-}  # fmt: skip
-
-
-def _hex_float_literals(text: str) -> str:
-    """Newer LLVM prints ``float -inf``/``nan``; llvmlite's parser reads only the hex spelling of such constants."""
-
-    def repl(m):
-        kind = "nan" if m.group(3) != "inf" else ("-inf" if m.group(2) == "-" else "inf")
-        return f"{m.group(1)} {_SPECIAL_BITS[(m.group(1), kind)]}"
-
-    text = _SPECIAL.sub(repl, text)
-    if "phi " in text:  # a phi names its type once: `phi float [ %a, %b ], [ -inf, %c ]`
-        text = _PHI_SPECIAL.sub(_phi_special, text)
-    if "f0x" in text:
-        text = "\n".join(_F0X.sub(lambda m, line=line: _f0x(m, line), line) if "f0x" in line else line
-                         for line in text.split("\n"))  # fmt: skip
-    return text
-
-
-_PHI_SPECIAL = re.compile(r"(= phi (?:[a-z]+ )*?(half|bfloat|float|double) )(.*)")
-
-
-def _phi_special(m) -> str:
-    """``[ -inf, %bb ]`` incoming values of a float phi → the hex spelling of its type."""
-    ty = m.group(2)
-
-    def repl(v):
-        kind = "nan" if v.group(3) != "inf" else ("-inf" if v.group(2) == "-" else "inf")
-        return f"[ {_SPECIAL_BITS[(ty, kind)]},"
-
-    return m.group(1) + re.sub(r"\[ (([-+]?)(inf|nan|qnan)),", repl, m.group(3))
-
-
-_F0X = re.compile(r"\bf0x([0-9A-Fa-f]+)\b")
-
-
-def _f0x(m, line: str) -> str:
-    """``f0x3FB8AA3B`` (the bits in the type's own width) → the spelling llvmlite reads."""
-    digits = m.group(1)
-    if len(digits) == 16:
-        return "0x" + digits.upper()
-    if len(digits) == 8:
-        value = np.uint32(int(digits, 16)).view(np.float32)
-        return "0x" + format(int(np.float64(value).view(np.uint64)), "016X")
-    if len(digits) == 4:
-        before = line[: m.start()]
-        is_bf16 = before.rfind("bfloat") > before.rfind("half")
-        return ("0xR" if is_bf16 else "0xH") + digits.upper()
-    raise unsupported(f"float literal {m.group(0)}", line.strip())
-
-
 def load_kernel(text: str, name: str | None = None) -> Kernel:
     """Parse ``text`` (an AMDGPU LLVM IR module) and return its kernel ``name`` (or its only kernel)."""
     import llvmlite.binding as llvm
 
     try:
-        module = llvm.parse_assembly(_shadow_new_intrinsics(_hex_float_literals(text)))
+        module = llvm.parse_assembly(translate(text))
     except RuntimeError as exc:
-        raise InputError(
-            f"llvmlite could not parse the LLVM IR: {str(exc).splitlines()[0]}",
-            hint="the IR comes from the compiler's llvm_ir/llir stage; check llvmlite is as new as the compiler",
-        ) from exc
+        raise parse_error(str(exc), text) from exc
     kernels = [f for f in module.functions if not f.is_declaration]
     if name:
         kernels = [f for f in kernels if f.name == name] or kernels
@@ -540,6 +460,14 @@ def load_kernel(text: str, name: str | None = None) -> Kernel:
     )
 
 
+_ASM = re.compile(r'asm (?:(?:sideeffect|alignstack|inteldialect|unwind) )*"([^"]*)", "([^"]*)"')
+
+
+def _unescape(text: str) -> str:
+    """LLVM's string escapes (``\\0A`` a newline, ``\\22`` a quote) → the characters."""
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
 def _instr(ins) -> Instr:
     text = str(ins).strip()
     opcode = ins.opcode
@@ -548,7 +476,14 @@ def _instr(ins) -> Instr:
     m = _DBG.search(text)
     rec = Instr(opcode=opcode, ty=ty, ops=[], result=vid(ins), text=text, dbg=int(m.group(1)) if m else None)
     if opcode == "call":
-        rec.callee = _callee_name(ins)
+        if raw_ops and raw_ops[-1].value_kind.name == "inline_asm":
+            am = _ASM.search(text)
+            if not am:
+                raise unsupported("inline asm of this form", text)
+            rec.extra["asm"] = (_unescape(am.group(1)), _unescape(am.group(2)))
+            rec.callee = "asm"
+        else:
+            rec.callee = _callee_name(ins)
         raw_ops = raw_ops[:-1]
     if opcode == "phi":
         rec.incoming = [vid(b) for b in ins.incoming_blocks]

@@ -10,9 +10,10 @@ import re
 
 import numpy as np
 
-from tools.check.engine import WAVE, as_signed, fit_to_type, from_bytes, mask_bits, round_bf16, to_bytes
+from tools.check.inline_asm import asm_handler
 from tools.check.ir import Instr, unsupported
 from tools.check.ops_amdgcn import AMDGCN_INTRINSICS
+from tools.check.values import WAVE, as_signed, fit_to_type, from_bytes, mask_bits, round_bf16, to_bytes
 
 
 def _int_binop(m, ins: Instr):
@@ -379,9 +380,19 @@ def _bf16_round_identity(m, ins):
     return round_bf16(m.get(ins.ops[0]))
 
 
+def _barrier(m, ins):
+    """All waves run in lock step; a barrier that some waves of a workgroup have not reached cannot be modelled."""
+    per_wave = m.mask.reshape(-1, WAVE).any(axis=1) | ~m.alive.reshape(-1, WAVE).any(axis=1)
+    per_wg = per_wave.reshape(m.n_wg, m.waves_per_wg)
+    touched = m.mask.reshape(m.n_wg, -1).any(axis=1)
+    if np.any(touched & ~per_wg.all(axis=1)):
+        raise unsupported("s.barrier reached by some waves of a workgroup while others are elsewhere", ins.text)
+    m.wg_epoch[touched] += 1  # a new barrier interval: LDS written before it is ordered for every wave
+
+
 INTRINSICS: list[tuple[str, object]] = [
     *AMDGCN_INTRINSICS,
-    ("llvm.amdgcn.s.barrier", "barrier"),
+    ("llvm.amdgcn.s.barrier", _barrier),
     ("llvm.amdgcn.s.waitcnt", _noop),
     ("llvm.amdgcn.s.setprio", _noop),
     ("llvm.amdgcn.sched.", _noop),
@@ -424,26 +435,40 @@ INTRINSICS: list[tuple[str, object]] = [
 ]
 
 
-def _call(m, ins: Instr):
-    name = ins.callee
-    for prefix, handler in INTRINSICS:
-        if name.startswith(prefix):
-            if handler is None:
-                break
-            if handler == "barrier":
-                return _barrier(m, ins)
-            return handler(m, ins)
-    raise unsupported(f"intrinsic {name}" if name.startswith("llvm.") else f"call to @{name}", ins.text)
+_BY_PREFIX = dict(INTRINSICS)
 
 
-def _barrier(m, ins):
-    """All waves run in lock step; a barrier that some waves of a workgroup have not reached cannot be modelled."""
-    per_wave = m.mask.reshape(-1, WAVE).any(axis=1) | ~m.alive.reshape(-1, WAVE).any(axis=1)
-    per_wg = per_wave.reshape(m.n_wg, m.waves_per_wg)
-    touched = m.mask.reshape(m.n_wg, -1).any(axis=1)
-    if np.any(touched & ~per_wg.all(axis=1)):
-        raise unsupported("s.barrier reached by some waves of a workgroup while others are elsewhere", ins.text)
-    m.wg_epoch[touched] += 1  # a new barrier interval: LDS written before it is ordered for every wave
+def _intrinsic(name: str):
+    """The handler of a callee, by the longest listed prefix it starts with (None: not modelled)."""
+    best = max((p for p in _BY_PREFIX if name.startswith(p)), key=len, default=None)
+    return _BY_PREFIX[best] if best is not None else None
+
+
+def _not_modelled(name: str):
+    def handler(m, ins):
+        raise unsupported(f"intrinsic {name}" if name.startswith("llvm.") else f"call to @{name}", ins.text)
+
+    return handler
+
+
+def call_handler(ins: Instr):
+    """A call's handler, chosen once when the kernel is bound (:func:`bind`): an intrinsic, inline asm, or a handler
+    that raises :class:`UnsupportedIR` when (and only if) a lane reaches the call."""
+    if ins.extra.get("asm") is not None:
+        return asm_handler(ins)
+    return _intrinsic(ins.callee) or _not_modelled(ins.callee)
+
+
+def _unknown_opcode(m, ins):
+    raise unsupported(f"opcode '{ins.opcode}'", ins.text)
+
+
+def bind(kernel) -> None:
+    """Give every instruction of ``kernel`` its handler (``ins.handler``), once: execution then does no lookups."""
+    for block in kernel.blocks:
+        for ins in block.body:
+            if ins.handler is None:
+                ins.handler = call_handler(ins) if ins.opcode == "call" else HANDLERS.get(ins.opcode, _unknown_opcode)
 
 
 HANDLERS = {
@@ -485,6 +510,5 @@ HANDLERS = {
     "insertvalue": _insertvalue,
     "freeze": _freeze,
     "fence": _noop,
-    "call": _call,
     "atomicrmw": _atomicrmw,
 }

@@ -12,8 +12,8 @@ import re
 import numpy as np
 
 from tools.check import xlane
-from tools.check.engine import WAVE, as_signed, mask_bits, to_bytes
 from tools.check.ir import Ty, unsupported
+from tools.check.values import WAVE, as_signed, mask_bits, to_bytes
 
 
 def _args(m, ins):
@@ -135,7 +135,8 @@ def _mfma_operand(m, x, ty, kind, which, kpl):
 
 
 def _dpp(m, ins):
-    _wave_full(m, ins)
+    """``update.dpp(old, src, ctrl, row_mask, bank_mask, bound_ctrl)`` / ``mov.dpp(src, …)`` on any type (i32, i64,
+    floats, vectors): source lanes outside the exec mask are invalid, as on the hardware (no divergence limit)."""
     if ins.callee.startswith("llvm.amdgcn.update.dpp"):
         old, src = m.full(m.get(ins.ops[0]), ins.ty), m.full(m.get(ins.ops[1]), ins.ty)
         first = 2
@@ -144,9 +145,9 @@ def _dpp(m, ins):
         old, first = np.zeros_like(src), 1
     ctrl, rmask, bmask, bound = (_const_int(m, ins, first + i) for i in range(4))
     try:
-        return xlane.dpp(old, src, ctrl, rmask, bmask, bool(bound))
+        return xlane.dpp(old, src, ctrl, rmask, bmask, bool(bound), exec_mask=m.mask, arch=m.arch)
     except ValueError:
-        raise unsupported(f"{ins.callee} dpp_ctrl {ctrl:#x}", ins.text) from None
+        raise unsupported(f"{ins.callee} dpp_ctrl {ctrl:#x} on {m.arch}", ins.text) from None
 
 
 def _swizzle(m, ins):
@@ -174,14 +175,14 @@ def _permute(m, ins):  # ds_permute: lane (addr/4) receives this lane's data
     return out.reshape(src.shape)
 
 
-def _readfirstlane(m, ins):
+def readfirstlane(m, ins):
     src = m.full(m.get(ins.ops[0]), ins.ty)
     waves = src.reshape(-1, WAVE, *src.shape[1:])
     first = np.argmax(m.mask.reshape(-1, WAVE), axis=1)
     return np.repeat(waves[np.arange(waves.shape[0]), first], WAVE, axis=0)
 
 
-def _readlane(m, ins):
+def readlane(m, ins):
     src = m.full(m.get(ins.ops[0]), ins.ty)
     waves = src.reshape(-1, WAVE, *src.shape[1:])
     lane = np.broadcast_to(np.asarray(m.get(ins.ops[1]), dtype=np.int64), (m.n,)).reshape(-1, WAVE)[:, 0] % WAVE
@@ -289,8 +290,8 @@ AMDGCN_INTRINSICS: list[tuple[str, object]] = [
     ("llvm.amdgcn.ds.swizzle", _swizzle),
     ("llvm.amdgcn.ds.bpermute", _bpermute),
     ("llvm.amdgcn.ds.permute", _permute),
-    ("llvm.amdgcn.readfirstlane", _readfirstlane),
-    ("llvm.amdgcn.readlane", _readlane),
+    ("llvm.amdgcn.readfirstlane", readfirstlane),
+    ("llvm.amdgcn.readlane", readlane),
     ("llvm.amdgcn.mbcnt.", _mbcnt),
     ("llvm.amdgcn.ballot", _ballot),
     ("llvm.amdgcn.cvt.pkrtz", _cvt_pkrtz),

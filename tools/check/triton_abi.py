@@ -2,13 +2,22 @@
 trailing scratch pointers (global and profile scratch, null when the kernel needs none).
 
 Triton's JIT turns an integer argument equal to 1 into a constexpr (and so drops it from the parameter list); an
-explicit ``signature`` compile (dump-ir's dict form) keeps it. Both are recognised by the parameter count.
+explicit ``signature`` compile (dump-ir's dict form) keeps it. Both are recognised by the parameter count. An
+argument named in ``@triton.jit(do_not_specialize=[…])`` stays a runtime parameter whatever its value.
 """
 
 from __future__ import annotations
 
 from tools.check.ir import Ty, unsupported
 from tools.errors import InputError
+
+
+def _fits(params_ty: list[Ty], args: list[dict]) -> bool:
+    """``args`` line up with the parameters: a tensor for each pointer, a number for each scalar, and only Triton's
+    scratch pointers after them."""
+    if len(args) > len(params_ty) or any(t.kind != "ptr" for t in params_ty[len(args) :]):
+        return False
+    return all(("tensor" in a) == (t.kind == "ptr") for t, a in zip(params_ty, args, strict=False))
 
 
 def kernel_params(params_ty: list[Ty], launch: dict, address_of) -> list:
@@ -26,14 +35,16 @@ def kernel_params(params_ty: list[Ty], launch: dict, address_of) -> list:
         raise InputError(f"the launch passes no value for '{missing[0]}'", hint="pass every kernel argument")
     args = [by_name[n] for n in runtime]
     args = [a for a in args if not (a.get("opaque") == "NoneType")]
-    n_extra = len(params_ty) - len(args)
-    if n_extra < 0:  # the JIT specialised integers equal to 1 into constants
-        args = [a for a in args if not (a.get("type") == "int" and a.get("scalar") == 1)]
-        n_extra = len(params_ty) - len(args)
-    if n_extra < 0 or any(t.kind != "ptr" for t in params_ty[len(args) :]):
+    kept = {p["name"] for p in launch["params"] if p.get("do_not_specialize")}
+    # the JIT turns integers equal to 1 into constants, but not those named in do_not_specialize
+    specialised = [a for a in args if a["name"] in kept or not (a.get("type") == "int" and a.get("scalar") == 1)]
+    fits = [c for c in (args, specialised) if _fits(params_ty, c)]
+    if not fits:
         raise unsupported(
             f"mapping {len(runtime)} Triton arguments to the kernel's {len(params_ty)} LLVM parameters",
         )
+    args = fits[0]
+    n_extra = len(params_ty) - len(args)
     values = []
     for ty, arg in zip(params_ty, args, strict=False):
         if ty.kind == "ptr":

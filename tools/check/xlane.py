@@ -98,7 +98,12 @@ def _d_layout(m: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ----------------------------------------------------------------------------------------------------- DPP
-def dpp_source_lanes(ctrl: int) -> np.ndarray:
+# dpp_ctrl encodings (LLVM's AMDGPU::DPP::DppCtrl; CDNA3 ISA guide, "DPP"): 0x000-0x0FF quad_perm, 0x101-0x10F
+# row_shl, 0x111-0x11F row_shr, 0x121-0x12F row_ror, 0x130 wave_shl1, 0x134 wave_rol1, 0x138 wave_shr1, 0x13C
+# wave_ror1, 0x140 row_mirror, 0x141 row_half_mirror, 0x142 row_bcast15, 0x143 row_bcast31, 0x150-0x15F
+# row_newbcast (gfx90a+; GFX10+ calls the same encoding row_share: every lane of a row reads lane n of that row),
+# 0x160-0x16F row_xmask (GFX10+ only: lane reads lane ``pos ^ n`` of its row).
+def dpp_source_lanes(ctrl: int, arch: str = "gfx942") -> np.ndarray:
     """For each of 64 lanes, the lane a DPP move reads (-1 where the source is invalid), per dpp_ctrl's encoding."""
     lane = np.arange(WAVE)
     row, pos = lane // 16, lane % 16
@@ -132,19 +137,37 @@ def dpp_source_lanes(ctrl: int) -> np.ndarray:
         return np.where(row > 0, (row - 1) * 16 + 15, -1)
     if ctrl == 0x143:  # row_bcast31: rows 2,3 read lane 31
         return np.where(row > 1, 31, -1)
-    raise ValueError(f"dpp_ctrl {ctrl:#x}")
+    if 0x150 <= ctrl <= 0x15F and arch not in ("gfx908",):  # row_newbcast / row_share: lane n of the row
+        return row * 16 + (ctrl - 0x150)
+    if 0x160 <= ctrl <= 0x16F and arch.startswith(("gfx10", "gfx11", "gfx12")):  # row_xmask
+        return row * 16 + (pos ^ (ctrl - 0x160))
+    raise ValueError(f"dpp_ctrl {ctrl:#x} on {arch}")
 
 
-def dpp(old: np.ndarray, src: np.ndarray, ctrl: int, row_mask: int, bank_mask: int, bound_ctrl: bool) -> np.ndarray:
-    """update.dpp: lanes whose row/bank is disabled keep ``old``; invalid sources read 0 with bound_ctrl, else keep."""
+def dpp(
+    old: np.ndarray,
+    src: np.ndarray,
+    ctrl: int,
+    row_mask: int,
+    bank_mask: int,
+    bound_ctrl: bool,
+    exec_mask: np.ndarray | None = None,
+    arch: str = "gfx942",
+) -> np.ndarray:
+    """update.dpp: lanes whose row/bank is disabled keep ``old``; a lane whose source is invalid (out of the row or
+    wave, or a lane outside ``exec_mask``) reads 0 with bound_ctrl, else keeps ``old``. Works on any element type:
+    an i64 DPP moves both halves from the same source lane."""
     waves = src.shape[0] // WAVE
     s = src.reshape(waves, WAVE, *src.shape[1:])
     o = np.broadcast_to(old, src.shape).reshape(s.shape)
-    srcl = dpp_source_lanes(ctrl)
-    valid = srcl >= 0
-    moved = s[:, np.where(valid, srcl, 0)]
+    srcl = dpp_source_lanes(ctrl, arch)
+    safe = np.where(srcl >= 0, srcl, 0)
+    valid = np.broadcast_to(srcl >= 0, (waves, WAVE))
+    if exec_mask is not None:
+        valid = valid & exec_mask.reshape(waves, WAVE)[:, safe]
+    moved = s[:, safe]
     fill = np.zeros_like(moved) if bound_ctrl else o
-    invalid = ~valid.reshape((1, WAVE) + (1,) * (s.ndim - 2))
+    invalid = ~valid.reshape((waves, WAVE) + (1,) * (s.ndim - 2))
     moved = np.where(invalid, fill, moved)
     lane = np.arange(WAVE)
     enabled = ((row_mask >> (lane // 16)) & 1).astype(bool) & ((bank_mask >> (lane % 4)) & 1).astype(bool)

@@ -20,7 +20,6 @@ kernel file may exit with any code itself. No runner.json means the process ende
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 import math
@@ -28,29 +27,14 @@ import sys
 import traceback
 from pathlib import Path
 
+from tools.childproc import import_user_file, user_traceback, write_result
 from tools.frontends._triton_jit import LaunchSpecError
 
 ENTRY = "kernelpilot_entry"
 
 
-def _user_traceback(exc: BaseException, path: Path) -> str:
-    """The traceback from the user's file onward: our own frames are noise to the reader."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    start = next((i for i, f in enumerate(frames) if Path(f.filename).resolve() == path), None)
-    if start is None:  # raised inside the compiler after the entry returned: its message carries the source lines
-        return "".join(traceback.format_exception_only(type(exc), exc))
-    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames[start:])]
-    lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)
-
-
 def _load(path: Path):
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_user_file(path)
 
 
 class ConventionError(Exception):
@@ -164,11 +148,9 @@ RESULT_FILE = "runner.json"
 
 
 def _report(out_dir: Path, status: str, **fields) -> None:
-    """The outcome for the parent, in a file: exit codes are the user's to choose (``sys.exit(4)`` in a kernel file
-    must not read as one of ours), so the parent trusts this file and never the exit code."""
-    tmp = out_dir / (RESULT_FILE + ".tmp")
-    tmp.write_text(json.dumps({"status": status, **fields}))
-    tmp.replace(out_dir / RESULT_FILE)
+    """The outcome for the parent, in a file (``tools.childproc``): exit codes are the user's to choose
+    (``sys.exit(4)`` in a kernel file must not read as one of ours), so the parent trusts this file only."""
+    write_result(out_dir / RESULT_FILE, status, **fields)
 
 
 def _exit_message(exc: SystemExit, where: str) -> str:
@@ -189,7 +171,7 @@ def main(argv: list[str]) -> int:
         _report(out_dir, "exited", message=_exit_message(exc, "while it was being imported"))
         return 3
     except Exception as exc:  # the user's module failed at import: show their traceback
-        print(_user_traceback(exc, path), file=sys.stderr)
+        print(user_traceback(exc, path), file=sys.stderr)
         _report(out_dir, "user_error", message="the module raised while it was being imported")
         return 3
     entry = getattr(module, ENTRY, None)
@@ -220,7 +202,7 @@ def main(argv: list[str]) -> int:
         _report(out_dir, "exited", message=_exit_message(exc, f"inside {ENTRY}()"))
         return 3
     except Exception as exc:
-        print(_user_traceback(exc, path), file=sys.stderr)
+        print(user_traceback(exc, path), file=sys.stderr)
         _report(out_dir, "user_error", message=f"{ENTRY}() raised")
         return 3
     _report(out_dir, "ok", **result)

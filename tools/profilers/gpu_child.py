@@ -17,12 +17,13 @@ kernel file is imported, so nothing the kernel prints can pass for a reply. The 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
 import traceback
 from pathlib import Path
+
+from tools.childproc import import_user_file
 
 RUN_ENTRY = "kernelpilot_run"
 
@@ -38,13 +39,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _import_file(path: Path, tag: str):
-    name = f"_kernelpilot_run_{tag}_{path.stem}"
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Triton's JIT reads the kernel's source through its module
-    spec.loader.exec_module(module)
-    return module
+    return import_user_file(path, f"_kernelpilot_run_{tag}_{path.stem}")
 
 
 class _Replies:

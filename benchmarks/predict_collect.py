@@ -1,0 +1,700 @@
+"""Collect what the GPU ran and how long it took, for validating the speed model (issue 22; layout in
+benchmarks/predict_data/FORMAT.md). Runs on the GPU machine (``bash benchmarks/predict_device.sh``):
+
+    python benchmarks/predict_collect.py --out $OUT [--only SUBSTR ...] [--calls 40] [--deadline 420]
+    python benchmarks/predict_collect.py --list          # the variants and pairs, no GPU needed
+
+Variants: every gpu-runtime eval task's baseline (workspace as shipped), reference (solution.patch applied to a copy)
+and noop (the baseline again, imported or built again and timed on its own), and every
+``benchmarks/predict_kernels/<pair>__<role>.py``. Per variant: the call runs once with every Triton launch recorded
+(``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
+kernel with grid, block, registers, duration; after the timing), timed with ``tools.profilers.timing.EventTimer`` (the eval
+harness's timer: L2 flushed before each call); each variant compiles into its own fresh ``TRITON_CACHE_DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import inspect
+import json
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script: the repo's tools/ must import
+    sys.path.insert(0, str(REPO))
+
+from tools.executors import LOCAL  # noqa: E402
+from tools.toolchain import nvidia_tool  # noqa: E402
+
+KERNELS_DIR = REPO / "benchmarks" / "predict_kernels"
+TASKS_DIR = REPO / "evals" / "tasks"
+TASK_ROLES = ("baseline", "reference", "noop")
+TRITON_EXTS = (".ttir", ".ttgir", ".llir", ".ptx", ".cubin", ".json")
+PACK_LIMIT = 16 * 1024 * 1024
+FORMAT = 1
+
+
+# --- what to run (pure, CPU) ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Variant:
+    name: str  # the folder name: task.<id>.<role> or pair.<pair>.<role>
+    kind: str  # task | pair
+    group: str  # task id or pair name
+    role: str
+    source: Path  # the file that is timed (task: the workspace entry or kernel.cu; pair: the variant file)
+    language: str = "triton"
+    spec: dict = field(default_factory=dict)  # task.yaml (tasks only)
+
+
+def gpu_runtime_tasks(tasks_dir: Path = TASKS_DIR) -> list[tuple[Path, dict]]:
+    import yaml
+
+    out = []
+    for task_yaml in sorted(tasks_dir.glob("*/task.yaml")):
+        spec = yaml.safe_load(task_yaml.read_text())
+        if spec.get("track") == "gpu-runtime":
+            out.append((task_yaml.parent, spec))
+    return out
+
+
+def pair_files(kernels_dir: Path = KERNELS_DIR) -> dict[str, list[tuple[str, Path]]]:
+    """``{pair: [(role, file), ...]}`` with ``before`` first, from ``<pair>__<role>.py`` names."""
+    pairs: dict[str, list[tuple[str, Path]]] = {}
+    for path in sorted(kernels_dir.glob("*__*.py")):
+        pair, _, role = path.stem.partition("__")
+        pairs.setdefault(pair, []).append((role, path))
+    for roles in pairs.values():
+        roles.sort(key=lambda rp: (rp[0] != "before", rp[0]))
+    return pairs
+
+
+def enumerate_variants(tasks_dir: Path = TASKS_DIR, kernels_dir: Path = KERNELS_DIR) -> list[Variant]:
+    variants = []
+    for task_dir, spec in gpu_runtime_tasks(tasks_dir):
+        corr = spec["correctness"]
+        cuda = bool(corr.get("loader"))
+        entry = "kernel.cu" if cuda else corr.get("entry", "kernel.py:forward").partition(":")[0]
+        for role in TASK_ROLES:
+            variants.append(
+                Variant(
+                    name=f"task.{task_dir.name}.{role}",
+                    kind="task",
+                    group=task_dir.name,
+                    role=role,
+                    source=task_dir / "workspace" / entry,
+                    language="cuda" if cuda else "triton",
+                    spec=spec,
+                )
+            )
+    for pair, roles in pair_files(kernels_dir).items():
+        for role, path in roles:
+            variants.append(Variant(name=f"pair.{pair}.{role}", kind="pair", group=pair, role=role, source=path))
+    return variants
+
+
+def variant_pairs(variants: list[Variant]) -> list[dict]:
+    """baseline->reference and baseline->noop per task; before->every other role per pair."""
+    by_group: dict[tuple[str, str], dict[str, str]] = {}
+    for v in variants:
+        by_group.setdefault((v.kind, v.group), {})[v.role] = v.name
+    out = []
+    for (kind, _), roles in by_group.items():
+        first = roles.get("baseline" if kind == "task" else "before")
+        if first is None:
+            continue
+        for role, name in roles.items():
+            if name == first:
+                continue
+            label = f"baseline->{role}" if kind == "task" else "before->after"
+            out.append({"before": first, "after": name, "kind": label})
+    return out
+
+
+def task_code_dir(task_dir: Path, role: str, tmp: Path) -> Path:
+    """A private copy of the task's workspace; the reference has ``solution.patch`` applied (as the eval does)."""
+    dest = tmp / f"{task_dir.name}-{role}"
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(task_dir / "workspace", dest)
+    if role == "reference":
+        result = LOCAL.run(["git", "apply", str(task_dir / "solution.patch")], cwd=dest, timeout=60)
+        if not result.ok:
+            raise RuntimeError(f"git apply {task_dir.name}/solution.patch failed: {result.stderr[-500:]}")
+    return dest
+
+
+# --- describing a launch (pure given its objects) ------------------------------------------------------------------
+
+
+def describe_value(name: str, value) -> dict:
+    """One runtime argument as FORMAT.md's ``args`` entry."""
+    if hasattr(value, "data_ptr") and hasattr(value, "shape"):
+        return {
+            "name": name,
+            "kind": "tensor",
+            "shape": list(value.shape),
+            "dtype": str(value.dtype).removeprefix("torch."),
+            "nbytes": int(value.numel() * value.element_size()),
+            "stride": list(value.stride()),
+        }
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return {"name": name, "kind": "scalar", "value": value}
+    return {"name": name, "kind": "other", "value": repr(value)[:200]}
+
+
+def _plain(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "__name__"):
+        return value.__name__
+    return repr(value)[:200]
+
+
+def triton_launch_record(jit_fn, args: tuple, kwargs: dict, grid, compiled) -> dict:
+    """FORMAT.md's launch entry for one ``jit_fn[grid](*args, **kwargs)`` that ran ``compiled``."""
+    sig = inspect.signature(jit_fn.fn)
+    bound = sig.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in sig.parameters})
+    bound.apply_defaults()
+    values = dict(bound.arguments)
+    if callable(grid):
+        grid = grid(values)
+    grid = [int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,))]
+    grid += [1] * (3 - len(grid))
+    constexpr_names = {p.name for p in jit_fn.params if p.is_constexpr}
+    md = compiled.metadata
+    num_warps = int(md.num_warps)
+    return {
+        "kernel": md.name,
+        "grid": grid,
+        "block": [num_warps * 32, 1, 1],
+        "num_warps": num_warps,
+        "num_stages": int(md.num_stages),
+        "num_ctas": int(getattr(md, "num_ctas", 1)),
+        "shared": int(md.shared),
+        "registers": None,
+        "args": [describe_value(n, values.get(n)) for n in sig.parameters if n not in constexpr_names],
+        "constexprs": {n: _plain(values.get(n)) for n in sig.parameters if n in constexpr_names},
+        "hash": compiled.hash,
+        "profiled_us": None,
+        "capture": "triton-jit",
+        "_compiled": compiled,
+    }
+
+
+class LaunchRecorder:
+    """Records every Triton launch while active: wraps ``JITFunction.run`` (the one path ``kernel[grid](...)`` and
+    the autotuner take)."""
+
+    def __init__(self) -> None:
+        from triton.runtime.jit import JITFunction
+
+        self.records: list[dict] = []
+        self.errors: list[str] = []
+        self.active = False
+        self._cls = JITFunction
+        self._orig = JITFunction.run
+        recorder = self
+
+        def run(jit_self, *args, grid, warmup, **kwargs):
+            kernel = recorder._orig(jit_self, *args, grid=grid, warmup=warmup, **kwargs)
+            if recorder.active and not warmup and kernel is not None:
+                try:
+                    recorder.records.append(triton_launch_record(jit_self, args, kwargs, grid, kernel))
+                except Exception as exc:  # a record we cannot make is reported, the launch still ran
+                    recorder.errors.append(f"{getattr(jit_self, '__name__', '?')}: {type(exc).__name__}: {exc}")
+            return kernel
+
+        JITFunction.run = run
+
+    @contextlib.contextmanager
+    def recording(self):
+        self.records, self.errors, self.active = [], [], True
+        try:
+            yield self
+        finally:
+            self.active = False
+
+
+def merge_launches(traced: list[dict], recorded: list[dict]) -> list[dict]:
+    """The call's launches in order: the profiler's kernels (every GPU op) matched by name to the Triton records;
+    without a trace, the Triton records alone."""
+    if not traced:
+        return [dict(r) for r in recorded]
+    pending = list(recorded)
+    out = []
+    for t in traced:
+        match = next((r for r in pending if r["kernel"] == t["kernel"]), None)
+        if match is not None:
+            pending.remove(match)
+            merged = dict(match)
+            merged["op"] = t.get("op", "kernel")
+            merged["registers"] = t.get("registers")
+            merged["profiled_us"] = t.get("profiled_us")
+            if t.get("grid") and t["grid"] != match["grid"]:
+                merged["notes"] = [f"profiler grid {t['grid']} differs from the recorded {match['grid']}"]
+            out.append(merged)
+        else:
+            out.append(dict(t))
+    for r in pending:  # recorded but not seen by the profiler: keep, say so
+        out.append({**r, "notes": ["not in the profiler trace"]})
+    return out
+
+
+def trace_kernels(trace: dict) -> list[dict]:
+    """GPU kernels, memsets and memcpys of a chrome trace (torch.profiler), in start order, as launch entries."""
+    ops = []
+    for ev in trace.get("traceEvents", []):
+        cat = ev.get("cat", "")
+        if cat not in ("kernel", "gpu_memset", "gpu_memcpy"):
+            continue
+        a = ev.get("args", {})
+        entry = {
+            "kernel": ev.get("name", "?"),
+            "op": {"kernel": "kernel", "gpu_memset": "memset", "gpu_memcpy": "memcpy"}[cat],
+            "grid": a.get("grid"),
+            "block": a.get("block"),
+            "num_warps": (a["block"][0] * a["block"][1] * a["block"][2]) // 32 if a.get("block") else None,
+            "num_stages": None,
+            "shared": a.get("shared memory"),
+            "registers": a.get("registers per thread"),
+            "args": None,
+            "constexprs": None,
+            "hash": None,
+            "profiled_us": ev.get("dur"),
+            "capture": "profiler",
+            "_ts": ev.get("ts", 0),
+        }
+        ops.append(entry)
+    ops.sort(key=lambda e: e["_ts"])
+    for e in ops:
+        del e["_ts"]
+    return ops
+
+
+def write_json(path: Path, data) -> None:
+    path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+
+
+# --- artifacts -------------------------------------------------------------------------------------------------------
+
+
+def disassemble(cubin: Path, out: Path) -> str | None:
+    """nvdisasm -c of a cubin into ``out``; the text, or None when nvdisasm is missing or fails."""
+    tool = nvidia_tool("nvdisasm")
+    if not tool:
+        return None
+    result = LOCAL.run([tool, "-c", str(cubin)], timeout=120, max_capture=1 << 30)  # whole SASS, never capped
+    if not result.ok:
+        return None
+    out.write_text(result.stdout)
+    return result.stdout
+
+
+def save_triton_kernel(compiled, folder: Path) -> dict:
+    """Copy one compiled kernel's cache files into ``folder/triton/<hash>/`` and disassemble its cubin; the launch's
+    ``artifacts`` and ``files`` entries (paths relative to ``folder``)."""
+    rel = Path("triton") / compiled.hash
+    dest = folder / rel
+    dest.mkdir(parents=True, exist_ok=True)
+    name = compiled.metadata.name
+    group = getattr(compiled, "metadata_group", None) or {}
+    for file_name, src in group.items():
+        if Path(file_name).suffix in TRITON_EXTS and Path(src).exists():
+            shutil.copyfile(src, dest / Path(file_name).name)
+    for ext, text in compiled.asm.items():  # whatever the cache did not hold (or no cache at all)
+        target = dest / f"{name}.{ext}"
+        if f".{ext}" in TRITON_EXTS and not target.exists():
+            target.write_bytes(text) if isinstance(text, bytes) else target.write_text(text)
+    files = {p.suffix[1:]: str(rel / p.name) for p in sorted(dest.iterdir()) if p.suffix in TRITON_EXTS}
+    cubin = dest / f"{name}.cubin"
+    if cubin.exists() and disassemble(cubin, dest / f"{name}.sass") is not None:
+        files["sass"] = str(rel / f"{name}.sass")
+    return {"artifacts": str(rel), "files": files}
+
+
+def save_launch_artifacts(launches: list[dict], folder: Path) -> None:
+    """Files of every Triton launch (once per compiled kernel) and the variant's ``kernel.sass``."""
+    saved: dict[str, dict] = {}
+    parts = []
+    for i, launch in enumerate(launches):
+        launch["index"] = i
+        compiled = launch.pop("_compiled", None)
+        if compiled is None:
+            continue
+        if compiled.hash not in saved:
+            saved[compiled.hash] = save_triton_kernel(compiled, folder)
+            sass = saved[compiled.hash]["files"].get("sass")
+            if sass:
+                head = f"// ==== launch {i}: {launch['kernel']} ({saved[compiled.hash]['artifacts']})\n"
+                parts.append(head + (folder / sass).read_text())
+        launch.update(saved[compiled.hash])
+    for i, launch in enumerate(launches):
+        launch["index"] = i
+    if parts:
+        (folder / "kernel.sass").write_text("\n".join(parts))
+
+
+def save_cuda_artifacts(build_dir: Path, folder: Path) -> tuple[dict, list[str]]:
+    """cuobjdump the loader's shared library: cuda/kernel.cubin, cuda/kernel.sass, cuda/res_usage.txt."""
+    notes = []
+    libs = sorted(build_dir.glob("*.so"))
+    cuobjdump = nvidia_tool("cuobjdump")
+    if not libs or not cuobjdump:
+        return {}, [f"CUDA artifacts: {'no .so in the build' if not libs else 'cuobjdump not found'}"]
+    dest = folder / "cuda"
+    dest.mkdir(parents=True, exist_ok=True)
+    extract = LOCAL.run([cuobjdump, "-xelf", "all", str(libs[0])], cwd=dest, timeout=120)
+    cubins = sorted(dest.glob("*.cubin"))
+    files = {}
+    if extract.ok and cubins:
+        cubins[0].rename(dest / "kernel.cubin")
+        for extra in cubins[1:]:
+            extra.unlink()
+        files["cubin"] = "cuda/kernel.cubin"
+        if disassemble(dest / "kernel.cubin", dest / "kernel.sass") is not None:
+            files["sass"] = "cuda/kernel.sass"
+            shutil.copyfile(dest / "kernel.sass", folder / "kernel.sass")
+        usage = LOCAL.run([cuobjdump, "-res-usage", str(dest / "kernel.cubin")], timeout=120)
+        if usage.ok:
+            (dest / "res_usage.txt").write_text(usage.stdout)
+    else:
+        notes.append(f"cuobjdump -xelf failed: {extract.stderr[-300:]}")
+    return files, notes
+
+
+# --- GPU side ------------------------------------------------------------------------------------------------------
+
+
+def _import(path: Path, name: str):
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return mod
+    finally:
+        sys.path.remove(str(path.parent))
+
+
+def _fresh_triton_cache(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    os.environ["TRITON_CACHE_DIR"] = str(path)
+    with contextlib.suppress(Exception):
+        import triton
+
+        triton.knobs.cache.dir = str(path)
+
+
+def nvidia_smi() -> dict:
+    tool = shutil.which("nvidia-smi")
+    if not tool:
+        return {}
+    q = "name,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu"
+    r = LOCAL.run([tool, f"--query-gpu={q}", "--format=csv,noheader,nounits"], timeout=30)
+    if not r.ok or not r.stdout.strip():
+        return {}
+    f = [x.strip() for x in r.stdout.splitlines()[0].split(",")]
+
+    def num(s):
+        try:
+            return int(float(s))
+        except ValueError:
+            return None
+
+    return {"name": f[0], "sm_mhz": num(f[1]), "sm_max_mhz": num(f[2]), "mem_mhz": num(f[3]), "temp_c": num(f[4])}
+
+
+def profile_call(torch, call) -> tuple[list[dict], str | None]:
+    """One untimed call under torch.profiler: its GPU ops as launch entries (or an error)."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            call()
+            torch.cuda.synchronize()
+        with tempfile.TemporaryDirectory() as tmp:
+            trace_path = Path(tmp) / "trace.json"
+            prof.export_chrome_trace(str(trace_path))
+            return trace_kernels(json.loads(trace_path.read_text())), None
+    except Exception as exc:
+        return [], f"torch.profiler trace failed: {type(exc).__name__}: {exc}"[:300]
+
+
+class Collector:
+    def __init__(self, out: Path, calls: int, deadline_s: float) -> None:
+        import torch
+        import triton
+
+        from tools.profilers.timing import EventTimer
+
+        self.torch, self.triton = torch, triton
+        self.out = out
+        self.calls = calls
+        self.deadline_s = deadline_s
+        self.t0 = time.perf_counter()
+        self.tmp = Path(tempfile.mkdtemp(prefix="kp-predict-"))
+        self.timer = EventTimer(flush_l2=True)
+        self.recorder = LaunchRecorder()
+        self.smi = nvidia_smi()
+        self.device = self.smi.get("name") or self.timer.name
+        self.failed: list[dict] = []
+        self.cuda_builds: dict[str, object] = {}
+
+    def log(self, msg: str) -> None:
+        print(f"[{time.perf_counter() - self.t0:7.1f}s] {msg}", flush=True)
+
+    # build --------------------------------------------------------------------------------------------------------
+    def start_cuda_builds(self, variants: list[Variant]) -> None:
+        """nvcc for every CUDA variant in parallel threads (the loader builds; Triton compiles lazily later)."""
+        pool = ThreadPoolExecutor(16)
+        for v in variants:
+            if v.language == "cuda":
+                code = task_code_dir(v.source.parent.parent, v.role, self.tmp)
+                self.cuda_builds[v.name] = pool.submit(self._cuda_build, v, code)
+        pool.shutdown(wait=False)
+
+    def _cuda_build(self, v: Variant, code: Path):
+        file, _, fn = v.spec["correctness"]["loader"].partition(":")
+        loader = getattr(_import(code / file, f"loader_{v.name.replace('.', '_').replace('-', '_')}"), fn)
+        build_dir = self.tmp / f"build-{v.name}"
+        return loader(code, build_dir), build_dir
+
+    def callable_for(self, v: Variant, cache: Path) -> tuple:
+        """(call, shape, check or None, build_dir or None) of one variant."""
+        torch = self.torch
+        _fresh_triton_cache(cache)
+        tag = v.name.replace(".", "_").replace("-", "_")
+        if v.kind == "pair":
+            run = _import(v.source, f"kp_{tag}").kernelpilot_run("cuda")
+            launch = run["launch"]
+            return (lambda: (launch(), None)[1]), run.get("shape", ""), run.get("check"), None
+        task_dir = v.source.parent.parent
+        spec = v.spec
+        ref_mod = _import(task_dir / "workspace" / spec["correctness"].get("reference", "reference.py"), f"ref_{tag}")
+        perf = spec["performance"]["shapes"][0]
+        gen = torch.Generator(device="cuda")
+        gen.manual_seed(99)
+        inputs = ref_mod.make_inputs(perf["params"], gen, "cuda")
+        if v.language == "cuda":
+            fn, build_dir = self.cuda_builds[v.name].result()
+        else:
+            code = task_code_dir(task_dir, v.role, self.tmp)
+            file, _, name = spec["correctness"].get("entry", "kernel.py:forward").partition(":")
+            fn, build_dir = getattr(_import(code / file, f"kernel_{tag}"), name), None
+        shape = f"{perf.get('name', 'perf')} {json.dumps(perf['params'], sort_keys=True)}"
+        return (lambda: (fn(*inputs), None)[1]), shape, None, build_dir
+
+    def _forget_modules(self, before: set[str]) -> None:
+        """Drop the variant's own modules (its file, helpers, task workspace) so the next variant imports and
+        compiles afresh; torch/triton submodules imported on the way stay."""
+        ours = (str(KERNELS_DIR), str(TASKS_DIR), str(self.tmp))
+        for name in set(sys.modules) - before:
+            path = getattr(sys.modules.get(name), "__file__", None) or ""
+            if path.startswith(ours):
+                sys.modules.pop(name, None)
+
+    # one variant --------------------------------------------------------------------------------------------------
+    def collect(self, v: Variant) -> dict | None:
+        """Run, record, time and save one variant; on any failure the variant is listed in ``failed``, not fatal."""
+        before_mods = set(sys.modules)
+        self._stage = "build"
+        try:
+            return self._collect(v)
+        except Exception as exc:
+            err = f"{type(exc).__name__}: {exc}"
+            self.failed.append({"variant": v.name, "stage": self._stage, "error": err[:500]})
+            self.log(f"{v.name}: FAILED at {self._stage}: {err[:300]}")
+            traceback.print_exc(limit=4)
+            shutil.rmtree(self.out / v.name, ignore_errors=True)
+            return None
+        finally:
+            self._forget_modules(before_mods)
+            self.torch.cuda.empty_cache()
+
+    def _collect(self, v: Variant) -> dict:
+        from tools.profilers.timing import summarize_times
+
+        torch = self.torch
+        folder = self.out / v.name
+        folder.mkdir(parents=True, exist_ok=True)
+        start = time.perf_counter()
+        smi0 = nvidia_smi()
+        call, shape, check, build_dir = self.callable_for(v, self.tmp / "triton-cache" / v.name)
+        self._stage = "capture"
+        call()  # compiles (and autotunes, if the kernel does) outside the recording
+        torch.cuda.synchronize()
+        with self.recorder.recording() as rec:
+            call()
+            torch.cuda.synchronize()
+        recorded, record_errors = list(rec.records), list(rec.errors)
+        self._stage = "time"
+        self.timer.warm(call, 3)
+        half = max(1, self.calls // 2)
+        times = [c.event_us for c in self.timer.round(call, half)]
+        times += [c.event_us for c in self.timer.round(call, self.calls - half)]
+        stats = summarize_times(times)
+        correct, detail = None, None
+        if check is not None:
+            self._stage = "check"
+            correct, detail = check()
+            correct = bool(correct)
+        self._stage = "profile"  # after timing: the profiler's CUPTI set-up stays out of the measured calls
+        traced, trace_error = profile_call(torch, call)
+        self._stage = "save"
+        launches = merge_launches(traced, recorded)
+        not_captured = list(record_errors)
+        if trace_error:
+            not_captured.append(trace_error)
+        if v.language == "cuda":
+            files, notes = save_cuda_artifacts(build_dir, folder)
+            not_captured += notes
+            not_captured.append(
+                "CUDA kernel arguments: the loader calls a C launcher; grid/block/shared/registers "
+                "come from the profiler trace"
+            )
+            for launch in launches:
+                if launch.get("op", "kernel") == "kernel":
+                    launch.update({"artifacts": "cuda", "files": files})
+        else:
+            save_launch_artifacts(launches, folder)
+        for i, launch in enumerate(launches):
+            launch["index"] = i
+        smi1 = nvidia_smi()
+        meta = {
+            "format": FORMAT,
+            "name": v.name,
+            "kind": v.kind,
+            "group": v.group,
+            "role": v.role if v.kind == "task" or v.role == "before" else "after",
+            "variant_role": v.role,
+            "language": v.language,
+            "source": str(v.source.relative_to(REPO)),
+            "shape": shape,
+            "correct": correct,
+            "check_detail": detail,
+            "measured_us": stats.median_us,
+            "iqr_us": stats.iqr_us,
+            "q1_us": stats.q1_us,
+            "q3_us": stats.q3_us,
+            "min_us": stats.min_us,
+            "samples": stats.samples,
+            "times_us": [round(t, 3) for t in times],
+            "flush_bytes": self.timer.flush_bytes,
+            "launches": launches,
+            "not_captured": not_captured,
+            "device": self.device,
+            "clocks": {
+                "sm_mhz_start": smi0.get("sm_mhz"),
+                "sm_mhz_end": smi1.get("sm_mhz"),
+                "sm_max_mhz": smi1.get("sm_max_mhz"),
+                "mem_mhz": smi1.get("mem_mhz"),
+            },
+            "triton": self.triton.__version__,
+            "torch": self.torch.__version__,
+            "seconds": round(time.perf_counter() - start, 2),
+        }
+        write_json(folder / "meta.json", meta)
+        ok = "" if correct is None else (" ok" if correct else " WRONG")
+        names = ",".join(sorted({launch["kernel"][:40] for launch in launches}))[:120]
+        self.log(
+            f"{v.name}: {stats.median_us:.1f} us (IQR {stats.iqr_us:.1f}){ok}, {len(launches)} launch(es) "
+            f"[{names}] in {meta['seconds']} s"
+        )
+        return meta
+
+
+def pack(out: Path, tgz: Path) -> list[str]:
+    """tar.gz of ``out``; .llir, .ptx (then .ttir) dropped until it fits in PACK_LIMIT. Returns what was dropped."""
+    stripped: list[str] = []
+    for drop in ([], [".llir", ".ptx"], [".ttir"]):
+        for ext in drop:
+            for p in out.rglob(f"*{ext}"):
+                p.unlink()
+            stripped.append(ext)
+        manifest = out / "manifest.json"
+        if manifest.exists():
+            data = json.loads(manifest.read_text())
+            data["stripped"] = stripped
+            write_json(manifest, data)
+        with tarfile.open(tgz, "w:gz") as tar:
+            tar.add(out, arcname=out.name)
+        if tgz.stat().st_size <= PACK_LIMIT:
+            break
+    return stripped
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "/tmp/out")))
+    ap.add_argument("--only", action="append", default=[], help="collect only variants whose name contains this")
+    ap.add_argument("--calls", type=int, default=40, help="timed calls per variant (median over them)")
+    ap.add_argument("--deadline", type=float, default=420.0, help="seconds after which remaining variants are skipped")
+    ap.add_argument("--list", action="store_true", help="print the variants and pairs and exit (no GPU needed)")
+    args = ap.parse_args()
+    variants = enumerate_variants()
+    if args.only:
+        variants = [v for v in variants if any(s in v.name for s in args.only)]
+    pairs = variant_pairs(variants)
+    if args.list:
+        for v in variants:
+            print(f"{v.name:50s} {v.language:6s} {v.source.relative_to(REPO)}")
+        print(f"{len(variants)} variants, {len(pairs)} pairs")
+        return 0
+    data = args.out / "predict_data"
+    if data.exists():
+        shutil.rmtree(data)
+    data.mkdir(parents=True)
+    col = Collector(data, args.calls, args.deadline)
+    col.log(f"{len(variants)} variants, {len(pairs)} pairs on {col.device} (triton {col.triton.__version__})")
+    col.start_cuda_builds(variants)
+    done = []
+    for v in variants:
+        if time.perf_counter() - col.t0 > args.deadline:
+            col.failed.append({"variant": v.name, "stage": "deadline", "error": f"past --deadline {args.deadline} s"})
+            continue
+        if col.collect(v) is not None:
+            done.append(v.name)
+    smi = nvidia_smi()
+    manifest = {
+        "format": FORMAT,
+        "device": col.device,
+        "triton": col.triton.__version__,
+        "torch": col.torch.__version__,
+        "cuda": col.torch.version.cuda,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "clocks": {"start": col.smi, "end": smi},
+        "timer": "tools.profilers.timing.EventTimer(flush_l2=True)",
+        "calls": args.calls,
+        "flush_bytes": col.timer.flush_bytes,
+        "stripped": [],
+        "variants": done,
+        "failed": col.failed,
+        "pairs": [p for p in pairs if p["before"] in done and p["after"] in done],
+    }
+    write_json(data / "manifest.json", manifest)
+    stripped = pack(data, args.out / "predict_data.tgz")
+    size = (args.out / "predict_data.tgz").stat().st_size
+    col.log(
+        f"done: {len(done)} of {len(variants)} variants, {len(manifest['pairs'])} pairs, {len(col.failed)} failed; "
+        f"predict_data.tgz {size / 2**20:.1f} MiB (stripped {stripped or 'nothing'})"
+    )
+    shutil.rmtree(col.tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Child process: run BEFORE's and AFTER's LLVM IR on every case's inputs (check's llvm engine).
+
+``python -m tools.check._llvm_child SPEC_JSON``, started by ``tools.check.compare`` under ``tools.executors`` (its
+timeout, its process group), never by hand. SPEC holds ``arch``, ``max_bytes`` (the memory cap), ``kernels``
+(``{"before": [...], "after": [...]}``, each kernel ``{"name", "llvm", "origin", "frontend"}`` with file paths),
+``cases`` (the input folders ``tools.check._inputs_child`` wrote) and ``out``.
+
+The kernel runs here, not in the CLI or the MCP worker: an endless loop ends with the parent's timeout, and the
+memory is bounded twice — each launch's need is estimated before anything is allocated (over the cap: an
+InputError naming the figure), and the address space is capped (``tools.childproc.limit_memory``) for what the
+estimate misses. The child dies with its parent. It writes ``out/case<i>/<side>/out<j>.bin`` per buffer and
+``out/result.json`` (``tools.childproc``): per case and side ``{"written", "events"}`` or the error, by type.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+from tools.childproc import failure, limit_memory, write_result
+
+ADDRESS_SPACE_HEADROOM = 3 << 30  # numpy, llvmlite and the interpreter map this much before the kernel runs
+BYTES_PER_LANE = 128  # the machine's own per-lane arrays: ids, program counters, masks
+
+
+def launch_bytes(kernel, grid: tuple, block: tuple, lds: int) -> int:
+    """Bytes a launch needs on the CPU engine: every lane of every workgroup runs at once, each SSA value the
+    kernel defines is kept per lane, and each workgroup has its LDS with three shadow arrays (14 B per byte)."""
+    from tools.check.engine import WAVE
+
+    n_wg = math.prod(grid)
+    lanes = n_wg * -(-math.prod(block) // WAVE) * WAVE
+    per_lane = BYTES_PER_LANE
+    for b in kernel.blocks:
+        for ins in b.phis + b.body:
+            if ins.ty.kind == "void":
+                continue
+            try:
+                per_lane += max(ins.ty.size, 1)
+            except Exception:  # a type the engine refuses later, with its own message
+                continue
+    return lanes * per_lane + n_wg * max(lds, 1) * 14
+
+
+def _gb(n: int) -> str:
+    return f"{n / 1e9:.1f} GB"
+
+
+def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who: str, max_bytes: int):
+    """Run each kernel once over ``bufs`` (one flat memory): (buffers after, written buffer indices, events)."""
+    from tools.check import engine, flydsl_abi, triton_abi
+    from tools.check.ir import load_kernel
+    from tools.errors import InputError
+    from tools.models.check import MemoryEvent
+
+    prepared = engine.lay_out([(b["name"], data) for b, data in zip(desc["buffers"], bufs, strict=True)])
+    events, written = [], set()
+    for index, k in enumerate(kernels):
+        name, origin, frontend = k["name"], Path(k["origin"]), k["frontend"]
+        kernel = load_kernel(Path(k["llvm"]).read_text(), name)
+
+        def address_of(arg, prepared=prepared, desc=desc):
+            esize = desc["buffers"][arg["tensor"]]["element_size"]
+            return prepared.address(arg["tensor"]) + arg["offset"] * esize
+
+        dynamic_lds = 65536  # FlyDSL: the largest LDS a gfx942 workgroup may have
+        if frontend == "flydsl":
+            launch = flydsl_abi.read_launch(origin.read_text(), name)
+            params = flydsl_abi.kernel_params([t for t, _ in kernel.params], launch, desc["launches"][0]["args"],
+                                              address_of)  # fmt: skip
+            grid, block = tuple(launch["grid"]), tuple(launch["block"])
+        else:
+            spec = desc["launches"][index if len(desc["launches"]) == len(kernels) else 0]
+            meta = json.loads(origin.read_text()) if origin.exists() else {}
+            params = triton_abi.kernel_params([t for t, _ in kernel.params], spec, address_of)
+            grid = tuple((list(spec["grid"]) + [1, 1, 1])[:3])
+            block = (int(meta.get("num_warps", 4)) * int(meta.get("warp_size", 64)), 1, 1)
+            dynamic_lds = int(meta.get("shared") or 0) or 1
+        if kernel.reqd_block and tuple(kernel.reqd_block) != block:
+            raise InputError(f"{name}: launched with block {block} but compiled for {kernel.reqd_block}", hint="")
+        lds = max(kernel.lds_bytes, dynamic_lds if any(s == 0 for _, s in kernel.globals.values()) else 0)
+        need = launch_bytes(kernel, grid, block, lds) + prepared.memory.nbytes
+        if need > max_bytes:
+            threads = math.prod(block)
+            raise InputError(
+                f"{who} kernel {name}: grid {grid} × block {block} = {math.prod(grid) * threads:,} lanes, run at "
+                f"once on the CPU, needs about {_gb(need)}; the cap is {_gb(max_bytes)}",
+                hint="check a smaller problem (--shape) whose grid reaches the same edge cases, or raise --max-memory",
+            )
+        machine = engine.Machine(kernel, engine.Launch(grid=grid, block=block), prepared.memory,
+                                 prepared.allocations, params, arch, dynamic_lds)  # fmt: skip
+        run = machine.run()
+        written |= run.written
+        counts = run.event_counts
+        for e in run.events:
+            events.append(MemoryEvent(kernel=who, count=counts.get((e.kind, e.instruction), 1),
+                                      **e.__dict__))  # fmt: skip
+    out = [bytes(prepared.memory[a.start : a.start + a.size]) for a in prepared.allocations]
+    return out, written, events
+
+
+def _side(kernels, case_dir: Path, out_dir: Path, arch: str, who: str, max_bytes: int) -> dict:
+    desc = json.loads((case_dir / "inputs.json").read_text())
+    bufs = [(case_dir / f"buf{j}.bin").read_bytes() for j in range(len(desc["buffers"]))]
+    try:
+        outs, written, events = run_llvm(kernels, desc, bufs, arch, who, max_bytes)
+    except (Exception, MemoryError) as exc:  # recorded by type; the parent decides what it means
+        return failure(exc, f"running {who}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for j, data in enumerate(outs):
+        (out_dir / f"out{j}.bin").write_bytes(data)
+    return {"status": "ok", "written": sorted(written), "events": [e.model_dump(mode="json") for e in events]}
+
+
+def main(argv: list[str]) -> int:
+    from tools.executors import die_with_parent
+
+    die_with_parent()
+    spec = json.loads(Path(argv[0]).read_text())
+    max_bytes = int(spec["max_bytes"])
+    limit_memory(max_bytes + ADDRESS_SPACE_HEADROOM)
+    out = Path(spec["out"])
+    cases = []
+    for i, case_dir in enumerate(spec["cases"]):
+        sides = {}
+        for who in spec["sides"]:
+            sides[who] = _side(spec["kernels"][who], Path(case_dir), out / f"case{i}" / who, spec["arch"], who,
+                               max_bytes)  # fmt: skip
+        cases.append(sides)
+    write_result(out / "result.json", "ok", cases=cases)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
