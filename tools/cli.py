@@ -106,6 +106,7 @@ NUMBER_RANGES: dict[str, tuple[float, bool]] = {
     "seed": (0, True),
     "slurm_gpus_per_node": (1, True),
     "slurm_jobs": (1, True),
+    "trips": (0, False),  # predict: hot-loop iterations per program; 0 would predict a loop that never runs
 }
 
 

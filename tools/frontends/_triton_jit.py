@@ -157,3 +157,44 @@ def compile_example(spec: dict, arch: str):
         "note": None if grid else "no 'grid' given: launch-aware occupancy checks cannot tell how many CUs it fills",
     }
     return compiled, launch
+
+
+def is_call_form(spec: Any) -> bool:
+    """The whole-call form: ``{"call": host_fn, "args": (...), "kwargs": {...}}``."""
+    return isinstance(spec, dict) and "call" in spec and "kernel" not in spec
+
+
+def capture_launches(spec: dict) -> list[dict]:
+    """Run the user's host function with every ``kernel[grid](...)`` it makes recorded instead of executed; each
+    launch as an example-argument spec (kernel, args, kwargs, grid), in launch order.
+
+    ``JITFunction.run`` is what ``kernel[grid](...)`` calls (``KernelInterface.__getitem__``); while the host function
+    runs it is replaced by a recorder, so no GPU is needed: outputs stay as the host allocated them (CPU tensors).
+    An autotuned kernel (``@triton.autotune``) would benchmark its configs and is refused."""
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+
+    fn = spec["call"]
+    if not callable(fn):
+        raise TypeError(f"'call' must be the host function that launches the kernels, got {type(fn).__name__}")
+    launches: list[dict] = []
+
+    def record(self, *args, grid, warmup=False, **kwargs):
+        if warmup:
+            return None
+        launches.append({"kernel": self, "args": tuple(args), "kwargs": dict(kwargs), "grid": grid})
+        return None
+
+    def refuse(self, *args, **kwargs):
+        raise LaunchSpecError(
+            f"{getattr(self.fn, '__name__', 'a kernel')} is autotuned: the call would benchmark its configs on a GPU; "
+            "return the example-argument form with the chosen config instead"
+        )
+
+    saved = JITFunction.run, Autotuner.run
+    JITFunction.run, Autotuner.run = record, refuse
+    try:
+        fn(*tuple(spec.get("args") or ()), **dict(spec.get("kwargs") or {}))
+    finally:
+        JITFunction.run, Autotuner.run = saved
+    return launches

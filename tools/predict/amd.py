@@ -88,6 +88,27 @@ def _in_flight(insts: list[Instruction], members: list[int], loop: bool, arch: s
     return float(loads), False
 
 
+_SADD_RE = re.compile(r"^(s_add_i32|s_add_u32|s_sub_i32|s_sub_u32|v_add_u32(?:_e32|_e64)?|v_add_nc_u32(?:_e32)?)$")
+
+
+def counter_step(insts: list[Instruction], members: frozenset[int]) -> int | None:
+    """|immediate| a loop adds to a register its compares read (``s_add_i32 s1, s1, -8`` → 8)."""
+    compared = set()
+    for i in members:
+        inst = insts[i]
+        if inst.mnemonic.startswith(("s_cmp", "v_cmp")):
+            compared |= {o.text for o in inst.operands if o.is_reg}
+    for i in sorted(members):
+        inst = insts[i]
+        if not _SADD_RE.match(inst.mnemonic) or len(inst.operands) < 3:
+            continue
+        dst, a, b = (o.text for o in inst.operands[:3])
+        imm = b if a == dst else a if b == dst else None
+        if imm and dst in compared and re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", imm):
+            return abs(int(imm, 0))
+    return None
+
+
 def amd_wave_work(
     isa_text: str, kernel: str, arch: str, m: Machine, plan: list | None, default_trips: float, waves_per_block: int
 ) -> tuple[WaveWork, float, float]:
@@ -96,7 +117,8 @@ def amd_wave_work(
     loops = []
     for lp in cfg.loops:
         header = cfg.blocks[lp.header].label or f"block {lp.header}"
-        loops.append(IsaLoop(header, lp.depth, frozenset(lp.instruction_indices(cfg))))
+        members = frozenset(lp.instruction_indices(cfg))
+        loops.append(IsaLoop(header, lp.depth, members, counter_step=counter_step(k.instructions, members)))
     for i, lp in enumerate(loops):
         parents = [j for j, o in enumerate(loops) if j != i and lp.members < o.members]
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None

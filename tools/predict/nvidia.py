@@ -113,6 +113,28 @@ def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine
     return float(loads), False
 
 
+_IADD_RE = re.compile(r"^(U?IADD3|VIADD|IADD)\b")
+_REG_TOKEN_RE = re.compile(r"^U?R\d+$")
+
+
+def counter_step(insts: list[SassInst], first: int, last: int) -> int | None:
+    """|immediate| a loop adds to a register its ISETP reads (``IADD3 R8, R8, -0x4, RZ`` → 4)."""
+    compared = set()
+    for i in insts[first : last + 1]:
+        if i.root in ("ISETP", "UISETP"):
+            compared |= {t.strip() for t in i.operands.split(",")}
+    for i in insts[first : last + 1]:
+        if not _IADD_RE.match(i.opcode):
+            continue
+        parts = [t.strip() for t in i.operands.split(",")]
+        if len(parts) < 3 or not _REG_TOKEN_RE.match(parts[0]) or parts[0] not in compared:
+            continue
+        imms = [p for p in parts[1:] if re.fullmatch(r"-?0x[0-9a-fA-F]+|-?\d+", p)]
+        if parts[0] in parts[1:] and len(imms) == 1:
+            return abs(int(imms[0], 0))
+    return None
+
+
 def nvidia_wave_work(
     sass_text: str, kernel: str, m: Machine, plan: list | None, default_trips: float, waves_per_block: int
 ) -> tuple[WaveWork, float, float]:
@@ -123,7 +145,8 @@ def nvidia_wave_work(
     loops = []
     for lp in find_loops(f):
         label = f.insts[lp.first].labels[0] if f.insts[lp.first].labels else f"/*{f.insts[lp.first].addr:04x}*/"
-        loops.append(IsaLoop(label, lp.depth, frozenset(range(lp.first, lp.last + 1))))
+        step = counter_step(f.insts, lp.first, lp.last)
+        loops.append(IsaLoop(label, lp.depth, frozenset(range(lp.first, lp.last + 1)), counter_step=step))
     for i, lp in enumerate(loops):
         parents = [j for j, o in enumerate(loops) if j != i and lp.members < o.members]
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None

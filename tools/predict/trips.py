@@ -47,6 +47,7 @@ class _Node:
     loop_id: int = -1
     depth: int = 0
     bytes_per_iter: int = 0
+    step: int | None = None
 
 
 @dataclass
@@ -55,6 +56,7 @@ class TtirLoop:
     trips: float | None  # iterations per program, summed over the loops around it (mean over programs)
     max_trips: float | None
     bytes_per_iter: int  # global bytes the loop body's own loads/stores move per program per iteration
+    step: int | None = None  # the step of the first evaluated run
 
 
 def _tree(text: str) -> tuple[list[str], list[_Node], list[_Node]]:
@@ -183,6 +185,7 @@ def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], s
             _mark_unknown(node.children, counts)
             continue
         trips = max(0, -(-(hi - lo) // step))
+        node.step = node.step or step
         if counts[node.loop_id] is not None:
             counts[node.loop_id] += trips * scale
         samples = (
@@ -233,6 +236,7 @@ def ttir_loops(text: str, scalars: dict[str, int], grid: list[int] | None) -> tu
                 sum(vals) / len(vals) if known else None,
                 max(vals) if known else None,
                 node.bytes_per_iter,
+                node.step,
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"

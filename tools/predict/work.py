@@ -29,6 +29,24 @@ class IsaLoop:
     depth: int
     members: frozenset[int]  # instruction indices, inner loops included
     parent: int | None = None  # index into the loop list
+    counter_step: int | None = None  # |immediate| the loop adds to the register its exit compare reads
+
+
+def unroll_of(lp: IsaLoop, src, isa_bytes: float) -> tuple[int, str | None]:
+    """How many source iterations one ISA iteration does: from bytes (k x the source body's global bytes per
+    program) when the body loads or stores, else from the loop counter's step against the source step."""
+    if src.bytes_per_iter and isa_bytes >= 1.5 * src.bytes_per_iter:
+        k = round(isa_bytes / src.bytes_per_iter)
+        return (
+            k,
+            f"its body moves {isa_bytes:.0f} B per program per iteration, {k}x the source loop's {src.bytes_per_iter} B",
+        )
+    c, step = lp.counter_step, src.step
+    if c and step and c % step == 0 and 2 <= c // step <= 32:
+        return c // step, f"its counter advances by {c}, {c // step}x the source step {step}"
+    if c and step and step != 1 and 2 <= c <= 32 and c % 2 == 0:
+        return c, f"its trip counter advances by {c} per iteration"
+    return 1, None
 
 
 def assign_trips(
@@ -56,15 +74,22 @@ def assign_trips(
             mean.append(default**lp.depth)
             peak.append(default**lp.depth)
             continue
-        count = sum(1 for o in loops if o.depth == lp.depth)
-        src = row[seen] if count == len(row) else max(row, key=lambda t: t.trips)
-        unroll = 1
-        if src.bytes_per_iter and isa_bytes[li] >= 1.5 * src.bytes_per_iter:
-            unroll = round(isa_bytes[li] / src.bytes_per_iter)
-            notes.append(
-                f"loop {lp.header}: its body moves {isa_bytes[li]:.0f} B per program per iteration, {unroll}x the "
-                f"source loop's {src.bytes_per_iter} B: unrolled {unroll}x, so {src.trips:g} / {unroll} iterations"
-            )
+        same_depth = [o for o in loops if o.depth == lp.depth]
+        src = row[seen] if len(same_depth) == len(row) else max(row, key=lambda t: t.trips)
+        unroll, why = unroll_of(lp, src, isa_bytes[li])
+        if unroll == 1 and len(same_depth) > len(row):
+            # a remainder loop beside an unrolled copy of the same source loop: trips mod the unroll factor
+            others = [unroll_of(o, src, isa_bytes[loops.index(o)])[0] for o in same_depth if o is not lp]
+            k = max(others, default=1)
+            if k > 1:
+                notes.append(
+                    f"loop {lp.header}: the remainder of a {k}x unrolled copy: {src.trips:g} mod {k} iterations"
+                )
+                mean.append(src.trips % k)
+                peak.append(src.max_trips % k)
+                continue
+        if why:
+            notes.append(f"loop {lp.header}: {why}: unrolled {unroll}x, so {src.trips:g} / {unroll} iterations")
         mean.append(src.trips / unroll)
         peak.append(src.max_trips / unroll)
     return mean, peak, notes
