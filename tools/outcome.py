@@ -149,7 +149,8 @@ def check_correctness(
     try:
         rep = check(before, after, arch=amd_arch, atol=atol, rtol=rtol, timeout=timeout)
     except KernelpilotError as exc:
-        return Correctness(checked=False, source="check", note=f"correctness not checked: check: {exc.message}")
+        hint = f" ({exc.hint})" if exc.hint else ""
+        return Correctness(checked=False, source="check", note=f"correctness not checked: check: {exc.message}{hint}")
     if rep.verdict == "same":
         return Correctness(checked=True, ok=True, source="check", note=f"check (CPU, {amd_arch}): {rep.summary}")
     if rep.verdict == "different":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tools.errors import InputError
+from tools.isa.machines import machine_names
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.prefetch.analysis import analyze_prefetch
 from tools.prefetch.verify import verify_prefetch
@@ -133,6 +134,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-vgprs", type=int, help="--verify: your budget: most VGPRs (registers/thread) AFTER may use")
     p.add_argument("--min-waves", type=int, help="--verify: your budget: fewest waves/SIMD (warps/SM) AFTER may hold")
     p.add_argument(
+        "--device",
+        choices=machine_names(),
+        help="--verify without a GPU run: the device model the predicted speed uses (default per arch: gfx942 "
+        "mi300x, sm_90 h100)",
+    )
+    p.add_argument(
         "--no-gpu",
         action="store_true",
         help="--verify: skip the GPU correctness and timing run; speed is then predicted (with its band)",
@@ -176,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
             check=not getattr(args, "no_check", False),
             max_vgprs=getattr(args, "max_vgprs", None),
             min_waves=getattr(args, "min_waves", None),
+            device=getattr(args, "device", None),
         )
         print(rep.model_dump_json(indent=2) if args.json else format_verify(rep))
         return VERIFY_EXIT[rep.verdict]

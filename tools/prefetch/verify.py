@@ -42,6 +42,7 @@ def verify_prefetch(
     check: bool = True,
     max_vgprs: int | None = None,
     min_waves: int | None = None,
+    device: str | None = None,
 ) -> VerifyReport:
     """Compile/analyse BEFORE and AFTER; judge AFTER by outcome (correct, then faster) and explain the time with the
     structure of both hot loops.
@@ -52,7 +53,8 @@ def verify_prefetch(
     ``max_vgprs`` and ``min_waves`` are the user's budgets: breaking one fails. ``compute_units`` overrides the CU/SM
     count of the product assumed for the arch. ``trace`` (a kernel-trace output: rocprofv3 kernel_trace.csv, ncu
     details...) gives the launch the GPU ran: the grid of ``trace_kernel`` (default: AFTER's kernel name) in it
-    replaces the kernel files' example-argument grid (``tools.prefetch.launch``)."""
+    replaces the kernel files' example-argument grid (``tools.prefetch.launch``). ``device`` names the machine model the
+    prediction uses (``tools/isa/machines``; default: the arch's)."""
     before, after = resolve_source(before), resolve_source(after)
     b = analyze_prefetch(before, arch, kernel, frontend, timeout)
     a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout)
@@ -85,7 +87,9 @@ def verify_prefetch(
     occupancy = occupancy_check(b, a, allow_occupancy_drop, measured, compute_units)
     if occupancy is not None:
         checks.insert(next(i for i, c in enumerate(checks) if c.name == "no-new-spills") + 1, occupancy)
-    return judge_pair(b, a, hb, ha, checks, measured, before, after, check=check, timeout=timeout, frontend=frontend)
+    return judge_pair(
+        b, a, hb, ha, checks, measured, before, after, check=check, timeout=timeout, frontend=frontend, device=device
+    )
 
 
 def judge_pair(
@@ -101,6 +105,7 @@ def judge_pair(
     check: bool = True,
     timeout: float = 600,
     frontend: str | None = None,
+    device: str | None = None,
 ) -> VerifyReport:
     """The outcome verdict of a pair from its checks and the GPU measurement (or, without one, ``check`` on the CPU
     and the predictor): see ``tools.outcome.decide``. Only checks with ``ok=False`` (correctness, speed, spills,
@@ -110,7 +115,7 @@ def judge_pair(
         checks += [c for c in (measured.before_correct, measured.after_correct) if c is not None]
     elif correctness.source == "check" and correctness.checked:
         checks.append(VerifyCheck(name="outputs-correct", ok=correctness.ok is not False, detail=correctness.note))
-    speed = _speed(measured, before, after, a.arch, frontend, timeout)
+    speed = _speed(measured, before, after, a.arch, frontend, timeout, device)
     if speed.source == "measured":
         checks.append(VerifyCheck(name="gpu-not-slower", ok=speed.verdict != "slower", detail=measured.note))
     elif speed.source == "predicted":
@@ -156,7 +161,9 @@ def _correctness(
     return check_correctness(before, after, arch, timeout)
 
 
-def _speed(measured: GpuMeasurement | None, before, after, arch: str | None, frontend, timeout) -> SpeedOutcome:
+def _speed(
+    measured: GpuMeasurement | None, before, after, arch: str | None, frontend, timeout, device: str | None = None
+) -> SpeedOutcome:
     if measured is not None and measured.comparison is not None:
         return speed_from_comparison(measured.comparison)
     if not arch:
@@ -166,7 +173,7 @@ def _speed(measured: GpuMeasurement | None, before, after, arch: str | None, fro
         ka = kernel_dumps(after, arch, frontend, timeout)
     except InputError as exc:
         return no_speed(f"no kernels to predict from: {exc.message}")
-    speed, _ = predict_speed(kb, ka, arch)
+    speed, _ = predict_speed(kb, ka, arch, device)
     gpu_note = f"{measured.note}; " if measured is not None else ""
     return speed.model_copy(update={"note": gpu_note + speed.note}) if gpu_note else speed
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tools import inputs
 from tools.errors import InputError
+from tools.isa.machines import machine_names
 from tools.models.vgpr import VgprReports
 from tools.vgpr_pressure.analyze import analyze_spec
 from tools.vgpr_pressure.diff import PEAK_REGRESSION_THRESHOLD, attach_baseline, diff_reports, judge_outcome
@@ -62,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-check",
         action="store_true",
         help="--baseline/--diff: skip the CPU output comparison (kernelpilot check) of the two versions",
+    )
+    parser.add_argument(
+        "--device",
+        choices=machine_names(),
+        help="--baseline/--diff: the device model the predicted speed uses (default per arch: gfx942 mi300x, sm_90 h100)",
     )
     parser.add_argument(
         "--peak-threshold",
@@ -163,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         before = analyze_spec(args.diff[0], args.kernel, args.arch)
         after = analyze_spec(args.diff[1], args.kernel, args.arch)
         d = diff_reports(before, after, args.peak_threshold, **_budgets(args))
-        d = judge_outcome(d, args.diff[0], args.diff[1], args.arch, check=not getattr(args, "no_check", False))
+        d = judge_outcome(d, args.diff[0], args.diff[1], args.arch, **_outcome_options(args))
         print(d.model_dump_json(indent=1) if args.json else render_outcome(d))
         return 1 if d.regression else 0
     if not args.input:
@@ -184,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "baseline", None):
         base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top)
         d = attach_baseline(reports, base, args.peak_threshold, **_budgets(args))
-        outcome = judge_outcome(d, args.baseline, args.input, args.arch, check=not getattr(args, "no_check", False))
+        outcome = judge_outcome(d, args.baseline, args.input, args.arch, **_outcome_options(args))
         regression = outcome.regression
     if args.json:
         print(json.dumps(reports.model_dump(exclude_none=True), indent=1))
@@ -193,6 +199,10 @@ def run(args: argparse.Namespace) -> int:
         if outcome is not None:
             print("\n".join(render_outcome(outcome).splitlines()[1:]))
     return 1 if regression else 0
+
+
+def _outcome_options(args: argparse.Namespace) -> dict:
+    return {"check": not getattr(args, "no_check", False), "device": getattr(args, "device", None)}
 
 
 def _budgets(args: argparse.Namespace) -> dict:

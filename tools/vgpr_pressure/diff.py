@@ -157,10 +157,12 @@ def diff_reports(
     )
 
 
-def judge_outcome(d: VgprDiff, before: str, after: str, arch: str | None, check: bool = True) -> VgprDiff:
+def judge_outcome(
+    d: VgprDiff, before: str, after: str, arch: str | None, check: bool = True, device: str | None = None
+) -> VgprDiff:
     """Add the outcome to a comparison of two inputs (paths or git refs): correctness (``check`` on the CPU, for
     FlyDSL/Triton files) and AFTER's predicted speed with its band; incorrect, or predicted slower beyond the band,
-    is a regression."""
+    is a regression. ``device`` names the machine model of the prediction (default: the arch's)."""
     from tools.models.outcome import Correctness
     from tools.outcome import check_correctness, kernel_dumps, no_speed, predict_speed
     from tools.prefetch.analysis import resolve_source
@@ -173,7 +175,7 @@ def judge_outcome(d: VgprDiff, before: str, after: str, arch: str | None, check:
     try:
         kb, ka = kernel_dumps(b, arch), kernel_dumps(a, arch)
         target = arch or next((k.arch for k in ka), None)
-        d.speed = predict_speed(kb, ka, target)[0] if target else no_speed("the target is unknown: pass --arch")
+        d.speed = predict_speed(kb, ka, target, device)[0] if target else no_speed("the target is unknown: pass --arch")
     except KernelpilotError as exc:
         d.speed = no_speed(f"no kernels to predict from: {exc.message}")
     bad = []
