@@ -98,6 +98,18 @@ class PerfSpec(_Strict):
     checked_calls: int = 3
 
 
+class PredictionSpec(_Strict):
+    """What the predicted speed (``speed_bar``) needs that the compiled code does not give."""
+
+    trips: float | None = Field(
+        None,
+        gt=0,
+        description="the hot loop's iterations at the entry's launch, where the compiler cannot read them (FlyDSL's "
+        "runtime loop bounds, e.g. n_blocks)",
+    )
+    why: str = Field(description="where the figure comes from (the entry's arguments)")
+
+
 class TaskSpec(_Strict):
     """A task folder, top to bottom: ``workspace/`` is what the agent gets, ``solution.patch`` the reference answer."""
 
@@ -122,9 +134,11 @@ class TaskSpec(_Strict):
     isa_checks: list[IsaCheck] = Field(default_factory=list)
     speed_bar: float | None = Field(
         None,
-        description="amd-static: the predicted speedup over the baseline (tools.predict, per arch, geometric mean) a "
-        "candidate must reach, e.g. 1.05; unset: the task is not scored on predicted speed",
+        description="amd-static: the predicted speedup over the baseline (tools.predict, per arch, geometric mean of "
+        "the kernels' GPU time without the fixed per-launch overhead) a candidate must reach, e.g. 1.05; unset: the "
+        "task is not scored on predicted speed",
     )
+    prediction: PredictionSpec | None = None
     forbidden_calls: list[str] = Field(default_factory=list, description="dotted names the candidate may not call")
     allow_streams: bool = False
     time_limit_s: int = 1800

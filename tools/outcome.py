@@ -2,7 +2,7 @@
 or breaks a budget the user set, and is undetermined (with the reason) when neither can be shown.
 
 Speed comes from a GPU measurement (``tools.profilers.timing.Comparison``) where there is one, else from the
-predictor (``tools.predict.predict_pair``) with its error band. Structural findings (loads carried, copies, wait
+predictor (``tools.predict``, the kernels' GPU time without the fixed per-launch overhead) with its error band. Structural findings (loads carried, copies, wait
 distances, occupancy) explain a time; they never decide a verdict here. Pure functions except ``kernel_dumps``
 (compiles through dump-ir, cached), ``predict_speed`` (the predictor) and ``check_correctness`` (``kernelpilot
 check`` on the CPU).
@@ -53,6 +53,8 @@ def speed_from_prediction(pred) -> SpeedOutcome:
             source="predicted", verdict="undetermined", bound=bound, note=f"no prediction: {why or 'no figure'}"
         )
     times = f"{base_us:.1f} → {after_us:.1f} µs, " if base_us is not None and after_us is not None else ""
+    if any(n.startswith("kernel time") for n in getattr(pred, "notes", [])):
+        times = times.replace(" µs, ", " µs kernel time (launch overhead left out), ", 1)
     if band is None:
         return SpeedOutcome(
             source="predicted",
@@ -82,20 +84,105 @@ def no_speed(why: str) -> SpeedOutcome:
     return SpeedOutcome(source="none", verdict="undetermined", note=why)
 
 
-def predict_speed(before: list[KernelDump], after: list[KernelDump], arch: str, device: str | None = None):
-    """``tools.predict.predict_pair`` on both versions' kernels as a SpeedOutcome (and the prediction itself, or
-    None); undetermined with the reason when this build has no predictor or the predictor cannot decide."""
+def predict_speed(
+    before: list[KernelDump],
+    after: list[KernelDump],
+    arch: str,
+    device: str | None = None,
+    trips: float | None = None,
+):
+    """Both versions' predicted kernel time (``kernel_time_pair``) as a SpeedOutcome (and the PairPrediction, or
+    None); undetermined with the reason when this build has no predictor or the predictor cannot decide. ``trips``:
+    the hot loop's iterations where the compiled code does not give them (FlyDSL's runtime loop bounds)."""
     if not before or not after:
         return no_speed("no compiled kernels to predict from (pass kernel files or their final ISA files)"), None
     try:
-        from tools.predict import predict_pair
+        pred = kernel_time_pair(before, after, arch=arch, device=device, trips=trips)
     except ImportError:
         return no_speed("this build has no time predictor (tools.predict)"), None
-    try:
-        pred = predict_pair(before, after, arch=arch, device=device)
     except KernelpilotError as exc:
         return no_speed(f"the predictor could not run: {exc.message}"), None
     return speed_from_prediction(pred), pred
+
+
+# the model's terms of one launch's time, by the bound they name (tools.predict.model)
+_TERMS = {
+    "memory_latency": "latency_us",
+    "hbm_bandwidth": "hbm_us",
+    "issue": "issue_us",
+    "valu": "valu_us",
+    "mfma": "matrix_us",
+    "lds": "lds_us",
+}
+
+
+def _kernel_us(p) -> float:
+    """One launch's predicted GPU time without the device's fixed per-launch overhead."""
+    return p.predicted_us - (p.figures.launch_overhead_us or 0.0)
+
+
+def _kernel_bound(p) -> str | None:
+    """What bounds the kernel itself: the model's bound, or under a launch-overhead bound its largest term."""
+    if p.bound != "launch_overhead":
+        return p.bound
+    terms = {b: getattr(p.figures, f) or 0.0 for b, f in _TERMS.items()}
+    return max(terms, key=terms.get)
+
+
+def kernel_time_pair(
+    before: list[KernelDump],
+    after: list[KernelDump],
+    *,
+    arch: str,
+    device: str | None = None,
+    trips: float | None = None,
+):
+    """``tools.predict`` on both versions, compared on the kernels' predicted GPU time: when both sides make the same
+    number of launches the fixed per-launch overhead (the device's ``launch_overhead_us``, the same on both sides) is
+    left out of both times, so a small example launch compares the kernels, not the launch cost; with another number
+    of launches it stays in (an extra launch is a real cost). A PairPrediction like ``predict_pair``'s."""
+    from tools.isa.machines import device_for
+    from tools.models.predict import PairPrediction
+    from tools.predict import band_of, predict_kernels, speedup_band, total_of
+
+    m = device_for(arch, device)
+    b = predict_kernels(before, arch=arch, device=device, trips=trips)
+    a = predict_kernels(after, arch=arch, device=device, trips=trips)
+    notes = [f"device {m.product}; band {band_of(m).status} ({band_of(m).source})"]
+    notes += [
+        f"{side} {p.name}: trips assumed ({p.trips.detail})"
+        for side, launches in (("before", b), ("after", a))
+        for p in launches
+        if p.trips.source == "assumption"
+    ]
+    missing = [f"{p.name}: {p.undetermined}" for p in (*b, *a) if p.predicted_us is None]
+    if missing:
+        b_us, a_us = total_of(b)[0], total_of(a)[0]
+        return PairPrediction(
+            baseline_predicted_us=b_us, predicted_us=a_us, undetermined="; ".join(missing), notes=notes
+        )
+    if len(b) == len(a):
+        b_us, a_us = sum(_kernel_us(p) for p in b), sum(_kernel_us(p) for p in a)
+        overhead = a[0].figures.launch_overhead_us or 0.0
+        notes.append(
+            f"kernel time: the fixed per-launch overhead ({overhead:g} µs × {len(a)}, the same on both sides) is left "
+            "out of both times"
+        )
+        bound = _kernel_bound(max(a, key=_kernel_us))
+    else:
+        (b_us, _), (a_us, bound) = total_of(b), total_of(a)
+        notes.append(f"{len(b)} → {len(a)} launches: each launch's fixed overhead stays in both times")
+    if a_us <= 0:
+        return PairPrediction(baseline_predicted_us=b_us, predicted_us=a_us, undetermined="no kernel time", notes=notes)
+    speedup = round(b_us / a_us, 4)
+    return PairPrediction(
+        baseline_predicted_us=round(b_us, 3),
+        predicted_us=round(a_us, 3),
+        predicted_speedup=speedup,
+        speedup_band=speedup_band(speedup, band_of(m)),
+        bound=bound,
+        notes=notes,
+    )
 
 
 def kernel_dumps(source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600):

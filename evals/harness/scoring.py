@@ -171,8 +171,10 @@ def predicted_speed_scored(task: Task) -> bool:
 
 
 def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], s: TaskScore) -> None:
-    """The predicted-speed stage of an amd-static task: ``tools.predict.predict_pair`` per arch (baseline against
-    candidate), the geometric mean against the task's ``speed_bar``. No prediction for an arch leaves the score
+    """The predicted-speed stage of an amd-static task: the kernels' predicted GPU time per arch (baseline against
+    candidate, ``tools.outcome.kernel_time_pair``: the same fixed launch overhead on both sides left out; the task's
+    ``prediction.trips`` where the code does not give the loop's), the geometric mean against the task's
+    ``speed_bar``. No prediction for an arch leaves the score
     incomplete (``needs_gpu``: measure it), never a pass."""
     from tools.outcome import predict_speed
 
@@ -181,7 +183,7 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
     for arch in sorted({k.arch for k in cand}):
         b = [k for k in base if k.arch == arch]
         c = [k for k in cand if k.arch == arch]
-        speed, _ = predict_speed(b, c, arch)
+        speed, _ = predict_speed(b, c, arch, trips=task.spec.prediction.trips if task.spec.prediction else None)
         if speed.speedup is None:
             s.complete = False
             s.record("needs_gpu", False, f"no predicted speed on {arch} ({speed.note}): measure on a GPU")
