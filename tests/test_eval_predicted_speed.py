@@ -5,8 +5,6 @@ The kernels are the flydsl-gqa-paged-chain-budget baseline and its everything-tw
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from evals.catalog import load_tasks
@@ -21,8 +19,7 @@ TASK_ID = "flydsl-gqa-paged-chain-budget"
 
 @pytest.fixture(scope="module")
 def task():
-    t = next(t for t in load_tasks([TASK_ID]) if t.spec.id == TASK_ID)
-    return replace(t, spec=t.spec.model_copy(update={"speed_bar": 1.05}))
+    return next(t for t in load_tasks([TASK_ID]) if t.spec.id == TASK_ID)
 
 
 @pytest.fixture(scope="module")
@@ -38,18 +35,19 @@ def test_the_noop_is_predicted_no_faster_and_fails_the_bar(task, baseline):
     assert predicted_speed_scored(task)
     s = _score(task)
     predicted_speed(task, baseline, baseline, s)
-    # the same kernel on both sides: the same predicted time, 1.000x, below the 1.05 bar
+    # the same kernel on both sides: the same predicted time, 1.000x, below the task's 1.4 bar
     assert [(o.code, o.passed) for o in s.outcomes] == [("slower", False)]
-    assert s.speedup == 1.0 and s.outcomes[0].detail.startswith("predicted speedup 1.000× against the bar 1.05×")
+    assert s.speedup == 1.0 and s.outcomes[0].detail.startswith("predicted speedup 1.000× against the bar 1.4×")
     assert verdict(s, {"faster"}) == (False, "slower")
 
 
-def test_a_trap_that_costs_a_wave_is_predicted_slower(task, baseline):
+def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
     trap = dump_ir(task.dir / "traps" / "everything_two_ahead.py", "gfx942").kernels
     assert trap[0].resources.waves_per_simd == 7  # 66 VGPRs
     s = _score(task)
     predicted_speed(task, baseline, trap, s)
-    assert s.outcomes[-1].code == "slower" and s.speedup < 1.05
+    # faster than the baseline (1.33x: its data is a block ahead) but not than the reference's 1.53x: under the bar
+    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.33, abs=0.01)
 
 
 def test_no_prediction_is_incomplete_not_passed(task, baseline):

@@ -185,6 +185,30 @@ def kernel_time_pair(
     )
 
 
+def predicted_fraction_of_sol(
+    kernels: list[KernelDump], arch: str, device: str | None = None, trips: float | None = None
+) -> tuple[float | None, str]:
+    """The launches' speed-of-light time over their predicted kernel time (fixed launch overhead left out): SOL is
+    the bytes the predictor says they move at the device's peak HBM bandwidth (``hbm_peak_gbs``). (None, why) when a
+    launch has no prediction."""
+    from tools.isa.machines import device_for
+    from tools.predict import predict_kernels
+
+    m = device_for(arch, device)
+    launches = predict_kernels(kernels, arch=arch, device=device, trips=trips)
+    if not launches or any(p.predicted_us is None for p in launches):
+        return None, "no prediction for every launch"
+    moved = sum(p.figures.bytes_moved or 0.0 for p in launches)
+    kernel_us = sum(_kernel_us(p) for p in launches)
+    if not moved or kernel_us <= 0:
+        return None, "the launches move no bytes the predictor counts"
+    sol_us = moved / (m.value("hbm_peak_gbs") * 1e9) * 1e6
+    return sol_us / kernel_us, (
+        f"{moved / 1e3:.1f} kB at {m.value('hbm_peak_gbs'):g} GB/s = {sol_us:.3f} µs against {kernel_us:.2f} µs "
+        f"predicted on {m.name}"
+    )
+
+
 def kernel_dumps(source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600):
     """The KernelDumps of one input for the predictor: dump-ir's for a kernel source (cached), one per kernel of an
     AMDGCN file (resources from its metadata); [] for inline text and SASS (nothing the predictor can launch)."""

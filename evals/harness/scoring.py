@@ -176,14 +176,15 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
     ``prediction.trips`` where the code does not give the loop's), the geometric mean against the task's
     ``speed_bar``. No prediction for an arch leaves the score
     incomplete (``needs_gpu``: measure it), never a pass."""
-    from tools.outcome import predict_speed
+    from tools.outcome import predict_speed, predicted_fraction_of_sol
 
     bar = task.spec.speed_bar
-    speeds, lines = [], []
+    trips = task.spec.prediction.trips if task.spec.prediction else None
+    speeds, lines, fractions = [], [], []
     for arch in sorted({k.arch for k in cand}):
         b = [k for k in base if k.arch == arch]
         c = [k for k in cand if k.arch == arch]
-        speed, _ = predict_speed(b, c, arch, trips=task.spec.prediction.trips if task.spec.prediction else None)
+        speed, _ = predict_speed(b, c, arch, trips=trips)
         if speed.speedup is None:
             s.complete = False
             s.record("needs_gpu", False, f"no predicted speed on {arch} ({speed.note}): measure on a GPU")
@@ -191,9 +192,15 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
         speeds.append(speed.speedup)
         lines.append(f"{arch} {speed.note}")
         s.flags.append(f"predicted speed on {arch}: {speed.note}")
+        fraction, how = predicted_fraction_of_sol(c, arch, trips=trips)
+        if fraction is not None:
+            fractions.append(fraction)
+            s.flags.append(f"predicted fraction of speed-of-light on {arch}: {fraction:.3f} ({how})")
     if not speeds:
         return
     s.speedup = geomean(speeds)
+    # nothing measured on this track: the fraction of speed-of-light comes from the prediction
+    s.fraction_of_sol = geomean(fractions) if len(fractions) == len(speeds) else None
     what = f"predicted speedup {s.speedup:.3f}× against the bar {bar}× ({'; '.join(lines)})"
     s.record("faster" if s.speedup >= bar else "slower", s.speedup >= bar, what)
 
@@ -260,7 +267,9 @@ def score(
     s = TaskScore(
         task_id=spec.id, track=spec.track, agent=agent, passed=False, base_commit=base_commit, device=runtime.name
     )
-    s.sol_defined = bool(spec.performance and (spec.performance.bytes or spec.performance.flops))
+    s.sol_defined = bool(spec.performance and (spec.performance.bytes or spec.performance.flops)) or (
+        predicted_speed_scored(task)  # the predictor's bytes at the device's peak bandwidth
+    )
     s.changed_files = changed
     work.mkdir(parents=True, exist_ok=True)
     if diff_problems:
