@@ -245,8 +245,8 @@ def open_client(address: str, tls: ClusterTLS | None = None, insecure: bool = Fa
     except OSError as exc:
         raise InputError(
             f"cannot reach the Dask scheduler at {address}: {exc}",
-            hint="start one with `dask scheduler` (with TLS: --protocol tls and the --tls-* files), workers with "
-            "`kernelpilot eval worker --scheduler ADDRESS`; or try --cluster local:2",
+            hint="start one with `dask scheduler` (with TLS: `dask scheduler --protocol tls` and its TLS files), workers "
+            "with `kernelpilot eval worker --scheduler ADDRESS`; or try --cluster local:2",
         ) from exc
 
 

@@ -41,6 +41,11 @@ class IsaCheck(_Strict):
     kernel: str | None = Field(None, description="substring of the kernel name; default: every kernel compiled")
     archs: list[str] | None = Field(None, description="default: the task's archs")
     description: str = ""
+    why: str | None = Field(
+        None,
+        description="a structural check (a loop shape, an instruction pattern) stays only where the structure is the "
+        "point of the task: say why here; budgets (VGPRs, waves, spills) need none",
+    )
 
 
 class CompileTarget(_Strict):
@@ -93,6 +98,18 @@ class PerfSpec(_Strict):
     checked_calls: int = 3
 
 
+class PredictionSpec(_Strict):
+    """What the predicted speed (``speed_bar``) needs that the compiled code does not give."""
+
+    trips: float | None = Field(
+        None,
+        gt=0,
+        description="the hot loop's iterations at the entry's launch, where the compiler cannot read them (FlyDSL's "
+        "runtime loop bounds, e.g. n_blocks)",
+    )
+    why: str = Field(description="where the figure comes from (the entry's arguments)")
+
+
 class TaskSpec(_Strict):
     """A task folder, top to bottom: ``workspace/`` is what the agent gets, ``solution.patch`` the reference answer."""
 
@@ -115,6 +132,13 @@ class TaskSpec(_Strict):
     correctness: CorrectnessSpec | None = None
     performance: PerfSpec | None = None
     isa_checks: list[IsaCheck] = Field(default_factory=list)
+    speed_bar: float | None = Field(
+        None,
+        description="amd-static: the predicted speedup over the baseline (tools.predict, per arch, geometric mean of "
+        "the kernels' GPU time without the fixed per-launch overhead) a candidate must reach, e.g. 1.05; unset: the "
+        "task is not scored on predicted speed",
+    )
+    prediction: PredictionSpec | None = None
     forbidden_calls: list[str] = Field(default_factory=list, description="dotted names the candidate may not call")
     allow_streams: bool = False
     time_limit_s: int = 1800

@@ -328,9 +328,14 @@ def test_case13_the_numeric_options_are_the_known_ones():
         "--allow-occupancy-drop",
         "--atol",
         "--compute-units",
+        "--days",
         "--jobs",
+        "--jobs-per-gpu",
         "--launch-count",
         "--launch-lds",
+        "--max-memory",
+        "--max-vgprs",
+        "--min-waves",
         "--peak-threshold",
         "--rtol",
         "--seed",
@@ -451,6 +456,7 @@ EXTERNAL = {
     "--section": "ncu",
     "--save-temps": "hipcc",
     "--index-url": "pip",
+    "--protocol": "dask scheduler",
 }
 # The commands a user runs whose errors carry hints from the modules they import (eval reports tool errors as task
 # reasons, not as CLI hints, so only evals/ hints count for it; quickstart and doctor take no user kernel).

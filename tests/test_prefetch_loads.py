@@ -67,8 +67,11 @@ def test_masked_triton_loop_waits_are_in_order_copies_and_a_drained_vmcnt():
 def test_verify_and_eval_check_read_the_same_counts_on_the_masked_loop():
     rep = verify_prefetch(MASKED, MASKED_AHEAD, "gfx942", gpu=False)
     feed = next(c for c in rep.checks if c.name == "loads-feed-next-iteration")
-    assert not feed.ok and feed.detail.startswith(
-        "8 of 9 in-loop load(s) are consumed in the next iteration, 9 exposed"
+    # a structural finding explains the time: a warning, never the verdict (issue 22)
+    assert (
+        feed.ok
+        and feed.severity == "warning"
+        and feed.detail.startswith("8 of 9 in-loop load(s) are consumed in the next iteration, 9 exposed")
     )
     assert "hot loop is exposed-latency" in feed.detail
     lat = next(c for c in rep.checks if c.name == "memory-latencies-per-iteration")
@@ -283,10 +286,14 @@ def test_cli_verify_takes_a_git_ref_as_before(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     rc = main(["prefetch-data-load", "--verify", f"HEAD:{MASKED.relative_to(ROOT)}", str(MASKED_AHEAD), "--no-gpu"])
     out = capsys.readouterr().out
-    # the committed baseline against the carried-K/V version: counted loads agree with the analysis above
-    assert rc == 1 and out.startswith("FAIL: masked_paged_decode (exposed-latency)")
-    assert "[FAIL] loads-feed-next-iteration: 8 of 9 in-loop load(s) are consumed in the next iteration" in out
-    assert "[ok] memory-latencies-per-iteration: ~2.0 → ~1.6" in out
+    # the committed baseline against the carried-K/V version: counted loads agree with the analysis above; the loads
+    # not all carried are a warning that explains the time, and no structural line decides the verdict
+    verdict = out.split(":", 1)[0]
+    assert (verdict, rc) in {("PASS", 0), ("FAIL", 1), ("UNDETERMINED", 3)}
+    assert out.startswith(f"{verdict}: masked_paged_decode (exposed-latency)")
+    assert "[warn] loads-feed-next-iteration: 8 of 9 in-loop load(s) are consumed in the next iteration" in out
+    assert "[note] memory-latencies-per-iteration: ~2.0 → ~1.6" in out
+    assert not [line for line in out.splitlines() if line.startswith("  [FAIL]") and "predicted" not in line]
 
 
 def test_cli_git_ref_that_does_not_exist_is_an_error_not_a_traceback(monkeypatch, capsys):

@@ -26,31 +26,38 @@ def occupancy(rep) -> VerifyCheck:
 
 @pytest.mark.parametrize(("arch", "before", "after", "held"), [("gfx942", 4, 3, (4, 3)), ("sm_90", 16, 8, (4, 2))])
 def test_small_grid_cannot_feel_the_drop_and_passes_with_a_note(arch, before, after, held):
-    rep = verify_prefetch(PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", arch, gpu=False)
+    rep = verify_prefetch(PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", arch, gpu=False, check=False)
     check = occupancy(rep)
     assert (rep.before.occupancy, rep.after.occupancy) == (before, after)
     assert (rep.before.workgroups_per_cu, rep.after.workgroups_per_cu) == held
     # 256 programs: ceil(256 / 304) = 1 per CU on an MI300X, ceil(256 / 132) = 2 per SM on an H100; AFTER holds more
     assert check.ok and check.severity == "note"
     assert "which this launch cannot feel: 256 workgroups" in check.detail
-    assert rep.ok, rep.summary
+    assert not [c for c in rep.checks if not c.ok], rep.summary
 
 
 @pytest.mark.parametrize(("arch", "needed"), [("gfx942", 27), ("sm_90", 63)])
-def test_grid_filling_the_gpu_fails_on_occupancy(arch, needed):
-    rep = verify_prefetch(PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", arch, gpu=False)
+def test_grid_filling_the_gpu_warns_on_occupancy(arch, needed):
+    rep = verify_prefetch(
+        PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", arch, gpu=False, check=False
+    )
     check = occupancy(rep)
-    # 8192 programs need ceil(8192 / CUs) per CU at once, more than either version holds: every lost slot is felt
-    assert not check.ok and check.severity is None
+    # 8192 programs need ceil(8192 / CUs) per CU at once, more than either version holds: every lost slot is felt,
+    # which explains a slower time (a warning); only the user's --allow-occupancy-drop budget makes it a failure
+    assert check.ok and check.severity == "warning"
     assert "felt by this launch: 8192 workgroups" in check.detail and f"need {needed} per" in check.detail
-    assert [c.name for c in rep.checks if not c.ok] == ["occupancy"]
-    assert not rep.ok
+    assert not [c for c in rep.checks if not c.ok] and rep.verdict != "fail"
 
 
 def test_more_compute_units_than_the_grid_needs_makes_the_full_grid_a_note():
     # --compute-units 8192: one workgroup per CU, which AFTER's 3 waves/SIMD still hold
     rep = verify_prefetch(
-        PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", "gfx942", gpu=False, compute_units=8192
+        PAIR / "rowdot_full_grid.py",
+        PAIR / "rowdot_prefetched_full_grid.py",
+        "gfx942",
+        gpu=False,
+        check=False,
+        compute_units=8192,
     )
     assert occupancy(rep).ok and occupancy(rep).severity == "note"
     assert "8192 CUs/SMs (override)" in occupancy(rep).detail
@@ -64,17 +71,19 @@ def _measurement(baseline_us: list[float], candidate_us: list[float]) -> GpuMeas
 
 
 def test_a_correct_and_faster_gpu_measurement_decides_a_felt_drop():
-    rep = verify_prefetch(PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", "gfx942", gpu=False)
+    rep = verify_prefetch(
+        PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", "gfx942", gpu=False, check=False
+    )
     slow = [13.0 + 0.01 * (i % 7) for i in range(50)]
     fast = [10.0 + 0.01 * (i % 7) for i in range(50)]
     check = occupancy_check(rep.before, rep.after, measured=_measurement(slow, fast))
     assert check.ok and check.severity == "note" and "measured AFTER correct and 1.30x faster" in check.detail
-    # an inconclusive measurement (the same times) decides nothing: the felt drop still fails
-    assert not occupancy_check(rep.before, rep.after, measured=_measurement(slow, slow)).ok
+    # an inconclusive measurement (the same times) decides nothing: the felt drop stays a warning
+    assert occupancy_check(rep.before, rep.after, measured=_measurement(slow, slow)).severity == "warning"
 
 
 def test_without_a_grid_the_drop_is_a_warning_that_says_when_it_matters():
-    rep = verify_prefetch(PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", "gfx942", gpu=False)
+    rep = verify_prefetch(PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", "gfx942", gpu=False, check=False)
     before = rep.before.model_copy(update={"launch": None})
     after = rep.after.model_copy(update={"launch": None})
     check = occupancy_check(before, after)

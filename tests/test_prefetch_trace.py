@@ -30,7 +30,13 @@ def trace(fixtures_dir: Path) -> Path:
 
 def _verify(trace: Path, trace_kernel: str):
     return verify_prefetch(
-        PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", "gfx950", gpu=False, trace=trace, trace_kernel=trace_kernel
+        PAIR / "rowdot.py",
+        PAIR / "rowdot_prefetched.py",
+        "gfx950",
+        gpu=False,
+        check=False,
+        trace=trace,
+        trace_kernel=trace_kernel,
     )
 
 
@@ -56,19 +62,20 @@ def test_a_traced_grid_the_drop_cannot_reach_passes_with_a_note(trace):
         "which this launch cannot feel: 512 workgroups on AMD Instinct MI355X (256 CUs) need 2 per CU at once; "
         "BEFORE holds 4, AFTER 3 (grid from the trace: 9 dispatch(es) of flash_attn_func_kernel_0" in check.detail
     )
-    assert rep.ok, rep.summary
+    assert not [c for c in rep.checks if not c.ok], rep.summary
 
 
-def test_a_traced_grid_that_fills_the_gpu_fails_on_occupancy(trace):
+def test_a_traced_grid_that_fills_the_gpu_warns_on_occupancy(trace):
     rep = _verify(trace, "AbsFunctor")
     check = _occupancy(rep)
     # the AbsFunctor kernel: 2097152 work-items / 256 = 8192 workgroups, ceil(8192 / 256) = 32 per CU: every lost
-    # slot is felt
-    assert not check.ok and check.severity is None
+    # slot is felt: fewer resident waves explain a slower time (a warning), they do not decide the verdict (issue 22)
+    assert check.ok and check.severity == "warning"
     assert (
         "felt by this launch: 8192 workgroups on AMD Instinct MI355X (256 CUs) need 32 per CU at once" in check.detail
     )
-    assert [c.name for c in rep.checks if not c.ok] == ["occupancy"] and not rep.ok
+    assert "16 → 12 resident waves per CU" in check.detail
+    assert not [c for c in rep.checks if not c.ok] and rep.verdict != "fail"
 
 
 def test_the_traced_workgroup_size_sets_workgroups_per_cu(trace):

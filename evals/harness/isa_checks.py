@@ -157,6 +157,21 @@ def loads_in_flight_at_barrier(check: IsaCheck, kernel: KernelDump) -> CheckOutc
     return _outcome(check, kernel, n, ok, what)
 
 
+@register("hot_loop_memory_latencies")
+def hot_loop_memory_latencies(check: IsaCheck, kernel: KernelDump) -> CheckOutcome:
+    """The memory latencies one hot-loop iteration waits out, as prefetch-data-load estimates them (stall cycles per
+    iteration / the assumed latency; a load that depends on another load in the same iteration waits once per link),
+    compared with ``op``/``value``: a time per iteration, whatever the loop's shape."""
+    hot = _hot_loads(kernel)
+    if hot is None:
+        return _outcome(check, kernel, None, False, "the kernel has no loop")
+    n = hot.memory_latencies_per_iteration
+    if n is None:
+        return _outcome(check, kernel, None, False, "no latency estimate for the hot loop")
+    what = f"~{n} memory latencies per hot-loop iteration (iteration ~{hot.iteration_cycles} cycles; {hot.verdict})"
+    return _outcome(check, kernel, n, _compare(check, n), what)
+
+
 def _hot_verdict(rep) -> tuple[str, str]:
     hot = next((lp for lp in rep.loops if lp.is_hot), None)
     return (hot.verdict, hot.reason) if hot else ("no-loop", "the kernel has no loop")

@@ -131,11 +131,14 @@ def verdict(s: TaskScore, required: set[StageCode]) -> tuple[bool, StageCode | N
     return (True, None) if s.complete else (False, "needs_gpu")
 
 
-def _compile_and_isa(task: Task, code_dir: Path, base_dir: Path, s: TaskScore) -> None:
-    """Compile the candidate (and the baseline when a check compares with it), at once; then the ISA checks."""
+def _compile_and_isa(
+    task: Task, code_dir: Path, base_dir: Path, s: TaskScore
+) -> tuple[list[KernelDump], list[KernelDump]]:
+    """Compile the candidate (and the baseline when a check or the predicted speed compares with it), at once; then
+    the ISA checks. Returns (baseline kernels, candidate kernels) for the predicted-speed stage."""
     spec = task.spec
     fixed = spec.performance is not None and not spec.performance.compiler_options_may_change
-    vs_baseline = any(c.check in NEEDS_BASELINE for c in spec.isa_checks)
+    vs_baseline = any(c.check in NEEDS_BASELINE for c in spec.isa_checks) or predicted_speed_scored(task)
     with ThreadPoolExecutor(2) as pool:  # two dump-ir processes; the cache keeps an entry per folder, so never a clash
         cand_job = pool.submit(compile_targets, task, code_dir)
         base_job = pool.submit(compile_targets, task, base_dir) if fixed or vs_baseline else None
@@ -149,7 +152,7 @@ def _compile_and_isa(task: Task, code_dir: Path, base_dir: Path, s: TaskScore) -
     if missing:
         s.complete = False
     if not s.compiled:
-        return
+        return base_kernels, kernels
     s.record("compiled", True, f"{len(kernels)} kernel(s)")
     checks = run_isa_checks(spec.isa_checks, kernels, base_kernels) + options_unchanged(task, base_kernels, kernels)
     s.checks += checks
@@ -159,6 +162,47 @@ def _compile_and_isa(task: Task, code_dir: Path, base_dir: Path, s: TaskScore) -
             s.record("isa_check_failed", False, f"ISA check failed: {c.name}: {c.detail}")
     if s.isa_ok:
         s.record("isa_ok", True, f"{len(checks)} check(s)")
+    return base_kernels, kernels
+
+
+def predicted_speed_scored(task: Task) -> bool:
+    """amd-static tasks with a ``speed_bar`` are scored on the predicted speedup over their baseline."""
+    return task.spec.track == "amd-static" and task.spec.speed_bar is not None
+
+
+def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], s: TaskScore) -> None:
+    """The predicted-speed stage of an amd-static task: the kernels' predicted GPU time per arch (baseline against
+    candidate, ``tools.outcome.kernel_time_pair``: the same fixed launch overhead on both sides left out; the task's
+    ``prediction.trips`` where the code does not give the loop's), the geometric mean against the task's
+    ``speed_bar``. No prediction for an arch leaves the score
+    incomplete (``needs_gpu``: measure it), never a pass."""
+    from tools.outcome import predict_speed, predicted_fraction_of_sol
+
+    bar = task.spec.speed_bar
+    trips = task.spec.prediction.trips if task.spec.prediction else None
+    speeds, lines, fractions = [], [], []
+    for arch in sorted({k.arch for k in cand}):
+        b = [k for k in base if k.arch == arch]
+        c = [k for k in cand if k.arch == arch]
+        speed, _ = predict_speed(b, c, arch, trips=trips)
+        if speed.speedup is None:
+            s.complete = False
+            s.record("needs_gpu", False, f"no predicted speed on {arch} ({speed.note}): measure on a GPU")
+            return
+        speeds.append(speed.speedup)
+        lines.append(f"{arch} {speed.note}")
+        s.flags.append(f"predicted speed on {arch}: {speed.note}")
+        fraction, how = predicted_fraction_of_sol(c, arch, trips=trips)
+        if fraction is not None:
+            fractions.append(fraction)
+            s.flags.append(f"predicted fraction of speed-of-light on {arch}: {fraction:.3f} ({how})")
+    if not speeds:
+        return
+    s.speedup = geomean(speeds)
+    # nothing measured on this track: the fraction of speed-of-light comes from the prediction
+    s.fraction_of_sol = geomean(fractions) if len(fractions) == len(speeds) else None
+    what = f"predicted speedup {s.speedup:.3f}× against the bar {bar}× ({'; '.join(lines)})"
+    s.record("faster" if s.speedup >= bar else "slower", s.speedup >= bar, what)
 
 
 def _correctness(task, code_dir, work, runtime, s, rng, procs, interpret) -> None:
@@ -223,7 +267,9 @@ def score(
     s = TaskScore(
         task_id=spec.id, track=spec.track, agent=agent, passed=False, base_commit=base_commit, device=runtime.name
     )
-    s.sol_defined = bool(spec.performance and (spec.performance.bytes or spec.performance.flops))
+    s.sol_defined = bool(spec.performance and (spec.performance.bytes or spec.performance.flops)) or (
+        predicted_speed_scored(task)  # the predictor's bytes at the device's peak bandwidth
+    )
     s.changed_files = changed
     work.mkdir(parents=True, exist_ok=True)
     if diff_problems:
@@ -265,7 +311,7 @@ def score(
                 # GPU; they are killed unused when the first session does not clear the bar
                 confirm = start_timing_servers(task, code_dir, base_dir, work / "confirm", runtime, caches=work)
                 gpu_phase.callback(stop_timing_servers, confirm)
-            _compile_and_isa(task, code_dir, base_dir, s)
+            base_kernels, kernels = _compile_and_isa(task, code_dir, base_dir, s)
             for proc in [*(checkers or {}).values(), *(servers or {}).values(), *(confirm or {}).values()]:
                 proc.wait_ready()
         if runtime.has_gpu:
@@ -286,6 +332,8 @@ def score(
         elif c is None and spec.track == "amd-static":
             s.flags.append("no output oracle: this task is scored on its compiled ISA only")
 
+        if predicted_speed_scored(task) and s.compiled and s.correct is not False:
+            predicted_speed(task, base_kernels, kernels, s)
         timed_needed = spec.track == "gpu-runtime" and perf is not None
         if servers and s.correct:
             _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, confirm, checkers["reference"])
@@ -296,7 +344,7 @@ def score(
     required: set[StageCode] = {"compiled"}
     if c is not None and (runtime.has_gpu or spec.track != "amd-static" or c.oracle == "llvm-cpu" or interpret):
         required.add("correct")
-    if timed_needed and runtime.has_gpu:
+    if (timed_needed and runtime.has_gpu) or predicted_speed_scored(task):
         required.add("faster")
     s.passed, s.code = verdict(s, required)
     s.seconds = round(time.perf_counter() - t0, 2)

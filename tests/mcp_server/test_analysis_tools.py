@@ -119,3 +119,22 @@ async def test_a_slow_profile_returns_a_job_id_then_the_report(monkeypatch, tmp_
     rep = done.structured_content["report"]
     assert (rep["dispatch_count"], rep["kernel_count"]) == (45, 19)
     assert rep["path"].startswith(str(tmp_path / "kernelpilot-out" / "trace-"))
+
+
+async def test_prefetch_verify_sets_an_occupancy_budget_only_when_given():
+    # rowdot and its prefetch as compiled for gfx942 (kernelpilot dump-ir of tests/data/triton_occupancy/*_full_grid.py):
+    # 4 -> 3 waves/SIMD, limited by VGPRs. The default used to be allow_occupancy_drop=0, a budget the user never set,
+    # so the drop failed the verify; unset, it is a warning that explains the time (no grid in an ISA file).
+    occupancy = "tests/data/triton_occupancy/"
+    pair = {
+        "source": occupancy + "rowdot_prefetched_full_grid.gfx942.s",
+        "before": occupancy + "rowdot_full_grid.gfx942.s",
+    }
+    out = await call("prefetch-data-load", pair)
+    occ = next(c for c in out["verify"]["checks"] if c["name"] == "occupancy")
+    assert occ["ok"] and occ["severity"] == "warning" and occ["detail"].startswith("occupancy 4 → 3 waves/SIMD")
+    assert out["verify"]["verdict"] != "fail" and not any(s.startswith("fix: occupancy") for s in out["next_steps"])
+    out = await call("prefetch-data-load", {**pair, "allow_occupancy_drop": 0})
+    occ = next(c for c in out["verify"]["checks"] if c["name"] == "occupancy")
+    assert not occ["ok"] and occ["detail"].endswith("more than the 0 waves/SIMD your budget allows")
+    assert out["verify"]["verdict"] == "fail" and "fix: occupancy: " + occ["detail"] in out["next_steps"]

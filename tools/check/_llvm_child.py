@@ -87,7 +87,8 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
             raise InputError(
                 f"{who} kernel {name}: grid {grid} × block {block} = {math.prod(grid) * threads:,} lanes, run at "
                 f"once on the CPU, needs about {_gb(need)}; the cap is {_gb(max_bytes)}",
-                hint="check a smaller problem (--shape) whose grid reaches the same edge cases, or raise --max-memory",
+                hint="check a smaller problem whose grid reaches the same edge cases (`kernelpilot check … --shape KEY=VALUE`), "
+                "or raise its --max-memory",
             )
         machine = engine.Machine(kernel, engine.Launch(grid=grid, block=block), prepared.memory,
                                  prepared.allocations, params, arch, dynamic_lds)  # fmt: skip

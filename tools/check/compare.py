@@ -57,7 +57,9 @@ def _deadline(timeout: float):
     def left() -> float:
         rest = end - time.monotonic()
         if rest <= 0:
-            raise CheckTimeout(f"check ran past its --timeout of {timeout:g}s", hint="raise --timeout")
+            raise CheckTimeout(
+                f"check ran past its --timeout of {timeout:g}s", hint="raise `kernelpilot check --timeout`"
+            )
         return rest
 
     return left
@@ -143,7 +145,7 @@ def _run_inputs_child(path, frontend, cases, out, interpret, load, timeout) -> N
     if result.timed_out:
         raise CheckTimeout(
             f"check's --timeout ran out while {doing} for {path.name} ({timeout:.0f}s of it were left)",
-            hint="use smaller shapes (--shape) or raise --timeout",
+            hint="use smaller shapes (`kernelpilot check … --shape KEY=VALUE`) or raise its --timeout",
         )
     if outcome is None:
         how = f"was killed by {result.signal_name}" if result.signal_name else f"exited with {result.returncode}"
@@ -298,13 +300,14 @@ def _run_llvm(kernels: dict[str, list], case_dirs: list[Path], arch: str, max_by
             raise CheckTimeout(
                 f"check's --timeout ran out while the kernels ran on the CPU ({timeout:.0f}s of it were left): an "
                 "endless loop, or a problem too large for the CPU engine",
-                hint="check the loop bounds and the scalar arguments, use smaller shapes (--shape) or raise --timeout",
+                hint="check the loop bounds and the scalar arguments, use smaller shapes (`kernelpilot check … --shape "
+                "KEY=VALUE`) or raise its --timeout",
             )
         how = f"was killed by {result.signal_name}" if result.signal_name else f"exited with {result.returncode}"
         cap = (max_bytes + ADDRESS_SPACE_HEADROOM) / 1e9
         raise InputError(
             f"the process running the kernels {how} before it reported (its address space is capped at {cap:.1f} GB)",
-            hint="use smaller shapes (--shape) or raise --max-memory",
+            hint="use smaller shapes (`kernelpilot check … --shape KEY=VALUE`) or raise its --max-memory",
             details="\n".join(result.stderr.strip().splitlines()[-20:]),
         )
     got = []
@@ -318,7 +321,7 @@ def _run_llvm(kernels: dict[str, list], case_dirs: list[Path], arch: str, max_by
             elif r["status"] == "memory":
                 per_side[who] = InputError(
                     f"running {who} ran out of memory under the {max_bytes / 1e9:.1f} GB cap",
-                    hint="use smaller shapes (--shape) or raise --max-memory",
+                    hint="use smaller shapes (`kernelpilot check … --shape KEY=VALUE`) or raise its --max-memory",
                 )
             elif r["status"] == "error":
                 try:
@@ -418,7 +421,9 @@ def check(
     if engine == "auto":  # the LLVM IR is what the GPU runs; the interpreter stays a choice for Triton
         engine = "llvm"
     if engine == "interpreter" and frontend != "triton":
-        raise InputError("the interpreter engine runs Triton files only", hint="use --engine llvm for FlyDSL")
+        raise InputError(
+            "the interpreter engine runs Triton files only", hint="run FlyDSL with `kernelpilot check --engine llvm`"
+        )
     arch = normalize_arch(arch)
     seeds = seeds or [0]
     shapes = shapes or [{}]

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tools.models.dump import LaunchInfo
+from tools.models.outcome import Correctness, OutcomeVerdict, SpeedOutcome
 from tools.profilers.timing import Comparison
 
 LoopVerdict = Literal["exposed-latency", "prefetched", "memory-bound", "no-loads", "undetermined"]
@@ -218,7 +219,9 @@ class VerifyCheck(BaseModel):
     ok: bool
     detail: str
     severity: Literal["note", "warning"] | None = Field(
-        None, description="for a passing check that still deserves attention: note (cannot matter here) or warning"
+        None,
+        description="a structural finding (never a failure): note (what a prefetch looks like, or cannot matter here) "
+        "or warning (explains a slower time; the next step to try)",
     )
 
 
@@ -236,10 +239,18 @@ class GpuMeasurement(BaseModel):
 
 
 class VerifyReport(BaseModel):
-    """--verify BEFORE AFTER: did the rewrite really prefetch, and what did it cost?"""
+    """--verify BEFORE AFTER: is AFTER correct and faster (the verdict), and what in its structure explains the time
+    (the note and warning checks)?"""
 
     summary: str
-    ok: bool
+    ok: bool = Field(description="True exactly when the verdict is pass")
+    verdict: OutcomeVerdict = Field(
+        description="pass: correct (or not checked, see correctness) and faster beyond the band; fail: incorrect, "
+        "slower, new spills or a budget broken; undetermined: the speed could not be decided (see undetermined)"
+    )
+    undetermined: str | None = Field(None, description="why the verdict is undetermined")
+    correctness: Correctness | None = None
+    speed: SpeedOutcome | None = Field(None, description="measured on a GPU, else predicted, with its band")
     before: PrefetchReport
     after: PrefetchReport
     checks: list[VerifyCheck]

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from tools.models.outcome import Correctness, SpeedOutcome
+
 Status = Literal["ok", "warn", "bad"]
 
 # What defined a live register's value, in the analysis's closed vocabulary (tools.isa.pressure.Attributor.kind /
@@ -239,7 +241,11 @@ class MetricChange(BaseModel):
     before: int | float | None
     after: int | float | None
     delta: int | float | None
-    regression: bool
+    regression: bool = Field(description="fails the comparison: more spills or scratch, or a budget the user set")
+    warning: bool = Field(
+        False,
+        description="explains a time, never fails: lower occupancy or a higher live-register peak (the speed decides)",
+    )
     why: str = ""
 
 
@@ -255,7 +261,9 @@ class VgprDiff(BaseModel):
     kernels: list[KernelDiff]
     only_before: list[str] = Field(default_factory=list)
     only_after: list[str] = Field(default_factory=list)
-    regression: bool
+    regression: bool = Field(description="a failure: new spills, a budget broken, incorrect, or slower")
+    correctness: Correctness | None = Field(None, description="check on the CPU where it applies")
+    speed: SpeedOutcome | None = Field(None, description="the predicted speed of AFTER against BEFORE, with its band")
 
 
 VgprReport.model_rebuild()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from tools.errors import InputError
-from tools.models.prefetch import PrefetchReport
+from tools.isa.machines import machine_names
+from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.prefetch.analysis import analyze_prefetch
 from tools.prefetch.verify import verify_prefetch
 
@@ -85,6 +86,24 @@ def format_report(rep: PrefetchReport) -> str:
     return "\n".join(lines)
 
 
+VERIFY_EXIT = {"pass": 0, "fail": 1, "undetermined": 3}  # 2 is an input error
+
+
+def format_verify(rep: VerifyReport) -> str:
+    """--verify as text: the verdict line, correctness, speed (measured or predicted with its band), then each check:
+    [FAIL] decides the verdict, [note] / [warn] explain the time."""
+    lines = [rep.summary]
+    if rep.correctness is not None:
+        lines.append(f"  correctness: {rep.correctness.note}")
+    if rep.speed is not None:
+        lines.append(f"  speed ({rep.speed.source}): {rep.speed.note}")
+    for c in rep.checks:
+        tag = "FAIL" if not c.ok else {"note": "note", "warning": "warn"}.get(c.severity or "", "ok")
+        lines.append(f"  [{tag}] {c.name}: {c.detail}")
+    lines.append(f"  gpu: {rep.gpu.note if rep.gpu else 'not measured (--no-gpu)'}")
+    return "\n".join(lines)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", nargs="?", help="kernel file, ISA (.s/.amdgcn), SASS (.sass) or dump directory")
     p.add_argument("--arch", help="target when compiling a kernel file (default gfx942; sm_90 for .cu)")
@@ -106,8 +125,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="BASE",
         help="also report occupancy, register, copy and latency changes against BASE (a file or git ref HEAD:k.py)",
     )
-    p.add_argument("--allow-occupancy-drop", type=int, default=0, help="--verify: waves/warps AFTER may lose")
-    p.add_argument("--no-gpu", action="store_true", help="--verify: skip the GPU correctness and timing run")
+    p.add_argument(
+        "--allow-occupancy-drop",
+        type=int,
+        help="--verify: your budget: waves/SIMD (warps/SM) AFTER may lose; losing more fails (default: no budget, a "
+        "drop is a warning that explains the time)",
+    )
+    p.add_argument("--max-vgprs", type=int, help="--verify: your budget: most VGPRs (registers/thread) AFTER may use")
+    p.add_argument("--min-waves", type=int, help="--verify: your budget: fewest waves/SIMD (warps/SM) AFTER may hold")
+    p.add_argument(
+        "--device",
+        choices=machine_names(),
+        help="--verify without a GPU run: the device model the predicted speed uses (default per arch: gfx942 "
+        "mi300x, sm_90 h100)",
+    )
+    p.add_argument(
+        "--no-gpu",
+        action="store_true",
+        help="--verify: skip the GPU correctness and timing run; speed is then predicted (with its band)",
+    )
+    p.add_argument(
+        "--no-check", action="store_true", help="--verify: without a GPU run, skip the CPU output comparison (check)"
+    )
     p.add_argument(
         "--compute-units",
         type=int,
@@ -141,16 +180,13 @@ def run(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             trace=getattr(args, "trace", None),
             trace_kernel=getattr(args, "trace_kernel", None),
+            check=not getattr(args, "no_check", False),
+            max_vgprs=getattr(args, "max_vgprs", None),
+            min_waves=getattr(args, "min_waves", None),
+            device=getattr(args, "device", None),
         )
-        if args.json:
-            print(rep.model_dump_json(indent=2))
-        else:
-            print(rep.summary)
-            for c in rep.checks:
-                tag = "FAIL" if not c.ok else {"note": "note", "warning": "warn"}.get(c.severity or "", "ok")
-                print(f"  [{tag}] {c.name}: {c.detail}")
-            print(f"  gpu: {rep.gpu.note if rep.gpu else 'not measured (--no-gpu)'}")
-        return 0 if rep.ok else 1
+        print(rep.model_dump_json(indent=2) if args.json else format_verify(rep))
+        return VERIFY_EXIT[rep.verdict]
     if getattr(args, "trace", None) or getattr(args, "trace_kernel", None):
         raise InputError(
             "--trace and --trace-kernel apply to --verify BEFORE AFTER",

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from tools import inputs
 from tools.errors import InputError
+from tools.isa.machines import machine_names
 from tools.models.vgpr import VgprReports
 from tools.vgpr_pressure.analyze import analyze_spec
-from tools.vgpr_pressure.diff import PEAK_REGRESSION_THRESHOLD, attach_baseline, diff_reports
+from tools.vgpr_pressure.diff import PEAK_REGRESSION_THRESHOLD, attach_baseline, diff_reports, judge_outcome
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,6 +48,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs=2,
         metavar=("BEFORE", "AFTER"),
         help="compare two inputs (paths or git references: --diff HEAD:kernel.py kernel.py); exit 1 on a regression",
+    )
+    parser.add_argument(
+        "--max-vgprs",
+        type=int,
+        help="--baseline/--diff: your budget: most VGPRs (registers/thread) the input may use; more fails",
+    )
+    parser.add_argument(
+        "--min-waves",
+        type=int,
+        help="--baseline/--diff: your budget: fewest waves/SIMD (warps/SM) the input may hold; fewer fails",
+    )
+    parser.add_argument(
+        "--no-check",
+        action="store_true",
+        help="--baseline/--diff: skip the CPU output comparison (kernelpilot check) of the two versions",
+    )
+    parser.add_argument(
+        "--device",
+        choices=machine_names(),
+        help="--baseline/--diff: the device model the predicted speed uses (default per arch: gfx942 mi300x, sm_90 h100)",
     )
     parser.add_argument(
         "--peak-threshold",
@@ -118,6 +139,8 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
             for c in b.changes:
                 if c.regression:
                     out.append(f"    regression: {c.why}")
+                elif c.warning:
+                    out.append(f"    warning (explains a time; the speed decides): {c.why}")
         for t in r.triton:
             out.append(f"  triton: {t}")
         for n in r.notes:
@@ -145,8 +168,9 @@ def run(args: argparse.Namespace) -> int:
     if args.diff:
         before = analyze_spec(args.diff[0], args.kernel, args.arch)
         after = analyze_spec(args.diff[1], args.kernel, args.arch)
-        d = diff_reports(before, after, args.peak_threshold)
-        print(d.model_dump_json(indent=1) if args.json else d.summary)
+        d = diff_reports(before, after, args.peak_threshold, **_budgets(args))
+        d = judge_outcome(d, args.diff[0], args.diff[1], args.arch, **_outcome_options(args))
+        print(d.model_dump_json(indent=1) if args.json else render_outcome(d))
         return 1 if d.regression else 0
     if not args.input:
         raise InputError(
@@ -162,14 +186,37 @@ def run(args: argparse.Namespace) -> int:
         launch_lds=getattr(args, "launch_lds", None),
     )
     regression = False
+    outcome = None
     if getattr(args, "baseline", None):
         base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top)
-        regression = attach_baseline(reports, base, args.peak_threshold).regression
+        d = attach_baseline(reports, base, args.peak_threshold, **_budgets(args))
+        outcome = judge_outcome(d, args.baseline, args.input, args.arch, **_outcome_options(args))
+        regression = outcome.regression
     if args.json:
         print(json.dumps(reports.model_dump(exclude_none=True), indent=1))
     else:
         print(render(reports, Path(args.source) if args.source else _source_of(args.input)))
+        if outcome is not None:
+            print("\n".join(render_outcome(outcome).splitlines()[1:]))
     return 1 if regression else 0
+
+
+def _outcome_options(args: argparse.Namespace) -> dict:
+    return {"check": not getattr(args, "no_check", False), "device": getattr(args, "device", None)}
+
+
+def _budgets(args: argparse.Namespace) -> dict:
+    return {"max_vgprs": getattr(args, "max_vgprs", None), "min_waves": getattr(args, "min_waves", None)}
+
+
+def render_outcome(d) -> str:
+    """A comparison's summary, then its correctness and speed (predicted, with its band, or why there is none)."""
+    lines = [d.summary]
+    if d.correctness is not None:
+        lines.append(f"  correctness: {d.correctness.note}")
+    if d.speed is not None:
+        lines.append(f"  speed ({d.speed.source}): {d.speed.note}")
+    return "\n".join(lines)
 
 
 def _source_of(spec: str) -> Path | None:
