@@ -159,8 +159,8 @@ def dump_ir(
     fe.check_flags(path, list(flags or []))  # before anything runs: a refused flag never reaches a compiler
     options = {"debug_info": debug_info, "flags": list(flags or [])}
     versions = fe.versions()
-    # resources gained launch LDS and the occupancy limiter: results written before that must not be reused
-    keyed = {**options, "resources_schema": 2}
+    # resources gained launch LDS and the occupancy limiter, launches their arguments: older results must not be reused
+    keyed = {**options, "resources_schema": 3}
     folder = cache.source_folder(path)
     content = cache.cache_key(path, folder, name, arch, keyed, versions.versions)
     key = cache.located_key(content, folder.directory)  # the entry: its artifacts name this folder
