@@ -251,10 +251,11 @@ def judge(case: CaseResult) -> CaseResult:
 
 
 # ------------------------------------------------------------------------------------------------------- llvm engine
-def _llvm_kernels(path: Path, arch: str, timeout: float):
+def _llvm_kernels(path: Path, arch: str, timeout: float, shape: dict | None = None):
+    """Each kernel ``kernelpilot_entry(**shape)`` compiles, in launch order, with its LLVM IR and origin files."""
     from tools.dump_ir import dump_ir
 
-    result = dump_ir(path, arch, timeout=timeout)
+    result = dump_ir(path, arch, timeout=timeout, entry_kwargs=shape or None)
     kernels = []
     for k in result.kernels:
         stages = {s.name: Path(s.path) for s in k.stages}
@@ -262,18 +263,20 @@ def _llvm_kernels(path: Path, arch: str, timeout: float):
         if llvm is None:
             raise InputError(f"{path.name}: kernel {k.name} has no LLVM IR stage", hint="check needs llvm_ir / llir")
         origin = stages.get("origin") or llvm.parent / "metadata.json"
-        kernels.append({"name": k.name, "llvm": str(llvm), "origin": str(origin), "frontend": result.frontend})
+        source = k.launch.source if k.launch else None
+        kernels.append({"name": k.name, "llvm": str(llvm), "origin": str(origin), "frontend": result.frontend,
+                        "source": source})  # fmt: skip
     return kernels
 
 
-def _run_llvm(kernels: dict[str, list], case_dirs: list[Path], arch: str, max_bytes: int, out: Path, timeout):
-    """Run each side's kernels on every case in ``tools.check._llvm_child`` (timeout, memory cap): per case,
-    per side, (buffers after, written, events) or the KernelpilotError that side raised."""
+def _run_llvm(runs: list[dict[str, tuple[list, Path]]], arch: str, max_bytes: int, out: Path, timeout):
+    """Run each case's sides (``{side: (kernels, case folder)}``) in ``tools.check._llvm_child`` (timeout, memory
+    cap): per case, per side, (buffers after, written, events, launches) or the KernelpilotError that side raised."""
     from tools.check._llvm_child import ADDRESS_SPACE_HEADROOM
 
     out.mkdir(parents=True, exist_ok=True)
-    spec = {"arch": arch, "max_bytes": max_bytes, "kernels": kernels, "sides": list(kernels),
-            "cases": [str(d) for d in case_dirs], "out": str(out)}  # fmt: skip
+    spec = {"arch": arch, "max_bytes": max_bytes, "out": str(out),
+            "runs": [{who: {"kernels": k, "case": str(d)} for who, (k, d) in run.items()} for run in runs]}  # fmt: skip
     (out / "spec.json").write_text(json.dumps(spec))
     root = str(Path(__file__).resolve().parents[2])
     env = {"PYTHONPATH": root, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -301,7 +304,7 @@ def _run_llvm(kernels: dict[str, list], case_dirs: list[Path], arch: str, max_by
             if r["status"] == "ok":
                 n = len(list((out / f"case{i}" / who).glob("out*.bin")))
                 bufs = [(out / f"case{i}" / who / f"out{j}.bin").read_bytes() for j in range(n)]
-                per_side[who] = (bufs, set(r["written"]), [MemoryEvent(**e) for e in r["events"]])
+                per_side[who] = (bufs, set(r["written"]), [MemoryEvent(**e) for e in r["events"]], r["launches"])
             elif r["status"] == "memory":
                 per_side[who] = InputError(
                     f"running {who} ran out of memory under the {max_bytes / 1e9:.1f} GB cap",
@@ -338,16 +341,64 @@ def outputs(
         ((desc, bufs, outs, case_dir),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp) / "in",
                                                           interpret=engine == "interpreter", timeout=left())  # fmt: skip
         if engine == "llvm":
-            kernels = {"before": _llvm_kernels(path, arch, left())}
-            ((got,),) = [list(r.values()) for r in _run_llvm(kernels, [case_dir], arch, int(max_memory_gb * 1e9),
-                                                              Path(tmp) / "run", left())]  # fmt: skip
+            kernels = _llvm_kernels(path, arch, left(), shape)
+            ((got,),) = [list(r.values()) for r in _run_llvm([{"before": (kernels, case_dir)}], arch,
+                                                              int(max_memory_gb * 1e9), Path(tmp) / "run", left())]  # fmt: skip
             if isinstance(got, BaseException):
                 raise got
-            outs, _, events = got
+            outs, _, events, _ = got
             bad = [e for e in events if e.kind in ERROR_KINDS]
             if bad:
                 raise InputError(f"{path.name}: {bad[0].kind} {bad[0].access} at {bad[0].line}", hint="")
     return {b["name"]: _typed(o, b["dtype"]) for b, o in zip(desc["buffers"], outs, strict=True)}
+
+
+def _kernels_for(path: Path, default: list, desc: dict, shape: dict, compiles: dict, arch: str, left) -> list:
+    """The kernels to run for one case: the default compile, unless the case's --shape changes what its launches
+    compile to (``compile_key`` differs from ``kernelpilot_entry()``'s): then ``kernelpilot_entry(**shape)``'s
+    own compile, once per distinct key and file in this call."""
+    if not shape or (desc.get("default_key") is not None and desc["compile_key"] == desc["default_key"]):
+        return default
+    key = (str(path), json.dumps(desc["compile_key"], sort_keys=True))
+    if key not in compiles:
+        compiles[key] = _llvm_kernels(path, arch, left(), shape)
+    return compiles[key]
+
+
+def _shared(desc_b: dict, desc_a: dict, out_b: list, out_a: list, w_b: set, w_a: set):
+    """AFTER's buffers and written set in BEFORE's numbering: the buffers the entry shares (passed or returned) pair
+    up in order; scratch a host function allocates is its own and is not compared."""
+    mine = [i for i, b in enumerate(desc_b["buffers"]) if b.get("role", "entry") != "scratch"]
+    theirs = [j for j, b in enumerate(desc_a["buffers"]) if b.get("role", "entry") != "scratch"]
+    if len(mine) != len(theirs):
+        raise InputError(f"BEFORE's entry passes or returns {len(mine)} tensor(s), AFTER's {len(theirs)}",
+                         hint="both files' kernelpilot_entry() must take the same tensors")  # fmt: skip
+    pairs = dict(zip(mine, theirs, strict=True))
+    mapped = [out_a[pairs[i]] if i in pairs else data for i, data in enumerate(out_b)]
+    for i, j in pairs.items():
+        if len(out_a[j]) != len(out_b[i]):
+            raise InputError(f"{desc_b['buffers'][i]['name']} has {len(out_b[i])} bytes in BEFORE but "
+                             f"{len(out_a[j])} in AFTER", hint="both entries must pass tensors of the same size")  # fmt: skip
+    return mapped, {i for i, j in pairs.items() if j in w_a}
+
+
+def _by_launch(desc_b: dict, launches_b: list, desc_a: dict, launches_a: list) -> str | None:
+    """Launch by launch, where both sides launch the same sequence over the same buffers: after which launch the
+    buffers first differ (bit for bit). None for a single launch each."""
+    if len(launches_b) <= 1 and len(launches_a) <= 1:
+        return None
+    names = lambda ls: " + ".join(x["kernel"] for x in ls)  # noqa: E731
+    sizes = [[b["nbytes"] for b in d["buffers"]] for d in (desc_b, desc_a)]
+    if len(launches_b) != len(launches_a) or sizes[0] != sizes[1]:
+        return (f"launch sequences differ ({len(launches_b)}: {names(launches_b)}; {len(launches_a)}: "
+                f"{names(launches_a)}): compared on the entry's final outputs only")  # fmt: skip
+    for n, (x, y) in enumerate(zip(launches_b, launches_a, strict=True), 1):
+        if x["digests"] != y["digests"]:
+            bad = [desc_b["buffers"][i]["name"] for i, (p, q) in enumerate(zip(x["digests"], y["digests"],
+                                                                               strict=True)) if p != q]  # fmt: skip
+            return (f"{len(launches_b)} launches each: buffers agree after {n - 1}, first differ after launch {n} "
+                    f"({x['kernel']} → {y['kernel']}) in {', '.join(bad)}")  # fmt: skip
+    return f"{len(launches_b)} launches each: all buffers agree after every launch"
 
 
 def _dedupe(events: list[MemoryEvent], keep: int = 12) -> list[MemoryEvent]:
@@ -409,17 +460,31 @@ def check(
     shapes = shapes or [{}]
     cases = []
     names: list[str] = []
+    own = False  # whether AFTER's launches come from its own entry (see below)
     if engine == "llvm":
         kb, ka = _llvm_kernels(b_path, arch, left()), _llvm_kernels(a_path, arch, left())
         names = [f"{x['name']} → {y['name']}" for x, y in zip(kb, ka, strict=False)]
+        if len(kb) != len(ka):
+            names = [f"{' + '.join(x['name'] for x in kb)} → {' + '.join(y['name'] for y in ka)}"]
     todo = [(seed, shape) for shape in shapes for seed in seeds]
     with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
         c0 = time.perf_counter()
         if engine == "llvm":
             inputs_b = generate_inputs(in_path, frontend, todo, Path(tmp) / "in", timeout=left())
-            runs = _run_llvm({"before": kb, "after": ka}, [x[3] for x in inputs_b], arch, int(max_memory_gb * 1e9),
-                             Path(tmp) / "run", left())  # fmt: skip
-            inputs_a = [None] * len(todo)
+            # AFTER launches its own sequence (another count, or a host function's): its launches come from its own
+            # entry, on BEFORE's bytes for every tensor the entry passes
+            own = len(kb) != len(ka) or any(k.get("source") == "call" for k in kb + ka)
+            inputs_a = inputs_b
+            if own:
+                load = inputs_b[0][3].parent
+                inputs_a = generate_inputs(a_path, frontend, todo, Path(tmp) / "a", load=load, timeout=left())
+            compiles = {}
+            plan = []
+            for (_, shape), got_b, got_a in zip(todo, inputs_b, inputs_a, strict=True):
+                sides = {"before": (b_path, kb, got_b), "after": (a_path, ka, got_a if own else got_b)}
+                plan.append({who: (_kernels_for(path, default, got[0], shape, compiles, arch, left), got[3])
+                             for who, (path, default, got) in sides.items()})  # fmt: skip
+            runs = _run_llvm(plan, arch, int(max_memory_gb * 1e9), Path(tmp) / "run", left())
         else:
             inputs_b = generate_inputs(b_path, frontend, todo, Path(tmp) / "b", interpret=True, timeout=left())
             inputs_a = generate_inputs(
@@ -435,8 +500,12 @@ def check(
                     for got in run.values():
                         if isinstance(got, BaseException):
                             raise got
-                    (out_b, w_b, ev_b), (out_a, w_a, ev_a) = run["before"], run["after"]
+                    (out_b, w_b, ev_b, l_b), (out_a, w_a, ev_a, l_a) = run["before"], run["after"]
                     events = ev_b + ev_a
+                    if own:  # AFTER's own buffers: its entry's, in BEFORE's order
+                        out_a, w_a = _shared(desc, got_a[0], out_b, out_a, w_b, w_a)
+                        w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
+                    case.launches = _by_launch(desc, l_b, got_a[0], l_a)
                 else:
                     out_a = got_a[2]
                     w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
@@ -446,6 +515,8 @@ def check(
                 case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol)
                 case.events = _dedupe(events)
                 judge(case)
+                if case.verdict == "different" and case.launches:
+                    case.reason += f" ({case.launches})"
             except UnsupportedIR as exc:  # a construct the engine does not run: no verdict either way
                 case.verdict, case.reason = "undetermined", exc.verdict_reason
             except KernelpilotError as exc:
@@ -519,6 +590,8 @@ def format_report(report: CheckReport) -> str:
     for case in report.cases:
         shape = " " + json.dumps(case.shape) if case.shape else ""
         lines.append(f"  seed {case.seed}{shape}: {case.verdict} — {case.reason} ({case.seconds:.2f}s)")
+        if case.launches and case.verdict != "different":
+            lines.append(f"    launches: {case.launches}")
         for b in case.buffers:
             diff = f", max |diff| {b.max_abs_diff:g}" if b.max_abs_diff else ""
             lines.append(f"    {b.verdict:<9} {b.name} ({b.dtype}[{b.elements}], written by {'+'.join(b.written_by)}): "
