@@ -70,7 +70,9 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
 
         dynamic_lds = 65536  # FlyDSL: the largest LDS a gfx942 workgroup may have
         if frontend == "flydsl":
-            launch = flydsl_abi.read_launch(origin.read_text(), name)
+            passed = [a for a in desc["launches"][0]["args"] if "opaque" not in a and not a.get("constexpr")]
+            scalars = {i: a["scalar"] for i, a in enumerate(passed) if a.get("type") == "int"}
+            launch = flydsl_abi.read_launch(origin.read_text(), name, scalars)
             params = flydsl_abi.kernel_params([t for t, _ in kernel.params], launch, desc["launches"][0]["args"],
                                               address_of)  # fmt: skip
             grid, block = tuple(launch["grid"]), tuple(launch["block"])

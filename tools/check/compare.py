@@ -509,7 +509,9 @@ def check(
                 else:
                     out_a = got_a[2]
                     w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
-                    w_a = {i for i, (x, y) in enumerate(zip(bufs, out_a, strict=True)) if x != y}
+                    w_a = {i for i, (x, y) in enumerate(zip(got_a[1], out_a, strict=True)) if x != y}
+                    out_a, w_a = _shared(desc, got_a[0], out_b, out_a, w_b, w_a)
+                    w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
                     events = []
                 written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
                 case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol)
