@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from tools.check.errors import UnsupportedIR
+from tools.check.launches import by_launch, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import InputError, KernelpilotError
 from tools.executors import LOCAL
@@ -365,42 +366,6 @@ def _kernels_for(path: Path, default: list, desc: dict, shape: dict, compiles: d
     return compiles[key]
 
 
-def _shared(desc_b: dict, desc_a: dict, out_b: list, out_a: list, w_b: set, w_a: set):
-    """AFTER's buffers and written set in BEFORE's numbering: the buffers the entry shares (passed or returned) pair
-    up in order; scratch a host function allocates is its own and is not compared."""
-    mine = [i for i, b in enumerate(desc_b["buffers"]) if b.get("role", "entry") != "scratch"]
-    theirs = [j for j, b in enumerate(desc_a["buffers"]) if b.get("role", "entry") != "scratch"]
-    if len(mine) != len(theirs):
-        raise InputError(f"BEFORE's entry passes or returns {len(mine)} tensor(s), AFTER's {len(theirs)}",
-                         hint="both files' kernelpilot_entry() must take the same tensors")  # fmt: skip
-    pairs = dict(zip(mine, theirs, strict=True))
-    mapped = [out_a[pairs[i]] if i in pairs else data for i, data in enumerate(out_b)]
-    for i, j in pairs.items():
-        if len(out_a[j]) != len(out_b[i]):
-            raise InputError(f"{desc_b['buffers'][i]['name']} has {len(out_b[i])} bytes in BEFORE but "
-                             f"{len(out_a[j])} in AFTER", hint="both entries must pass tensors of the same size")  # fmt: skip
-    return mapped, {i for i, j in pairs.items() if j in w_a}
-
-
-def _by_launch(desc_b: dict, launches_b: list, desc_a: dict, launches_a: list) -> str | None:
-    """Launch by launch, where both sides launch the same sequence over the same buffers: after which launch the
-    buffers first differ (bit for bit). None for a single launch each."""
-    if len(launches_b) <= 1 and len(launches_a) <= 1:
-        return None
-    names = lambda ls: " + ".join(x["kernel"] for x in ls)  # noqa: E731
-    sizes = [[b["nbytes"] for b in d["buffers"]] for d in (desc_b, desc_a)]
-    if len(launches_b) != len(launches_a) or sizes[0] != sizes[1]:
-        return (f"launch sequences differ ({len(launches_b)}: {names(launches_b)}; {len(launches_a)}: "
-                f"{names(launches_a)}): compared on the entry's final outputs only")  # fmt: skip
-    for n, (x, y) in enumerate(zip(launches_b, launches_a, strict=True), 1):
-        if x["digests"] != y["digests"]:
-            bad = [desc_b["buffers"][i]["name"] for i, (p, q) in enumerate(zip(x["digests"], y["digests"],
-                                                                               strict=True)) if p != q]  # fmt: skip
-            return (f"{len(launches_b)} launches each: buffers agree after {n - 1}, first differ after launch {n} "
-                    f"({x['kernel']} → {y['kernel']}) in {', '.join(bad)}")  # fmt: skip
-    return f"{len(launches_b)} launches each: all buffers agree after every launch"
-
-
 def _dedupe(events: list[MemoryEvent], keep: int = 12) -> list[MemoryEvent]:
     """At most ``keep`` events, the first of each (kernel, kind, instruction) before repeats."""
     firsts, rest, seen = [], [], set()
@@ -503,14 +468,14 @@ def check(
                     (out_b, w_b, ev_b, l_b), (out_a, w_a, ev_a, l_a) = run["before"], run["after"]
                     events = ev_b + ev_a
                     if own:  # AFTER's own buffers: its entry's, in BEFORE's order
-                        out_a, w_a = _shared(desc, got_a[0], out_b, out_a, w_b, w_a)
+                        out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
                         w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
-                    case.launches = _by_launch(desc, l_b, got_a[0], l_a)
+                    case.launches = by_launch(desc, l_b, got_a[0], l_a)
                 else:
                     out_a = got_a[2]
                     w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
                     w_a = {i for i, (x, y) in enumerate(zip(got_a[1], out_a, strict=True)) if x != y}
-                    out_a, w_a = _shared(desc, got_a[0], out_b, out_a, w_b, w_a)
+                    out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
                     w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
                     events = []
                 written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
