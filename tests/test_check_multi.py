@@ -83,3 +83,13 @@ def test_host_integer_ops_follow_mlir_semantics():
     v = host_values(body, {"%arg2": -130, "%arg3": 65537})
     # floordiv rounds down (-3), divsi toward zero (-2); 65537 * 65537 wraps in i32 to 131073
     assert (v["%0"], v["%1"], v["%2"], v["%3"], v["%4"]) == (-3, -2, -3, 1025, 131073)
+
+
+@pytest.mark.slow
+def test_interpreter_runs_the_host_function_and_compares_the_entrys_outputs():
+    x = _seed0_vector(2048)
+    same = check(MULTI / "sum_single.py", MULTI / "sum_split_merge.py", engine="interpreter")
+    bug = check(MULTI / "sum_single.py", MULTI / "sum_split_merge_bug.py", engine="interpreter")
+    assert same.verdict == "same" and bug.verdict == "different"
+    (mm,) = bug.cases[0].mismatches  # the same figures as the llvm engine: all 2048 vs the first 1792
+    assert (int(mm.before), int(mm.after)) == (int(x.sum()), int(x[:1792].sum()))

@@ -181,7 +181,7 @@ def _capture(spec):
     return found, outs
 
 
-def _describe(torch, spec, frontend, module, fill):
+def _describe(torch, spec, frontend, module, fill, interpret=False):
     """(launches, described launches, buffers, flat tensors): each distinct tensor storage one buffer with its role
     (``entry``: passed by the entry; ``return``: returned by the call form's host function; ``scratch``: allocated
     inside it), ``fill(flat)`` applied to the entry's own buffers."""
@@ -205,7 +205,10 @@ def _describe(torch, spec, frontend, module, fill):
     for name, a in _entry_args(spec, frontend):
         if isinstance(a, torch.Tensor):
             buffer_of(a, name, "entry")
-    launches, returned = _capture(spec) if called else (_launches(spec, frontend), [])
+    if called and interpret:  # the interpreter runs the host function itself: its entry's tensors are the buffers
+        launches, returned = [], []
+    else:
+        launches, returned = _capture(spec) if called else (_launches(spec, frontend), [])
     described = []
     for li, launch in enumerate(launches):
         names = _param_names(launch["fn"], len(launch["args"]))
@@ -270,7 +273,12 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
     gen = torch.Generator().manual_seed(seed)
     spec = _call(maker, seed, shape, user)
     launches, described, buffers, tensors = _describe(
-        torch, spec, frontend, module, (lambda flat: None) if user else (lambda flat: _fill(flat, gen, torch))
+        torch,
+        spec,
+        frontend,
+        module,
+        (lambda flat: None) if user else (lambda flat: _fill(flat, gen, torch)),
+        interpret,
     )
     if load_dir is not None:  # the other file's bytes for every buffer the entry shares (scratch stays this file's)
         other = json.loads((load_dir / "inputs.json").read_text())["buffers"]
