@@ -68,7 +68,8 @@ def _launches(spec, frontend):
     for s in specs:
         if not isinstance(s, dict) or "kernel" not in s or "args" not in s:
             raise ConventionError(
-                "must return the example-argument form {'kernel', 'args', 'kwargs', 'grid'} for Triton"
+                "must return the example-argument form {'kernel', 'args', 'kwargs', 'grid'} (or a list of them), or "
+                "the call form {'call', 'args', 'kwargs'} for Triton"
             )
         out.append({"fn": s["kernel"], "args": list(s["args"]), "kwargs": dict(s.get("kwargs") or {}),
                     "grid": tuple(s.get("grid") or (1,))})  # fmt: skip
@@ -109,10 +110,19 @@ def main(argv):
     if not callable(maker):
         write_result(result, "convention", message=f"{path.name} defines neither {INPUTS}(seed) nor {ENTRY}()")
         return 0
-    for i, (seed, shape) in enumerate(json.loads(cases_json)):
+    cases = json.loads(cases_json)
+    try:  # only a case with a --shape may need its own compile
+        default = default_key(torch, module, frontend) if any(shape for _, shape in cases) else None
+    except ConventionError:
+        default = None  # the cases' own calls report it
+    except BaseException as exc:
+        write_result(result, **failure(exc, f"in {ENTRY}() (its default arguments)", path))
+        return 0
+    for i, (seed, shape) in enumerate(cases):
         load = load_dir / f"case{i}" if load_dir else None
         try:
-            _case(torch, maker, user, frontend, int(seed), shape, Path(out) / f"case{i}", interpret, load, module)
+            _case(torch, maker, user, frontend, int(seed), shape, Path(out) / f"case{i}", interpret, load, module,
+                  default)  # fmt: skip
         except ConventionError as exc:
             text = str(exc)
             write_result(result, "convention", message=text if "(" in text.split()[0] else f"{maker.__name__}() {text}")
@@ -141,11 +151,67 @@ def _flydsl_jit_params(fn, module, n):
     return found[0] if len(found) == 1 else None
 
 
-def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_dir, module=None):
-    launches = _launches(_call(maker, seed, shape, user), frontend)
-    gen = torch.Generator().manual_seed(seed)
+def _entry_args(spec, frontend) -> list:
+    """(name, value) of what the entry passes: the call form's host-function arguments, else every launch's."""
+    if frontend == "triton" and isinstance(spec, dict) and "call" in spec and "kernel" not in spec:
+        params = _param_names(spec["call"], len(spec.get("args") or ()))
+        return list(zip(params, spec.get("args") or (), strict=False)) + list((spec.get("kwargs") or {}).items())
+    return []
+
+
+def _capture(spec):
+    """The call form's launches, recorded (``tools.frontends._triton_jit``), and the host function's return value."""
+    from tools.frontends._triton_jit import capture_launches
+
+    returned = []
+
+    def host(*args, **kwargs):
+        returned.append(spec["call"](*args, **kwargs))
+
+    launches = capture_launches({"call": host, "args": spec.get("args") or (), "kwargs": spec.get("kwargs") or {}})
+    if not launches:
+        raise ConventionError(f"the 'call' of {ENTRY}() launched no Triton kernel")
+    got = returned[0] if returned else None
+    outs = list(got) if isinstance(got, tuple | list) else [got]
+    found = []
+    for launch in launches:
+        grid = launch["grid"]
+        if callable(grid):  # Triton calls it with the bound arguments, constexprs included
+            names = _param_names(launch["kernel"], len(launch["args"]))
+            grid = grid({**dict(zip(names, launch["args"], strict=False)), **launch["kwargs"]})
+        found.append({"fn": launch["kernel"], "args": list(launch["args"]), "kwargs": dict(launch["kwargs"]),
+                      "grid": tuple((grid,) if isinstance(grid, int) else grid)})  # fmt: skip
+    return found, outs
+
+
+def _describe(torch, spec, frontend, module, fill, interpret=False):
+    """(launches, described launches, buffers, flat tensors): each distinct tensor storage one buffer with its role
+    (``entry``: passed by the entry; ``return``: returned by the call form's host function; ``scratch``: allocated
+    inside it), ``fill(flat)`` applied to the entry's own buffers."""
     storages: dict[int, int] = {}
     buffers, tensors = [], []
+
+    def buffer_of(a, name, role):
+        st = a.untyped_storage()
+        key = st.data_ptr()
+        if key not in storages:
+            storages[key] = len(buffers)
+            flat = torch.empty(0, dtype=a.dtype).set_(st, 0, (st.nbytes() // a.element_size(),))
+            if role == "entry":
+                fill(flat)
+            buffers.append({"name": name, "dtype": str(a.dtype).split(".")[-1], "element_size": a.element_size(),
+                            "nbytes": st.nbytes(), "role": role})  # fmt: skip
+            tensors.append(flat)
+        return storages[key]
+
+    called = bool(_entry_args(spec, frontend))
+    for name, a in _entry_args(spec, frontend):
+        if isinstance(a, torch.Tensor):
+            buffer_of(a, name, "entry")
+    if called and interpret:  # the interpreter runs the host function itself: its entry's tensors are the buffers
+        launches, returned = [], []
+    else:
+        launches, returned = _capture(spec) if called else (_launches(spec, frontend), [])
     described = []
     for li, launch in enumerate(launches):
         names = _param_names(launch["fn"], len(launch["args"]))
@@ -157,19 +223,9 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
         args = []
         for name, a in list(zip(names, launch["args"], strict=False)) + [(k, v) for k, v in launch["kwargs"].items()]:
             if isinstance(a, torch.Tensor):
-                st = a.untyped_storage()
-                key = st.data_ptr()
-                if key not in storages:
-                    storages[key] = len(buffers)
-                    flat = torch.empty(0, dtype=a.dtype).set_(st, 0, (st.nbytes() // a.element_size(),))
-                    if not user:
-                        _fill(flat, gen, torch)
-                    buffers.append({"name": name if li == 0 else f"{name}@{li}", "dtype": str(a.dtype).split(".")[-1],
-                                    "element_size": a.element_size(), "nbytes": st.nbytes()})  # fmt: skip
-                    tensors.append(flat)
-                args.append({"name": name, "tensor": storages[key], "offset": a.storage_offset(),
-                             "shape": list(a.shape), "strides": list(a.stride()),
-                             "dtype": str(a.dtype).split(".")[-1]})  # fmt: skip
+                index = buffer_of(a, name if li == 0 else f"{name}@{li}", "scratch" if called else "entry")
+                args.append({"name": name, "tensor": index, "offset": a.storage_offset(), "shape": list(a.shape),
+                             "strides": list(a.stride()), "dtype": str(a.dtype).split(".")[-1]})  # fmt: skip
             elif isinstance(a, bool | int | float):
                 args.append({"name": name, "scalar": a, "type": type(a).__name__})
             else:
@@ -179,27 +235,92 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
                   for p in getattr(launch["fn"], "params", [])]  # fmt: skip
         for a, const in zip(args, constexpr, strict=False):
             a["constexpr"] = const  # FlyDSL Constexpr arguments are baked into the kernel, not passed to it
-        described.append({"args": args[: len(launch["args"])], "kwargs": args[len(launch["args"]) :],
+        kernel = getattr(launch["fn"], "__name__", None) or getattr(getattr(launch["fn"], "fn", None), "__name__", "?")
+        described.append({"kernel": kernel, "args": args[: len(launch["args"])], "kwargs": args[len(launch["args"]) :],
                           "grid": launch["grid"], "params": params})  # fmt: skip
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for i, t in enumerate(tensors):
-        (out_dir / f"buf{i}.bin").write_bytes(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
-    (out_dir / "inputs.json").write_text(
-        json.dumps({"launches": described, "buffers": buffers, "user_inputs": user}, indent=1)
+    for i, t in enumerate(returned):
+        if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() in storages:
+            b = buffers[storages[t.untyped_storage().data_ptr()]]
+            if b["role"] == "scratch":
+                b["role"], b["name"] = "return", "return" if len(returned) == 1 else f"return[{i}]"
+    return launches, described, buffers, tensors
+
+
+def compile_key(described: list[dict], buffers: list[dict], frontend: str) -> list:
+    """What decides the compiled code of each launch: constexpr values, and the specialisation of the rest (Triton:
+    an integer equal to 1 or divisible by 16, a pointer 16-byte aligned, the options; FlyDSL: every tensor's
+    dtype, shape and strides, which its layouts may bake in). Two cases with equal keys run the same kernels; the
+    Triton grid is read per case at run time and is not part of it."""
+    key = []
+    for launch in described:
+        by_param = {p["name"]: p for p in launch.get("params", [])}
+        items = []
+        for a in launch["args"] + launch["kwargs"]:
+            p = by_param.get(a["name"], {})
+            const = a.get("constexpr") or p.get("constexpr") or (frontend == "triton" and not p)
+            if "tensor" in a:
+                esize = buffers[a["tensor"]]["element_size"]
+                items.append([a["name"], a["dtype"], (a["offset"] * esize) % 16 == 0]
+                             + ([a["shape"], a["strides"]] if frontend == "flydsl" else []))  # fmt: skip
+            elif "scalar" in a and const:
+                items.append([a["name"], a["scalar"]])
+            elif "scalar" in a and frontend == "triton" and a["type"] == "int" and not p.get("do_not_specialize"):
+                items.append([a["name"], a["scalar"] == 1, a["scalar"] % 16 == 0])
+            elif "opaque" in a:
+                items.append([a["name"], a["opaque"]])
+        key.append([launch["kernel"], items])
+    return key
+
+
+def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_dir, module=None, default_key=None):
+    gen = torch.Generator().manual_seed(seed)
+    spec = _call(maker, seed, shape, user)
+    launches, described, buffers, tensors = _describe(
+        torch,
+        spec,
+        frontend,
+        module,
+        (lambda flat: None) if user else (lambda flat: _fill(flat, gen, torch)),
+        interpret,
     )
-    if load_dir is not None:
-        for i, t in enumerate(tensors):
-            data = (load_dir / f"buf{i}.bin").read_bytes() if (load_dir / f"buf{i}.bin").exists() else b""
+    if load_dir is not None:  # the other file's bytes for every buffer the entry shares (scratch stays this file's)
+        other = json.loads((load_dir / "inputs.json").read_text())["buffers"]
+        theirs = [j for j, b in enumerate(other) if b.get("role", "entry") != "scratch"]
+        mine = [i for i, b in enumerate(buffers) if b["role"] != "scratch"]
+        if len(theirs) != len(mine):
+            raise ConventionError(f"the entry passes {len(mine)} tensor(s) here but {len(theirs)} in the other file")
+        for i, j in zip(mine, theirs, strict=True):
+            t = tensors[i]
+            data = (load_dir / f"buf{j}.bin").read_bytes() if (load_dir / f"buf{j}.bin").exists() else b""
             if len(data) != t.numel() * t.element_size():
                 raise ConventionError(f"argument buffer {i} ({buffers[i]['name']}) has {t.numel() * t.element_size()} "
                                       f"bytes here but {len(data)} in the other file's inputs")  # fmt: skip
             t.view(torch.uint8).copy_(torch.frombuffer(bytearray(data), dtype=torch.uint8))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for i, t in enumerate(tensors):
+        (out_dir / f"buf{i}.bin").write_bytes(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    desc = {"launches": described, "buffers": buffers, "user_inputs": user,
+            "compile_key": compile_key(described, buffers, frontend), "default_key": default_key}  # fmt: skip
+    (out_dir / "inputs.json").write_text(json.dumps(desc, indent=1))
     if interpret:
-        for launch in launches:
-            launch["fn"][launch["grid"]](*launch["args"], **launch["kwargs"])
+        if _entry_args(spec, frontend):  # the call form: the host function launches them itself
+            spec["call"](*(spec.get("args") or ()), **(spec.get("kwargs") or {}))
+        else:
+            for launch in launches:
+                launch["fn"][launch["grid"]](*launch["args"], **launch["kwargs"])
         for i, t in enumerate(tensors):
             (out_dir / f"out{i}.bin").write_bytes(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return 0
+
+
+def default_key(torch, module, frontend):
+    """The compile key of ``kernelpilot_entry()`` with no arguments: what the default compile was made from."""
+    entry = getattr(module, ENTRY, None)
+    if not callable(entry):
+        return None
+    spec = entry()
+    _, described, buffers, _ = _describe(torch, spec, frontend, module, lambda flat: None)
+    return compile_key(described, buffers, frontend)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """Child process: run BEFORE's and AFTER's LLVM IR on every case's inputs (check's llvm engine).
 
 ``python -m tools.check._llvm_child SPEC_JSON``, started by ``tools.check.compare`` under ``tools.executors`` (its
-timeout, its process group), never by hand. SPEC holds ``arch``, ``max_bytes`` (the memory cap), ``kernels``
-(``{"before": [...], "after": [...]}``, each kernel ``{"name", "llvm", "origin", "frontend"}`` with file paths),
-``cases`` (the input folders ``tools.check._inputs_child`` wrote) and ``out``.
+timeout, its process group), never by hand. SPEC holds ``arch``, ``max_bytes`` (the memory cap), ``out`` and
+``runs``: per case ``{side: {"kernels": [...], "case": folder}}``, each kernel ``{"name", "llvm", "origin",
+"frontend"}`` with file paths, run in order, the folder one ``tools.check._inputs_child`` wrote (each side may have
+its own compile, for a --shape that changes it, and its own launches, for a host function's sequence).
 
 The kernel runs here, not in the CLI or the MCP worker: an endless loop ends with the parent's timeout, and the
 memory is bounded twice — each launch's need is estimated before anything is allocated (over the cap: an
@@ -14,6 +15,7 @@ estimate misses. The child dies with its parent. It writes ``out/case<i>/<side>/
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sys
@@ -49,14 +51,15 @@ def _gb(n: int) -> str:
 
 
 def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who: str, max_bytes: int):
-    """Run each kernel once over ``bufs`` (one flat memory): (buffers after, written buffer indices, events)."""
+    """Run each kernel once, in order, over ``bufs`` (one flat memory): (buffers after, written buffer indices,
+    events, per launch its kernel and a digest of every buffer after it)."""
     from tools.check import engine, flydsl_abi, triton_abi
     from tools.check.ir import load_kernel
     from tools.errors import InputError
     from tools.models.check import MemoryEvent
 
     prepared = engine.lay_out([(b["name"], data) for b, data in zip(desc["buffers"], bufs, strict=True)])
-    events, written = [], set()
+    events, written, launches = [], set(), []
     for index, k in enumerate(kernels):
         name, origin, frontend = k["name"], Path(k["origin"]), k["frontend"]
         kernel = load_kernel(Path(k["llvm"]).read_text(), name)
@@ -67,7 +70,9 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
 
         dynamic_lds = 65536  # FlyDSL: the largest LDS a gfx942 workgroup may have
         if frontend == "flydsl":
-            launch = flydsl_abi.read_launch(origin.read_text(), name)
+            passed = [a for a in desc["launches"][0]["args"] if "opaque" not in a and not a.get("constexpr")]
+            scalars = {i: a["scalar"] for i, a in enumerate(passed) if a.get("type") == "int"}
+            launch = flydsl_abi.read_launch(origin.read_text(), name, scalars)
             params = flydsl_abi.kernel_params([t for t, _ in kernel.params], launch, desc["launches"][0]["args"],
                                               address_of)  # fmt: skip
             grid, block = tuple(launch["grid"]), tuple(launch["block"])
@@ -98,21 +103,24 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
         for e in run.events:
             events.append(MemoryEvent(kernel=who, count=counts.get((e.kind, e.instruction), 1),
                                       **e.__dict__))  # fmt: skip
+        digests = [hashlib.sha1(prepared.memory[a.start : a.start + a.size]).hexdigest() for a in prepared.allocations]
+        launches.append({"kernel": name, "digests": digests})
     out = [bytes(prepared.memory[a.start : a.start + a.size]) for a in prepared.allocations]
-    return out, written, events
+    return out, written, events, launches
 
 
 def _side(kernels, case_dir: Path, out_dir: Path, arch: str, who: str, max_bytes: int) -> dict:
     desc = json.loads((case_dir / "inputs.json").read_text())
     bufs = [(case_dir / f"buf{j}.bin").read_bytes() for j in range(len(desc["buffers"]))]
     try:
-        outs, written, events = run_llvm(kernels, desc, bufs, arch, who, max_bytes)
+        outs, written, events, launches = run_llvm(kernels, desc, bufs, arch, who, max_bytes)
     except (Exception, MemoryError) as exc:  # recorded by type; the parent decides what it means
         return failure(exc, f"running {who}")
     out_dir.mkdir(parents=True, exist_ok=True)
     for j, data in enumerate(outs):
         (out_dir / f"out{j}.bin").write_bytes(data)
-    return {"status": "ok", "written": sorted(written), "events": [e.model_dump(mode="json") for e in events]}
+    return {"status": "ok", "written": sorted(written), "events": [e.model_dump(mode="json") for e in events],
+            "launches": launches}  # fmt: skip
 
 
 def main(argv: list[str]) -> int:
@@ -124,10 +132,10 @@ def main(argv: list[str]) -> int:
     limit_memory(max_bytes + ADDRESS_SPACE_HEADROOM)
     out = Path(spec["out"])
     cases = []
-    for i, case_dir in enumerate(spec["cases"]):
+    for i, run in enumerate(spec["runs"]):
         sides = {}
-        for who in spec["sides"]:
-            sides[who] = _side(spec["kernels"][who], Path(case_dir), out / f"case{i}" / who, spec["arch"], who,
+        for who, side in run.items():
+            sides[who] = _side(side["kernels"], Path(side["case"]), out / f"case{i}" / who, spec["arch"], who,
                                max_bytes)  # fmt: skip
         cases.append(sides)
     write_result(out / "result.json", "ok", cases=cases)

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tools.check.errors import UnsupportedIR
+from tools.check.launches import by_launch, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import InputError, KernelpilotError
 from tools.executors import LOCAL
@@ -266,10 +267,11 @@ def judge(case: CaseResult) -> CaseResult:
 
 
 # ------------------------------------------------------------------------------------------------------- llvm engine
-def _llvm_kernels(path: Path, arch: str, timeout: float, use_cache: bool = True):
+def _llvm_kernels(path: Path, arch: str, timeout: float, shape: dict | None = None, use_cache: bool = True):
+    """Each kernel ``kernelpilot_entry(**shape)`` compiles, in launch order, with its LLVM IR and origin files."""
     from tools.dump_ir import dump_ir
 
-    result = dump_ir(path, arch, timeout=timeout, use_cache=use_cache)
+    result = dump_ir(path, arch, timeout=timeout, entry_kwargs=shape or None, use_cache=use_cache)
     kernels = []
     for k in result.kernels:
         stages = {s.name: Path(s.path) for s in k.stages}
@@ -277,18 +279,20 @@ def _llvm_kernels(path: Path, arch: str, timeout: float, use_cache: bool = True)
         if llvm is None:
             raise InputError(f"{path.name}: kernel {k.name} has no LLVM IR stage", hint="check needs llvm_ir / llir")
         origin = stages.get("origin") or llvm.parent / "metadata.json"
-        kernels.append({"name": k.name, "llvm": str(llvm), "origin": str(origin), "frontend": result.frontend})
+        source = k.launch.source if k.launch else None
+        kernels.append({"name": k.name, "llvm": str(llvm), "origin": str(origin), "frontend": result.frontend,
+                        "source": source})  # fmt: skip
     return kernels
 
 
-def _run_llvm(kernels: dict[str, list], case_dirs: list[Path], arch: str, max_bytes: int, out: Path, timeout):
-    """Run each side's kernels on every case in ``tools.check._llvm_child`` (timeout, memory cap): per case,
-    per side, (buffers after, written, events) or the KernelpilotError that side raised."""
+def _run_llvm(runs: list[dict[str, tuple[list, Path]]], arch: str, max_bytes: int, out: Path, timeout):
+    """Run each case's sides (``{side: (kernels, case folder)}``) in ``tools.check._llvm_child`` (timeout, memory
+    cap): per case, per side, (buffers after, written, events, launches) or the KernelpilotError that side raised."""
     from tools.check._llvm_child import ADDRESS_SPACE_HEADROOM
 
     out.mkdir(parents=True, exist_ok=True)
-    spec = {"arch": arch, "max_bytes": max_bytes, "kernels": kernels, "sides": list(kernels),
-            "cases": [str(d) for d in case_dirs], "out": str(out)}  # fmt: skip
+    spec = {"arch": arch, "max_bytes": max_bytes, "out": str(out),
+            "runs": [{who: {"kernels": k, "case": str(d)} for who, (k, d) in run.items()} for run in runs]}  # fmt: skip
     (out / "spec.json").write_text(json.dumps(spec))
     root = str(Path(__file__).resolve().parents[2])
     env = {"PYTHONPATH": root, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -317,7 +321,7 @@ def _run_llvm(kernels: dict[str, list], case_dirs: list[Path], arch: str, max_by
             if r["status"] == "ok":
                 n = len(list((out / f"case{i}" / who).glob("out*.bin")))
                 bufs = [(out / f"case{i}" / who / f"out{j}.bin").read_bytes() for j in range(n)]
-                per_side[who] = (bufs, set(r["written"]), [MemoryEvent(**e) for e in r["events"]])
+                per_side[who] = (bufs, set(r["written"]), [MemoryEvent(**e) for e in r["events"]], r["launches"])
             elif r["status"] == "memory":
                 per_side[who] = InputError(
                     f"running {who} ran out of memory under the {max_bytes / 1e9:.1f} GB cap",
@@ -354,16 +358,28 @@ def outputs(
         ((desc, bufs, outs, case_dir),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp) / "in",
                                                           interpret=engine == "interpreter", timeout=left())  # fmt: skip
         if engine == "llvm":
-            kernels = {"before": _llvm_kernels(path, arch, left())}
-            ((got,),) = [list(r.values()) for r in _run_llvm(kernels, [case_dir], arch, int(max_memory_gb * 1e9),
-                                                              Path(tmp) / "run", left())]  # fmt: skip
+            kernels = _llvm_kernels(path, arch, left(), shape)
+            ((got,),) = [list(r.values()) for r in _run_llvm([{"before": (kernels, case_dir)}], arch,
+                                                              int(max_memory_gb * 1e9), Path(tmp) / "run", left())]  # fmt: skip
             if isinstance(got, BaseException):
                 raise got
-            outs, _, events = got
+            outs, _, events, _ = got
             bad = [e for e in events if e.kind in ERROR_KINDS]
             if bad:
                 raise InputError(f"{path.name}: {bad[0].kind} {bad[0].access} at {bad[0].line}", hint="")
     return {b["name"]: _typed(o, b["dtype"]) for b, o in zip(desc["buffers"], outs, strict=True)}
+
+
+def _kernels_for(path: Path, default: list, desc: dict, shape: dict, compiles: dict, arch, left, use_cache) -> list:
+    """The kernels to run for one case: the default compile, unless the case's --shape changes what its launches
+    compile to (``compile_key`` differs from ``kernelpilot_entry()``'s): then ``kernelpilot_entry(**shape)``'s
+    own compile, once per distinct key and file in this call."""
+    if not shape or (desc.get("default_key") is not None and desc["compile_key"] == desc["default_key"]):
+        return default
+    key = (str(path), json.dumps(desc["compile_key"], sort_keys=True))
+    if key not in compiles:
+        compiles[key] = _llvm_kernels(path, arch, left(), shape, use_cache)
+    return compiles[key]
 
 
 def _dedupe(events: list[MemoryEvent], keep: int = 12) -> list[MemoryEvent]:
@@ -429,17 +445,34 @@ def check(
     shapes = shapes or [{}]
     cases = []
     names: list[str] = []
+    own = False  # whether AFTER's launches come from its own entry (see below)
     if engine == "llvm":
-        kb, ka = _llvm_kernels(b_path, arch, left(), use_cache), _llvm_kernels(a_path, arch, left(), use_cache)
+        kb, ka = (
+            _llvm_kernels(b_path, arch, left(), use_cache=use_cache),
+            _llvm_kernels(a_path, arch, left(), use_cache=use_cache),
+        )
         names = [f"{x['name']} → {y['name']}" for x, y in zip(kb, ka, strict=False)]
+        if len(kb) != len(ka):
+            names = [f"{' + '.join(x['name'] for x in kb)} → {' + '.join(y['name'] for y in ka)}"]
     todo = [(seed, shape) for shape in shapes for seed in seeds]
     with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
         c0 = time.perf_counter()
         if engine == "llvm":
             inputs_b = generate_inputs(in_path, frontend, todo, Path(tmp) / "in", timeout=left(), use_cache=use_cache)
-            runs = _run_llvm({"before": kb, "after": ka}, [x[3] for x in inputs_b], arch, int(max_memory_gb * 1e9),
-                             Path(tmp) / "run", left())  # fmt: skip
-            inputs_a = [None] * len(todo)
+            # AFTER launches its own sequence (another count, or a host function's): its launches come from its own
+            # entry, on BEFORE's bytes for every tensor the entry passes
+            own = len(kb) != len(ka) or any(k.get("source") == "call" for k in kb + ka)
+            inputs_a = inputs_b
+            if own:
+                load = inputs_b[0][3].parent
+                inputs_a = generate_inputs(a_path, frontend, todo, Path(tmp) / "a", load=load, timeout=left())
+            compiles = {}
+            plan = []
+            for (_, shape), got_b, got_a in zip(todo, inputs_b, inputs_a, strict=True):
+                sides = {"before": (b_path, kb, got_b), "after": (a_path, ka, got_a if own else got_b)}
+                plan.append({who: (_kernels_for(path, default, got[0], shape, compiles, arch, left, use_cache), got[3])
+                             for who, (path, default, got) in sides.items()})  # fmt: skip
+            runs = _run_llvm(plan, arch, int(max_memory_gb * 1e9), Path(tmp) / "run", left())
         else:
             inputs_b = generate_inputs(b_path, frontend, todo, Path(tmp) / "b", interpret=True, timeout=left())
             inputs_a = generate_inputs(
@@ -455,17 +488,25 @@ def check(
                     for got in run.values():
                         if isinstance(got, BaseException):
                             raise got
-                    (out_b, w_b, ev_b), (out_a, w_a, ev_a) = run["before"], run["after"]
+                    (out_b, w_b, ev_b, l_b), (out_a, w_a, ev_a, l_a) = run["before"], run["after"]
                     events = ev_b + ev_a
+                    if own:  # AFTER's own buffers: its entry's, in BEFORE's order
+                        out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
+                        w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
+                    case.launches = by_launch(desc, l_b, got_a[0], l_a)
                 else:
                     out_a = got_a[2]
                     w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
-                    w_a = {i for i, (x, y) in enumerate(zip(bufs, out_a, strict=True)) if x != y}
+                    w_a = {i for i, (x, y) in enumerate(zip(got_a[1], out_a, strict=True)) if x != y}
+                    out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
+                    w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
                     events = []
                 written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
                 case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol)
                 case.events = _dedupe(events)
                 judge(case)
+                if case.verdict == "different" and case.launches:
+                    case.reason += f" ({case.launches})"
             except UnsupportedIR as exc:  # a construct the engine does not run: no verdict either way
                 case.verdict, case.reason = "undetermined", exc.verdict_reason
             except KernelpilotError as exc:
@@ -539,6 +580,8 @@ def format_report(report: CheckReport) -> str:
     for case in report.cases:
         shape = " " + json.dumps(case.shape) if case.shape else ""
         lines.append(f"  seed {case.seed}{shape}: {case.verdict} — {case.reason} ({case.seconds:.2f}s)")
+        if case.launches and case.verdict != "different":
+            lines.append(f"    launches: {case.launches}")
         for b in case.buffers:
             diff = f", max |diff| {b.max_abs_diff:g}" if b.max_abs_diff else ""
             lines.append(f"    {b.verdict:<9} {b.name} ({b.dtype}[{b.elements}], written by {'+'.join(b.written_by)}): "

@@ -41,25 +41,85 @@ def layout_leaves(memref_type: str) -> tuple[list[str], list[str]]:
     return re.findall(r"\?|-?\d+", shape), re.findall(r"\?|-?\d+", stride)
 
 
-def read_launch(origin_text: str, kernel: str) -> dict:
-    """Grid, block, and for each kernel argument its host-argument index and MLIR type."""
+_INT_OP = re.compile(r"^\s*(%[\w.$]+) = arith\.(\w+) (%[\w.$]+)(?:, (%[\w.$]+))? : (\w+)(?: to (\w+))?\s*$", re.M)
+_CONST = re.compile(r"^\s*(%[\w.$]+) = arith\.constant (-?\d+) : (\w+)\s*$", re.M)
+_BINARY = {
+    "addi": lambda a, b: a + b,
+    "subi": lambda a, b: a - b,
+    "muli": lambda a, b: a * b,
+    "divsi": lambda a, b: abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1),  # rounds toward zero
+    "divui": lambda a, b: a // b,
+    "floordivsi": lambda a, b: a // b,
+    "ceildivsi": lambda a, b: -(-a // b),
+    "ceildivui": lambda a, b: -(-a // b),
+    "remsi": lambda a, b: a - b * (abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)),
+    "remui": lambda a, b: a % b,
+    "maxsi": max,
+    "minsi": min,
+    "maxui": max,
+    "minui": min,
+    "shli": lambda a, b: a << b,
+    "shrsi": lambda a, b: a >> b,
+    "shrui": lambda a, b: a >> b,
+    "andi": lambda a, b: a & b,
+    "ori": lambda a, b: a | b,
+}
+_CASTS = {"index_cast", "index_castui", "extsi", "extui", "trunci"}
+
+
+def _wrap(value: int, ty: str) -> int:
+    """``value`` as the signed integer type ``ty`` holds it (``index``: 64 bits)."""
+    bits = 64 if ty == "index" else int(ty[1:]) if re.fullmatch(r"i\d+", ty) else 64
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if bits > 1 and value >> (bits - 1) else value
+
+
+def host_values(body: str, known: dict[str, int]) -> dict[str, int]:
+    """The integer SSA values of a host function body that follow from ``known`` (its integer arguments' values):
+    constants and the arith ops a grid is computed with (``M // TILE`` is ``arith.floordivsi``)."""
+    values = dict(known)
+    ops = sorted([(m.start(), m) for m in _CONST.finditer(body)] + [(m.start(), m) for m in _INT_OP.finditer(body)],
+                 key=lambda x: x[0])  # fmt: skip
+    for _, m in ops:
+        if m.re is _CONST:
+            values[m.group(1)] = _wrap(int(m.group(2)), m.group(3))
+            continue
+        name, op, a, b, ty, to = m.groups()
+        if a not in values or (b is not None and b not in values):
+            continue
+        if op in _CASTS and b is None:
+            values[name] = _wrap(values[a], to or ty)
+        elif op in _BINARY and b is not None and not (op.startswith(("div", "rem", "ceildiv", "floordiv"))
+                                                      and values[b] == 0):  # fmt: skip
+            values[name] = _wrap(_BINARY[op](values[a], values[b]), ty)
+    return values
+
+
+def read_launch(origin_text: str, kernel: str, scalars: dict[int, int] | None = None) -> dict:
+    """Grid, block, and for each kernel argument its host-argument index and MLIR type. ``scalars``: the values of
+    the host function's integer arguments by index (the entry's), for a grid computed from them at run time."""
     text = _strip_locs(origin_text)
     host = _FUNC.search(text)
     if not host:
         raise unsupported("a FlyDSL module without a host func.func (origin stage)")
     host_args = _split_args(host.group(2))
     host_names = [n for n, _ in host_args]
-    consts = {m.group(1): int(m.group(2)) for m in re.finditer(r"(%[\w.$]+) = arith\.constant (-?\d+) : index", text)}
     launch = next((m for m in _LAUNCH.finditer(text) if m.group(1) == kernel), None)
     if launch is None:
         raise unsupported(f"no gpu.launch_func of {kernel} in the origin stage")
+    known = {host_names[i]: int(v) for i, v in (scalars or {}).items() if i < len(host_names)}
+    values = host_values(text[host.end() : launch.start()], known)
 
     def dims(group: str) -> tuple[int, int, int]:
         vals = []
         for name in (v.strip() for v in group.split(",")):
-            if name not in consts:
-                raise unsupported(f"a launch size ({name}) computed at run time; check needs constant grid and block")
-            vals.append(consts[name])
+            if name not in values:
+                raise unsupported(f"a launch size ({name}) computed at run time from something other than the jit "
+                                  "function's integer arguments")  # fmt: skip
+            if values[name] < 1:
+                raise InputError(f"{kernel}: the launch size {name} is {values[name]} for the entry's arguments",
+                                 hint="pass arguments that give every grid and block dimension at least 1")  # fmt: skip
+            vals.append(values[name])
         return tuple(vals)
 
     kargs = []

@@ -396,6 +396,7 @@ INTRINSICS: list[tuple[str, object]] = [
     ("llvm.amdgcn.s.waitcnt", _noop),
     ("llvm.amdgcn.s.setprio", _noop),
     ("llvm.amdgcn.sched.", _noop),
+    ("llvm.amdgcn.wave.barrier", _noop),  # only keeps the compiler from moving code across it: a wave is in lock step
     ("llvm.amdgcn.s.sleep", _noop),
     ("llvm.assume", _noop),
     ("llvm.lifetime.", _noop),

@@ -160,8 +160,12 @@ def dump_ir(
     debug_info: bool = True,
     flags: list[str] | None = None,
     timeout: float = 600,
+    entry_kwargs: dict | None = None,
 ) -> DumpResult:
-    """File mode: compile ``source`` for ``arch`` and return every kernel's stages and resources."""
+    """File mode: compile ``source`` for ``arch`` and return every kernel's stages and resources.
+
+    ``entry_kwargs``: call ``kernelpilot_entry(**entry_kwargs)`` (check compiles each --shape that changes a
+    compile-time value this way); part of the cache key when given."""
     _check_out(out)  # before compiling: a refused --out should not cost a compile
     path = check_source(Path(source))
     arch = normalize_arch(arch)
@@ -170,6 +174,8 @@ def dump_ir(
     arch = fe.check_arch(arch)
     fe.check_flags(path, list(flags or []))  # before anything runs: a refused flag never reaches a compiler
     options = {"debug_info": debug_info, "flags": list(flags or [])}
+    if entry_kwargs:
+        options["entry_kwargs"] = dict(entry_kwargs)
     versions = fe.versions()
     # resources gained launch LDS and the occupancy limiter, launches their arguments, entries a manifest: older
     # entries must not be reused

@@ -184,8 +184,27 @@ def _exit_message(exc: SystemExit, where: str) -> str:
     return f"the kernel file called sys.exit({exc.code!r}) {where}; kernel files must not exit the interpreter"
 
 
+def _entry_call(module, entry, kwargs: dict):
+    """``kernelpilot_entry(**kwargs)`` (check's --shape); when the entry takes none of them and the file defines
+    ``kernelpilot_inputs(seed, **shape)``, that with seed 0 (it returns the same forms)."""
+    if not kwargs:
+        return entry()
+    params = inspect.signature(entry).parameters
+    takes = any(p.kind == p.VAR_KEYWORD for p in params.values()) or all(k in params for k in kwargs)
+    maker = getattr(module, "kernelpilot_inputs", None)
+    if not takes and callable(maker):
+        return maker(0, **kwargs)
+    if not takes:
+        raise ConventionError(
+            f"{ENTRY}() takes no parameter {next(k for k in kwargs if k not in params)!r}: check compiles the kernel "
+            f"for the shape {json.dumps(kwargs)} by calling {ENTRY}(**shape)"
+        )
+    return entry(**kwargs)
+
+
 def main(argv: list[str]) -> int:
-    frontend, file, arch, out = argv
+    frontend, file, arch, out = argv[:4]
+    entry_kwargs = json.loads(argv[4]) if len(argv) > 4 else {}
     path = Path(file).resolve()
     out_dir = Path(out)
     readlog.start(readlog.skipped_dirs([out_dir, *compiler_cache_dirs()], keep=path.parent))
@@ -207,7 +226,7 @@ def main(argv: list[str]) -> int:
         _report(out_dir, "convention", message=f"{path.name} defines no {ENTRY}() function")
         return 4
     try:
-        spec = entry()
+        spec = _entry_call(module, entry, entry_kwargs)
         if frontend == "flydsl":
             if spec is not None:
                 if not isinstance(spec, tuple) or len(spec) not in (2, 3) or not callable(spec[0]):

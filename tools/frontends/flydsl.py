@@ -137,7 +137,9 @@ class FlyDSLFrontend(Frontend):
         require_package("flydsl", "to compile FlyDSL kernels")
         dump_dir = out_dir / ".flydsl_dump"
         env, linker = self.environment(arch, dump_dir, options)
-        result = python_runner("flydsl", path, arch, out_dir, env, options.get("timeout", 600))
+        result = python_runner(
+            "flydsl", path, arch, out_dir, env, options.get("timeout", 600), options.get("entry_kwargs")
+        )
         log = write_log(out_dir, result)
         raise_for_runner(result, path, self.name, log)
         (out_dir / "runner.json").unlink(missing_ok=True)

@@ -82,7 +82,9 @@ class TritonFrontend(Frontend):
         arch = self.check_arch(arch)
         require_package("triton", "to compile Triton kernels")
         env = {"TRITON_CACHE_DIR": str(out_dir / ".triton_cache"), "TRITON_DEFAULT_FP_FUSION": "1"}
-        result = python_runner("triton", path, arch, out_dir, env, options.get("timeout", 600))
+        result = python_runner(
+            "triton", path, arch, out_dir, env, options.get("timeout", 600), options.get("entry_kwargs")
+        )
         log = write_log(out_dir, result)
         raise_for_runner(result, path, self.name, log)
         manifest = json.loads((out_dir / "runner.json").read_text())

@@ -61,6 +61,11 @@ class CaseResult(BaseModel):
     events: list[MemoryEvent] = Field(default_factory=list)
     verdict: Literal["same", "different", "error", "undetermined"]
     reason: str = ""
+    launches: str | None = Field(
+        None,
+        description="several launches per entry: after which launch the buffers first differ (same sequence on both "
+        "sides), or that the sequences differ and only the entry's final outputs were compared",
+    )
     seconds: float = 0.0
 
 
