@@ -160,7 +160,9 @@ class RegisterHeadroom(BaseModel):
 
     arch: str
     current_vgprs: int | None = Field(None, description="unified VGPRs (arch + AGPR) or NVIDIA registers/thread")
-    prefetch_buffer_vgprs: int = Field(description="bytes loaded per iteration per lane / 4")
+    prefetch_buffer_vgprs: int = Field(
+        description="a one-iteration buffer of the hot loop's vector loads: bytes per lane / 4 (scalar loads fill SGPRs)"
+    )
     projected_vgprs: int | None = None
     current_occupancy: int | None = Field(None, description="waves per SIMD (AMD) or warps per SM (NVIDIA)")
     projected_occupancy: int | None = None
