@@ -153,6 +153,11 @@ class LoopReport(BaseModel):
         "count once per link (table -> KV -> scale ~2-3 before a prefetch, ~1 after)",
     )
     latency_note: str | None = Field(None, description="what the estimate assumes")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="loads that may read past their tensor: a look-ahead load through a descriptor without bounds "
+        "whose index is not clamped",
+    )
 
 
 class RegisterHeadroom(BaseModel):

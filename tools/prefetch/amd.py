@@ -32,6 +32,7 @@ from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
 from tools.isa.source_attr import attribute_loc
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
+from tools.prefetch.descriptors import unchecked_lookahead
 
 # Issue cycles per instruction class, wave64 on CDNA (estimates: VALU issues over 4 cycles, an MFMA occupies the
 # matrix core for its passes x 4 cycles; CDNA3 ISA §7 "MFMA passes" table). Good for comparing two versions of a loop.
@@ -763,6 +764,7 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         iteration_cycles=est.iteration_cycles if est else None,
         memory_latencies_per_iteration=est.latencies if est else None,
         latency_note=est.note if est else None,
+        warnings=unchecked_lookahead(kernel, loads),
     )
 
 
