@@ -149,8 +149,8 @@ def test_flydsl_paged_decode_prefetched_copies_come_from_issue_order():
     kv, scale, table = hot.loads
     assert [ld.wait_reason for ld in hot.loads] == ["loop-carried-copy", "loop-carried-copy", "first-use"]
     assert all(ld.consumed == "next-iteration" and ld.wait_iteration == 1 for ld in hot.loads)
-    # the scale (v4) is copied to v16 at the loop head; its consumer v_pk_mul_f32 reads v[16:17] as a pair
-    assert "`v_mov_b32_e32 v16, v4` [40]" in scale.wait_reason_detail
+    # the scale (v9) is copied to v16 at the loop head; its consumer v_pk_mul_f32 reads v[16:17] as a pair
+    assert "`v_mov_b32_e32 v16, v9` [38]" in scale.wait_reason_detail
     assert "v[16:17]" in scale.wait_reason_detail and "register pair" in scale.wait_reason_detail
     # 3 copies of loaded data (2x v_mov_b64 of the KV tile, 1 of the scale), none of accumulators; each because the
     # next block's load into the same registers issues before this block's last read

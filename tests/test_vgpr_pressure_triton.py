@@ -329,3 +329,24 @@ def test_stages_beside_the_isa_are_read_only_inside_the_callers_roots(baseline, 
     with paths.confined_to([tmp_path]):
         stages = vgpr_triton.stages_beside(baseline.file)
     assert (stages.ttgir, stages.llir) == (None, None)
+
+
+def test_the_spill_task_gets_its_warp_count_fix_from_the_loop_body(tmp_path):
+    # The task's baseline (example arguments, a persistent row loop) once got no suggestion: the TTGIR view skipped
+    # kernels with an scf.for. Now the loop body is read too, and the weights loaded before the loop count as live
+    # at every op of it. At the second tl.sum (line 27): var (consumed), xc (held for the final *), w (held across
+    # the loop), cols and the row offsets x (index tensors held for the store): 5 x 4096 / 64 = 320 VGPRs against
+    # waves_per_eu=4's 128; num_warps=2 halves that to 160 (> 96 = 75% of 128), num_warps=4 gives 80 <= 96:
+    # the task's reference fix.
+    report = analyze_path(SPILL_TASK, arch="gfx942").reports[0]
+    s = _suggestion(report, "raise_num_warps")
+    assert s is not None and s.title == "spread the tile over more warps: num_warps 1 → 4"
+    assert s.estimated_vgpr_savings == 320 - 80
+    assert "w (kernel.py:22) f32 (64/lane, held for the * at kernel.py:28)" in s.evidence
+    assert "est. 320 VGPRs of tile values (192 data + 128 index) against a budget of 128" in s.evidence
+    # and the fix it names removes the spills: the same file with num_warps=4 compiles to 50 VGPRs, no spills.
+    fixed = tmp_path / "kernel.py"
+    fixed.write_text(SPILL_TASK.read_text().replace('"num_warps": 1', '"num_warps": 4'))
+    after = analyze_path(fixed, arch="gfx942").reports[0]
+    assert (after.metric("vgpr_count").value, after.metric("vgpr_spill_count").value) == (50, 0)
+    assert _suggestion(after, "raise_num_warps") is None

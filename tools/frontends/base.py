@@ -234,19 +234,66 @@ def write_log(out_dir: Path, result: RunResult) -> Path:
     return log
 
 
+MAX_IMPORT_DEPTH = 3  # local modules followed from the entry file (entry → kernel module → its helpers)
+_IMPORT_RE = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+import\s+([\w\s,*()]+)|import\s+([\w.,\s]+))", re.M)
+
+
+def _python_frontend(path: Path, seen: set[Path], depth: int) -> str | None:
+    """flydsl or triton when ``path`` imports it, or imports (through up to :data:`MAX_IMPORT_DEPTH` local modules) a
+    module that does: an entry file in a sub-folder that puts the kernel's folder on ``sys.path`` and imports the
+    kernel module, not ``triton`` itself."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return None
+    seen.add(path.resolve())
+    if re.search(r"^\s*(import|from)\s+flydsl\b", text, re.M):
+        return "flydsl"
+    if re.search(r"^\s*(import|from)\s+triton\b", text, re.M):
+        return "triton"
+    if depth >= MAX_IMPORT_DEPTH:
+        return None
+    for module in _local_imports(path, text):
+        if module.resolve() not in seen and (found := _python_frontend(module, seen, depth + 1)):
+            return found
+    return None
+
+
+def _local_imports(path: Path, text: str) -> list[Path]:
+    """Files of the modules ``text`` imports that live beside it, in a parent folder (scratch wrappers put ``..`` on
+    ``sys.path``) or on ``PYTHONPATH``: ``kernel.py`` or ``kernel/__init__.py``."""
+    roots = [path.parent, *list(path.resolve().parents)[:2]]
+    roots += [Path(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    names: list[str] = []
+    for m in _IMPORT_RE.finditer(text):
+        if m.group(3):
+            names += [n.strip().split(" ")[0] for n in m.group(3).split(",") if n.strip()]
+        else:
+            base = m.group(1).lstrip(".")
+            items = [n.strip().split(" ")[0] for n in m.group(2).strip("()").split(",") if n.strip()]
+            names += [f"{base}.{n}" if base else n for n in items if n != "*"] + ([base] if base else [])
+    out = []
+    for name in dict.fromkeys(names):
+        rel = Path(*name.split("."))
+        for root in roots:
+            for cand in (root / f"{rel}.py", root / rel / "__init__.py"):
+                if cand.is_file() and cand not in out:
+                    out.append(cand)
+    return out
+
+
 def detect_frontend(path: Path) -> str:
     """Pick the frontend from the file: .cu → cuda, .hip → hip, Python importing flydsl/triton → that."""
     suffix = path.suffix.lower()
     if suffix in LANGUAGE_OF_SUFFIX:
         return LANGUAGE_OF_SUFFIX[suffix]
     if suffix == ".py":
-        text = path.read_text(errors="replace")
-        if re.search(r"^\s*(import|from)\s+flydsl\b", text, re.M):
-            return "flydsl"
-        if re.search(r"^\s*(import|from)\s+triton\b", text, re.M):
-            return "triton"
+        found = _python_frontend(path, set(), 0)
+        if found:
+            return found
         raise InputError(
-            f"{path.name} imports neither flydsl nor triton, so it is not a kernel file kernelpilot knows",
+            f"{path.name} imports neither flydsl nor triton (nor does a local module it imports), so it is not a "
+            "kernel file kernelpilot knows",
             hint="pass --frontend flydsl|triton, or give a .cu/.hip file",
         )
     raise InputError(

@@ -99,6 +99,7 @@ class Op:
     text: str
     var: str | None = None  # the user's variable name Triton kept in the loc ("xc")
     frames: list[Frame] = field(default_factory=list)  # innermost first
+    body: list[Op] = field(default_factory=list)  # an scf.for's ops (its region, parsed)
 
     @property
     def user_frame(self) -> Frame | None:
@@ -130,10 +131,24 @@ class TtgirModule:
     kernel: str | None = None
     _by_result: dict[str, Op] | None = field(default=None, repr=False)
 
+    @property
+    def flat_ops(self) -> list[Op]:
+        """Every op in text order, a loop's body right after the loop op: ``flat_ops[i].index == i``."""
+        out: list[Op] = []
+
+        def walk(ops: list[Op]) -> None:
+            for o in ops:
+                out.append(o)
+                walk(o.body)
+
+        walk(self.ops)
+        return out
+
     def defining(self, value: str) -> Op | None:
-        """The top-level op whose result ``value`` is (None for arguments and region-local values)."""
+        """The op (top level or in a loop body) whose result ``value`` is (None for arguments and values local to a
+        region that is not parsed, such as a reduce's combiner)."""
         if self._by_result is None:  # ops are fixed once parsed: index them on first use
-            self._by_result = {o.result: o for o in self.ops if o.result}
+            self._by_result = {o.result: o for o in self.flat_ops if o.result}
         return self._by_result.get(value)
 
 
@@ -249,8 +264,67 @@ def _resolve_locs(defs: dict[str, str]) -> dict[str, tuple[str | None, list[Fram
     return {k: resolve(k) for k in defs}
 
 
+def _statements(lines: list[str], start: int) -> list[tuple[str, int]]:
+    """The statements of the region opened on ``lines[start]``: each with its continuation lines joined (stripped),
+    and the line it starts on."""
+    stmts: list[tuple[str, int]] = []
+    body_indent = None
+    for n in range(start + 1, len(lines)):
+        ln = lines[n]
+        if not ln.strip():
+            continue
+        indent = len(ln) - len(ln.lstrip())
+        if body_indent is None:
+            body_indent = indent
+        if indent < body_indent:
+            break
+        if indent == body_indent and not ln.lstrip().startswith(("}", "^")):
+            stmts.append((ln.strip(), n))
+        elif stmts:
+            stmts[-1] = (stmts[-1][0] + "\n" + ln.strip(), stmts[-1][1])
+    return stmts
+
+
+def _ops(lines: list[str], start: int, locs, counter: list[int]) -> list[Op]:
+    """The ops of the region opened on ``lines[start]``, numbered in text order; an ``scf.for``'s body is parsed
+    into its ``body`` (so a loop's ops follow the loop op in :attr:`TtgirModule.flat_ops`)."""
+    ops: list[Op] = []
+    for stmt, line_no in _statements(lines, start):
+        first = stmt.splitlines()[0]
+        m = _RESULT_RE.match(first)
+        if m:
+            result, name = m.group(1), m.group(2)
+        else:
+            nm = re.match(r"\"?([\w.]+)", first)
+            if nm is None:
+                continue  # a block label or anything else that is not an op
+            result, name = None, nm.group(1)
+        inner_defs = set(re.findall(r"(%[\w.$-]+)(?::\d+)?\s*=", stmt))
+        for bb in re.findall(r"^\^bb\d*\((.*)$", stmt, re.M):  # region block arguments
+            inner_defs |= set(re.findall(r"(%[\w.$-]+):", bb))
+        operands = [v for v in dict.fromkeys(_VALUE_RE.findall(stmt)) if v != result and v not in inner_defs]
+        lm = _TRAILING_LOC_RE.search(stmt.splitlines()[-1])
+        var, frames = locs.get(lm.group(1), (None, [])) if lm else (None, [])
+        op = Op(
+            index=counter[0],
+            name=name,
+            result=result,
+            result_type=_result_type(name, stmt) if result else None,
+            operands=operands,
+            text=stmt,
+            var=var,
+            frames=frames,
+        )
+        counter[0] += 1
+        ops.append(op)
+        if name == "scf.for":
+            op.body = _ops(lines, line_no, locs, counter)
+    return ops
+
+
 def parse_ttgir(text: str) -> TtgirModule:
-    """The public kernel function of a TTGIR module: its top-level ops (a region op is one op), layouts, locs."""
+    """The public kernel function of a TTGIR module: its top-level ops (a region op is one op; an ``scf.for``
+    keeps its body's ops in ``body``), layouts, locs."""
     layouts: dict[str, Layout] = {}
     loc_defs: dict[str, str] = {}
     for line in text.splitlines():
@@ -271,56 +345,14 @@ def parse_ttgir(text: str) -> TtgirModule:
     start = next((n for n, ln in enumerate(lines) if re.match(r"\s*tt\.func\s+public\b", ln)), None)
     args: dict[str, tuple[str, bool]] = {}
     kernel = None
-    stmts: list[str] = []
+    ops: list[Op] = []
     if start is not None:
         head = lines[start]
         km = re.search(r"@([\w$.]+)\(", head)
         kernel = km.group(1) if km else None
         for am in _ARG_RE.finditer(head):
             args[am.group(1)] = (am.group(2).strip(), "tt.divisibility" in (am.group(3) or ""))
-        body_indent = None
-        for ln in lines[start + 1 :]:
-            if not ln.strip():
-                continue
-            indent = len(ln) - len(ln.lstrip())
-            if body_indent is None:
-                body_indent = indent
-            if indent < body_indent:
-                break
-            if indent == body_indent and not ln.lstrip().startswith(("}", "^")):
-                stmts.append(ln.strip())
-            elif stmts:
-                stmts[-1] += "\n" + ln.strip()
-    ops: list[Op] = []
-    for stmt in stmts:
-        n = len(ops)
-        first = stmt.splitlines()[0]
-        m = _RESULT_RE.match(first)
-        if m:
-            result, name = m.group(1), m.group(2)
-        else:
-            nm = re.match(r"\"?([\w.]+)", first)
-            if nm is None:
-                continue  # a block label or anything else that is not an op
-            result, name = None, nm.group(1)
-        inner_defs = set(re.findall(r"(%[\w.$-]+)(?::\d+)?\s*=", stmt))
-        for bb in re.findall(r"^\^bb\d*\((.*)$", stmt, re.M):  # region block arguments
-            inner_defs |= set(re.findall(r"(%[\w.$-]+):", bb))
-        operands = [v for v in dict.fromkeys(_VALUE_RE.findall(stmt)) if v != result and v not in inner_defs]
-        lm = _TRAILING_LOC_RE.search(stmt.splitlines()[-1])
-        var, frames = locs.get(lm.group(1), (None, [])) if lm else (None, [])
-        ops.append(
-            Op(
-                index=n,
-                name=name,
-                result=result,
-                result_type=_result_type(name, stmt) if result else None,
-                operands=operands,
-                text=stmt,
-                var=var,
-                frames=frames,
-            )
-        )
+        ops = _ops(lines, start, locs, [0])
     return TtgirModule(
         num_warps=int(nw.group(1)) if nw else 4,
         threads_per_warp=int(tpw.group(1)) if tpw else 64,
@@ -438,21 +470,26 @@ def is_index(mod: TtgirModule, op: Op) -> bool:
 
 def tile_peak(mod: TtgirModule) -> TilePeak | None:
     """The whole-tile op (reduce, scan, dot, convert_layout) with the most tensor registers live across it; over
-    every op when the kernel has none. None when no tensor value is live anywhere, or when the kernel has a loop
-    (``scf.for``/``scf.while``): this view covers straight-line kernels, the ISA's hot-loop analysis the rest."""
+    every op when the kernel has none. Inside an ``scf.for`` a value defined before the loop and used in its body
+    is live at every op of the body (the next iteration reads it again). None when no tensor value is live
+    anywhere, or when the kernel has a region this view does not parse (``scf.if``, ``scf.while``)."""
+    flat = mod.flat_ops
+    if any(o.name.startswith("scf.") and o.name not in ("scf.for", "scf.yield") for o in flat):
+        return None  # a region's body is one op here: what is live inside it is not seen (the ISA's hot loop is)
     # A splat or a constant holds one value for the whole tile: it costs a register or none, never a tile.
     defs = {
         o.result: o
-        for o in mod.ops
+        for o in flat
         if o.result and o.result_type is not None and o.name not in ("tt.splat", "arith.constant")
     }
     uses: dict[str, list[int]] = {}
-    for o in mod.ops:
+    for o in flat:
+        if o.name == "scf.for":
+            continue  # its operands are its body's: the body's ops are the uses
         for v in o.operands:
             uses.setdefault(v, []).append(o.index)
-    if any(o.name.startswith("scf.") for o in mod.ops):
-        return None  # a loop's body is one op here: what is live inside it is not seen (the ISA's hot loop is)
-    points = [o for o in mod.ops if o.name in WHOLE_TILE_OPS] or list(mod.ops)
+    loops = [(o.index, _last_index(o)) for o in flat if o.name == "scf.for" and o.body]
+    points = [o for o in flat if o.name in WHOLE_TILE_OPS] or list(flat)
     best: TilePeak | None = None
     best_regs = -1
     for p in points:
@@ -461,16 +498,24 @@ def tile_peak(mod: TtgirModule) -> TilePeak | None:
             u = uses.get(v, [])
             if d.index >= p.index or not u:
                 continue
+            after = [i for i in u if i > p.index]
+            for first, last in loops:  # a value from outside a loop that contains p, used in that loop
+                if d.index < first < p.index <= last and not after:
+                    after = [i for i in u if first < i <= last]
             if v in p.operands:
-                after = [i for i in u if i > p.index]
-                held.append(HeldValue(d, "input", mod.ops[after[0]] if after else None))
-            elif any(i > p.index for i in u):
-                held.append(HeldValue(d, "held", mod.ops[next(i for i in u if i > p.index)]))
+                held.append(HeldValue(d, "input", flat[after[0]] if after else None))
+            elif after:
+                held.append(HeldValue(d, "held", flat[after[0]]))
         peak = TilePeak(at=p, values=held)
         regs = peak.registers(mod)
         if regs > best_regs:
             best, best_regs = peak, regs
     return best if best is not None and best_regs > 0 else None
+
+
+def _last_index(op: Op) -> int:
+    """The index of the last op inside ``op``'s body (nested loops included)."""
+    return _last_index(op.body[-1]) if op.body else op.index
 
 
 # --- loads ---------------------------------------------------------------------------------------------------

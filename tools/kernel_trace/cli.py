@@ -28,6 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", dest="output_format", default="csv", choices=["csv", "rocpd", "json"])
     parser.add_argument("--iterations", metavar="FIRST:COUNT", help="rocprofv3 --kernel-iteration-range")
     parser.add_argument("--launch-count", type=int, default=1, help="ncu: kernel launches to profile (default 1)")
+    parser.add_argument(
+        "--clock-control",
+        choices=["base", "none"],
+        default="base",
+        help="ncu: base (its default) locks the GPU clocks while profiling, so durations run longer than event "
+        "timing; none leaves the clocks to the GPU",
+    )
     parser.add_argument("--output-dir", help="where profiler outputs go (default kernelpilot-out/trace-<time>)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds before the profiled command is killed")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -125,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             output_format=args.output_format,
             output_dir=args.output_dir,
             launch_count=args.launch_count,
+            clock_control=getattr(args, "clock_control", "base"),
             top_k=args.top,
             timeout=args.timeout,
         )

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tools.errors import ToolchainError
 from tools.executors import Executor, fetch_tree
-from tools.kernel_trace.readers import find_outputs, load_trace
-from tools.kernel_trace.report import HEADLINE_NCU_METRICS, build_report, report_summary
+from tools.kernel_trace.readers import NCU_EXPORT_NAMES, find_outputs, load_trace, read_ncu_exports
+from tools.kernel_trace.report import add_ncu_context, build_report, report_summary
 from tools.models.trace import TraceReport
 from tools.profilers import att, ncu, rocprofv3
 
@@ -61,8 +61,10 @@ def profile_command(
     launch_count: int = 1,
     top_k: int = 10,
     timeout: float = 600,
+    clock_control: str = "base",
 ) -> TraceReport:
-    """Profile ``command`` with rocprofv3 (AMD) or ncu (NVIDIA) where ``executor`` runs it, then summarize."""
+    """Profile ``command`` with rocprofv3 (AMD) or ncu (NVIDIA) where ``executor`` runs it, then summarize.
+    ``clock_control`` is ncu's (``base``, its default, locks the clocks; ``none`` leaves them to the GPU)."""
     ex = executor if isinstance(executor, Executor) else Executor.parse(executor)
     tool = profiler or detect_profiler(ex)
     stamp = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
@@ -73,7 +75,9 @@ def profile_command(
         ex.run(["mkdir", "-p", remote_dir], timeout=60)
     try:
         if tool == "ncu":
-            return _profile_ncu(command, ex, remote_dir, local_dir, kernel_regex, launch_count, top_k, timeout)
+            return _profile_ncu(
+                command, ex, remote_dir, local_dir, kernel_regex, launch_count, top_k, timeout, clock_control
+            )
         argv = rocprofv3.rocprofv3_command(
             command,
             remote_dir,
@@ -109,25 +113,24 @@ def profile_command(
     return report
 
 
-def _profile_ncu(command, ex, remote_dir, local_dir, kernel_regex, launch_count, top_k, timeout) -> TraceReport:
+def _profile_ncu(
+    command, ex, remote_dir, local_dir, kernel_regex, launch_count, top_k, timeout, clock_control="base"
+) -> TraceReport:
     rep = f"{remote_dir}/profile"
-    argv = ncu.ncu_profile_command(command, rep, kernel_regex=kernel_regex, launch_count=launch_count)
+    argv = ncu.ncu_profile_command(
+        command, rep, kernel_regex=kernel_regex, launch_count=launch_count, clock_control=clock_control
+    )
     check_run(ex.run(argv, timeout=timeout), "ncu", timeout)
     files = {}
     for page in ("details", "source", "raw"):
         res = ex.run(ncu.ncu_export_command(rep + ".ncu-rep", page), timeout=timeout)
         check_run(res, f"ncu --page {page} export", timeout)
-        files[page] = local_dir / f"ncu_{page}.csv"
+        files[page] = local_dir / NCU_EXPORT_NAMES[page]
         files[page].write_text(res.stdout)
-    details = ncu.read_details(files["details"])
-    source = ncu.read_source(files["source"])
-    merged = details.model_copy(
-        update={"instructions": source.instructions, "kernels": source.kernels, "notes": details.notes + source.notes}
-    )
+    merged = read_ncu_exports(files)
     report = build_report(merged, top_k=top_k)
-    raw = ncu.read_raw(files["raw"])
-    report.ncu_metrics += [m for m in next(iter(raw.metrics.values()), []) if m.name in HEADLINE_NCU_METRICS]
-    if not any(i.source for i in source.instructions):
+    add_ncu_context(report, files, kernel_regex, clock_control)
+    if not any(i.source for i in merged.instructions):
         report.notes.append(ncu.LINEINFO_HINT)
-    report.notes += [f"ncu exports: {', '.join(str(f) for f in files.values())}"]
+    report.notes += [f"ncu exports: {', '.join(str(f) for f in files.values())} (kernel-trace --from {local_dir})"]
     return report

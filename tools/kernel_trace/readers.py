@@ -13,8 +13,26 @@ from tools.profilers.reading import guarded, regular_file
 
 FORMATS_EXPECTED = (
     "rocprofv3 kernel_trace.csv / kernel_stats.csv, <pid>_results.json, a rocpd .db, an ATT "
-    "ui_output_agent_<N>_dispatch_<M>/ directory (or its stats_*.csv), or an ncu --csv --page details|source|raw export"
+    "ui_output_agent_<N>_dispatch_<M>/ directory (or its stats_*.csv), an ncu --csv --page details|source|raw export, "
+    "or a kernel-trace --profiler ncu output directory (ncu_details.csv, ncu_source.csv, ncu_raw.csv)"
 )
+NCU_EXPORT_NAMES = {"details": "ncu_details.csv", "source": "ncu_source.csv", "raw": "ncu_raw.csv"}
+
+
+def ncu_exports(directory: Path) -> dict[str, Path]:
+    """The ncu CSV exports ``kernel-trace --profiler ncu`` wrote into ``directory`` (page → file), those present."""
+    return {page: directory / name for page, name in NCU_EXPORT_NAMES.items() if (directory / name).is_file()}
+
+
+def read_ncu_exports(files: dict[str, Path]) -> Trace:
+    """The details page (kernels, durations, metrics, rules) with the source page's per-instruction samples."""
+    details = ncu.read_details(paths.guard(files["details"], "ncu export"))
+    if "source" not in files:
+        return details
+    source = ncu.read_source(paths.guard(files["source"], "ncu export"))
+    return details.model_copy(
+        update={"instructions": source.instructions, "kernels": source.kernels, "notes": details.notes + source.notes}
+    )
 
 
 def _csv_header(path: Path) -> list[str]:
@@ -50,6 +68,9 @@ def _load_trace(p: Path) -> Trace:
     if p.is_dir():
         if att.is_att_dir(p):
             return att.read_att_dir(paths.guard_tree(p, "ATT directory"))
+        exports = ncu_exports(p)
+        if "details" in exports:
+            return read_ncu_exports(exports)
         outputs = find_outputs(p)
         if outputs:
             return _load_trace(paths.guard(outputs[0], "trace"))

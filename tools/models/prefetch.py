@@ -154,6 +154,11 @@ class LoopReport(BaseModel):
         "count once per link (table -> KV -> scale ~2-3 before a prefetch, ~1 after)",
     )
     latency_note: str | None = Field(None, description="what the estimate assumes")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="loads that may read past their tensor: a look-ahead load through a descriptor without bounds "
+        "whose index is not clamped",
+    )
 
 
 class RegisterHeadroom(BaseModel):
@@ -161,7 +166,9 @@ class RegisterHeadroom(BaseModel):
 
     arch: str
     current_vgprs: int | None = Field(None, description="unified VGPRs (arch + AGPR) or NVIDIA registers/thread")
-    prefetch_buffer_vgprs: int = Field(description="bytes loaded per iteration per lane / 4")
+    prefetch_buffer_vgprs: int = Field(
+        description="a one-iteration buffer of the hot loop's vector loads: bytes per lane / 4 (scalar loads fill SGPRs)"
+    )
     projected_vgprs: int | None = None
     current_occupancy: int | None = Field(None, description="waves per SIMD (AMD) or warps per SM (NVIDIA)")
     projected_occupancy: int | None = None

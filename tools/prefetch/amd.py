@@ -32,6 +32,7 @@ from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
 from tools.isa.source_attr import attribute_loc
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
+from tools.prefetch.descriptors import unchecked_lookahead
 
 # Issue cycles per instruction class, wave64 on CDNA (estimates: VALU issues over 4 cycles, an MFMA occupies the
 # matrix core for its passes x 4 cycles; CDNA3 ISA §7 "MFMA passes" table). Good for comparing two versions of a loop.
@@ -609,7 +610,7 @@ def diagnose_copies(g: LoopGraph, loads: list[LoadSite]) -> list[CopySite]:
             place = "between-loads"
         ld = copy_of.get(inst.index)
         if ld is not None:
-            kind, cause = "loaded-data", _loaded_copy_cause(g, p, inst, ld)
+            kind, cause = "loaded-data", _loaded_copy_cause(g, p, inst, ld, {x.index: x for x in loads})
         elif inst.uses & mfma_defs or inst.category == "accvgpr_move":
             kind = "accumulator"
             cause = "the loop-carried accumulator is moved between registers every iteration" + (
@@ -638,7 +639,33 @@ def diagnose_copies(g: LoopGraph, loads: list[LoadSite]) -> list[CopySite]:
     return out
 
 
-def _loaded_copy_cause(g: LoopGraph, p: int, inst: Instruction, ld: LoadSite) -> str:
+def _move_or_second_buffer(g: LoopGraph, load: Instruction, last_read: Instruction, site: LoadSite | None) -> str:
+    """The way to drop a loaded-data copy that the load's own numbers allow: issuing the load after the copied
+    value's last read shortens its flight by the cycles in between, so that is offered only while the load's wait
+    stays a memory latency away; otherwise (a prefetch whose overlap that move would remove) a second buffer."""
+    n = len(g.seq)
+    a, b = g.pos[load.index], g.pos[last_read.index]
+    lost = sum(issue_cycles(g.seq[(a + k) % n]) for k in range(1, (b - a) % n + 1))
+    buffer = (
+        "unroll the loop by two so consecutive iterations' data alternate between two register buffers (or load "
+        "into a second buffer)"
+    )
+    flight = site.load_to_wait_cycles if site is not None else None
+    if flight is None:
+        return f"issuing that load after [{last_read.index}] takes ~{lost} cycles from its flight; or {buffer}"
+    if flight - lost >= LOAD_LATENCY_CYCLES:
+        return (
+            f"issuing that load after [{last_read.index}] lets the compiler drop the copy: its wait stays ~"
+            f"{flight - lost} cycles away (from ~{flight}), still past the ~{LOAD_LATENCY_CYCLES}-cycle latency"
+        )
+    return (
+        f"the copy keeps the prefetch's overlap: issuing that load after [{last_read.index}] would cut its "
+        f"load-to-wait from ~{flight} to ~{max(flight - lost, 0)} cycles (under the ~{LOAD_LATENCY_CYCLES}-cycle "
+        f"latency); to drop the copy, {buffer}"
+    )
+
+
+def _loaded_copy_cause(g: LoopGraph, p: int, inst: Instruction, ld: LoadSite, loads: dict[int, LoadSite]) -> str:
     """Why loaded data is copied: the register that holds it is written again (by the next load) while the copy's
     value is still to be read — this block's and the next block's data live at once."""
     n = len(g.seq)
@@ -655,11 +682,11 @@ def _loaded_copy_cause(g: LoopGraph, p: int, inst: Instruction, ld: LoadSite) ->
     if redef is not None and last_read is not None and g.pos[redef.index] != g.pos[last_read.index]:
         rp, lp = (g.pos[redef.index] - p) % n, (g.pos[last_read.index] - p) % n
         if rp < lp:
-            return (
+            head = (
                 f"this block's and the next block's data live at once: the load [{redef.index}] writes the register "
-                f"again before the copied value's last read [{last_read.index}]; issuing that load after "
-                f"[{last_read.index}] (or into a second buffer) lets the compiler drop the copy"
+                f"again before the copied value's last read [{last_read.index}]; "
             )
+            return head + _move_or_second_buffer(g, redef, last_read, loads.get(redef.index))
     if not is_rotated(g):
         return "the loop is unrotated (exit test at the top): the loaded value is moved to its loop-carried register"
     return "the loaded value is moved to the register the loop carries it in (a phi copy at the back edge)"
@@ -737,6 +764,7 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         iteration_cycles=est.iteration_cycles if est else None,
         memory_latencies_per_iteration=est.latencies if est else None,
         latency_note=est.note if est else None,
+        warnings=unchecked_lookahead(kernel, loads),
     )
 
 

@@ -82,12 +82,25 @@ def workgroups_per_cu(arch: str, occupancy: int, block_threads: int) -> int:
     return occupancy // max(1, -(-block_threads // 32))
 
 
+def _prefetch_buffer(hot: LoopReport | None) -> tuple[int, int]:
+    """(registers a one-iteration buffer of the hot loop's loads takes, how many of them the kernel does not hold
+    yet). Loads already issued an iteration ahead hold their buffer; scalar loads fill SGPRs, not VGPRs. When the
+    report lists every load these come from the loads themselves, otherwise from the loop's verdict."""
+    if hot is None:
+        return 0, 0
+    if len(hot.loads) < hot.loads_total:
+        buffer = (hot.bytes_per_lane_per_iteration + 3) // 4
+        return buffer, 0 if hot.verdict == "prefetched" else buffer
+    vector = [ld for ld in hot.loads if ld.memory == "vector"]
+    held = sum(ld.bytes_per_lane for ld in vector if ld.carried or ld.consumed == "next-iteration")
+    total = sum(ld.bytes_per_lane for ld in vector)
+    return (total + 3) // 4, (total - held + 3) // 4
+
+
 def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -> RegisterHeadroom | None:
     if arch is None or res is None:
         return None
-    buffer = (hot.bytes_per_lane_per_iteration + 3) // 4 if hot else 0
-    already = hot is not None and hot.verdict == "prefetched"
-    add = 0 if already else buffer
+    buffer, add = _prefetch_buffer(hot)
     if archmod.is_amd(arch):
         cur = res.vgpr_count
         if cur is None:
@@ -111,7 +124,15 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
     occ = occupancy_with_registers(arch, res, cur)
     pocc = occupancy_with_registers(arch, res, proj)
     threshold = next((r for r in range(limit, cur - 1, -1) if occupancy_with_registers(arch, res, r) >= occ), None)
-    what = "already holds its prefetch buffer" if already else f"needs {buffer} more for a one-iteration buffer"
+    if add == 0:
+        what = "already holds its prefetch buffer"
+    elif add < buffer:
+        what = (
+            f"holds {buffer - add} of its {buffer}-register prefetch buffer (loads already issued an iteration "
+            f"ahead), needs {add} more"
+        )
+    else:
+        what = f"needs {buffer} more for a one-iteration buffer"
     if proj > limit:
         verdict, note = "exceeds-register-file", f"{cur} registers + {add} > {limit}: the buffer would spill"
     elif pocc < occ:

@@ -64,6 +64,8 @@ def format_report(rep: PrefetchReport) -> str:
             if c.kind != "other" and (c.kind, c.cause) not in shown:
                 shown.add((c.kind, c.cause))
                 lines.append(f"    {c.kind} `{c.text}` [{c.index}, {c.place}]: {c.cause}")
+        for w in lp.warnings:
+            lines.append(f"  [warn] {w}")
         for ld in lp.loads:
             lines.append(format_load(ld))
         if lp.loads_total > len(lp.loads):

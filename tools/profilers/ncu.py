@@ -301,14 +301,18 @@ def ncu_profile_command(
     launch_count: int = 1,
     sections: Sequence[str] = SOURCE_SECTIONS,
     ncu: str = "ncu",
+    clock_control: str = "base",
 ) -> list[str]:
-    """Profile ``command`` once into ``report``.ncu-rep with source counters and the CUDA source imported."""
+    """Profile ``command`` once into ``report``.ncu-rep with source counters and the CUDA source imported;
+    ``clock_control`` ``none`` leaves the clocks to the GPU (ncu's default, ``base``, locks them)."""
     if not command:
         raise InputError("no command to profile", hint="put the command after --, e.g. -- python3 bench.py")
     argv = [ncu, "-f", "-o", report]
     for section in sections:
         argv += ["--section", section]
     argv += ["--import-source", "yes"]
+    if clock_control != "base":
+        argv += ["--clock-control", clock_control]
     if kernel_regex:
         argv += ["-k", f"regex:{kernel_regex}"]
     if launch_skip:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools import inputs
+from tools import inputs, paths
 from tools.errors import InputError
 from tools.gitref import resolve_file
 from tools.isa import arch as archmod
@@ -28,7 +28,7 @@ def analyze_path(
     if inputs.is_source(path):
         return analyze_source(path, kernel, arch, per_instruction=per_instruction, top_k=top_k, launch_lds=launch_lds)
 
-    files = inputs.find_isa_files(path)
+    files = _isa_files(path)
     out = VgprReports(summary="", file=str(path), reports=[])
     for f in files:
         if inputs.is_cubin(f):
@@ -53,6 +53,25 @@ def analyze_path(
         else (f"{len(out.reports)} kernels in {path}")
     )
     return out
+
+
+def _isa_files(path: str | Path) -> list[Path]:
+    """The AMDGCN files of a dump directory; for an NVIDIA dump (dump-ir's ``NN_cubin.cubin`` beside the SASS), its
+    cubins, which carry the register life ranges the SASS text lacks."""
+    try:
+        return inputs.find_isa_files(path)
+    except InputError:
+        p = Path(path)
+        if not p.is_dir():
+            raise
+        cubins = sorted(
+            f
+            for f in p.rglob("*.cubin")
+            if f.is_file() and not any(x.startswith(".") for x in f.relative_to(p).parts) and inputs.is_cubin(f)
+        )
+        if not cubins:
+            raise
+        return [paths.guard(f, f"cubin in {p}") for f in cubins]
 
 
 def analyze_source(

@@ -7,6 +7,8 @@ option read from the stages beside the ISA) is :func:`tools.vgpr_pressure.triton
 
 from __future__ import annotations
 
+import re
+
 from tools.isa import pressure
 from tools.isa.liveness import vgprs
 from tools.models.vgpr import Suggestion
@@ -15,6 +17,11 @@ fmt = pressure.fmt_regs
 MIN_CARRIED_STATE = 8  # non-accumulator registers around the back edge before dropping them is worth a suggestion
 MIN_TILE_LOAD_VGPRS = 16  # global-load VGPRs live at an in-loop peak: a whole tile in registers
 MIN_STAGED_GPRS = 8  # LDG data only copied to shared memory, live at the peak
+# Floating-point arithmetic a running sum/max/product is built from (and the moves between its copies): a loop-carried
+# register whose back-edge value such a chain computes from its own header value is an accumulator, not state to drop.
+_AMD_ACCUMULATE_RE = re.compile(r"^v_(pk_)?((add|sub|subrev|fma|fmac|mac|mad|max|min|mul)_f(16|32|64)|mov_b(32|64))")
+_SASS_ACCUMULATE = ("FADD", "FFMA", "FMNMX", "FMUL", "HADD2", "HFMA2", "HMUL2", "HMNMX2", "DADD", "DFMA", "DMUL", "MOV")
+MAX_CHAIN = 32  # instructions followed back from the back-edge value
 
 
 # --- one function per suggestion id ---------------------------------------------------------------------------
@@ -35,9 +42,37 @@ def drop_first_fragment_prefetch(frag: list[int], header_label: str | None) -> S
     )
 
 
-def drop_loop_carried_state(vendor: str, other: list[int], addresses: int, header_label: str | None):
+def running_accumulators(regs, loop_set: set[int], att, accumulates, reads) -> set[int]:
+    """The registers of ``regs`` (loop-carried) that are running accumulators: the value the loop leaves in one for
+    the next iteration is computed, through ``accumulates`` instructions only (floating-point adds, FMAs, max/min,
+    moves), from the value it held at the top of the iteration (``acc += x``, unrolled or not, in place or through
+    copies). ``reads(inst)`` gives the registers an instruction reads."""
+    found = set()
+    for r in regs:
+        in_loop = [d for d in att.defs.get(r, []) if d in loop_set]
+        if not in_loop:
+            continue
+        stack, seen = [max(in_loop)], set()
+        while stack and r not in found and len(seen) < MAX_CHAIN:
+            d = stack.pop()
+            if d in seen or not accumulates(att.insts[d]):
+                continue
+            seen.add(d)
+            for src in reads(att.insts[d]):
+                earlier = [x for x in att.defs.get(src, []) if x < d and x in loop_set]
+                if earlier:
+                    stack.append(max(earlier))
+                elif src == r:  # this iteration's input: the header value of r itself
+                    found.add(r)
+    return found
+
+
+def drop_loop_carried_state(
+    vendor: str, other: list[int], addresses: int, header_label: str | None, accumulators: int = 0
+):
     """Both vendors: at least :data:`MIN_CARRIED_STATE` registers that are not accumulators (addresses, other ALU
-    results, reloaded spills, AGPR copies) travel around the back edge of the hot loop."""
+    results, reloaded spills, AGPR copies) travel around the back edge of the hot loop; ``accumulators`` counts the
+    running (VALU/FFMA) accumulators already left out of ``other``."""
     if len(other) < MIN_CARRIED_STATE:
         return None
     if vendor == "amd":
@@ -59,7 +94,8 @@ def drop_loop_carried_state(vendor: str, other: list[int], addresses: int, heade
         title="drop non-accumulator loop-carried state",
         estimated_vgpr_savings=max(0, len(other) - 2),
         evidence=f"{len(other)} {what} travel around the back edge of {where} ({addresses} of them address "
-        f"arithmetic): {regs}",
+        f"arithmetic): {regs}"
+        + (f"; {accumulators} running accumulators (kept) are not counted" if accumulators else ""),
         action=action,
     )
 
@@ -193,13 +229,25 @@ def amd(kernel, cfg, lv, att, hot, points) -> list[Suggestion]:
     kinds: dict[str, list[int]] = {}
     for reg in vgprs(carried):
         kinds.setdefault(att.kind(reg, header_first).kind, []).append(reg)
+    loop_set = set(loop_idx)
+    accs = running_accumulators(
+        kinds.get("valu_other", []),
+        loop_set,
+        att,
+        lambda i: bool(_AMD_ACCUMULATE_RE.match(i.mnemonic)),
+        lambda i: vgprs(i.uses),
+    )
     other = [
-        r for k, regs in kinds.items() if k in ("address", "valu_other", "spill_reload", "agpr_copy") for r in regs
+        r
+        for k, regs in kinds.items()
+        if k in ("address", "valu_other", "spill_reload", "agpr_copy")
+        for r in regs
+        if r not in accs
     ]
     return _ranked(
         [
             drop_first_fragment_prefetch(kinds.get("lds_fragment", []), hot.header_label),
-            drop_loop_carried_state("amd", other, len(kinds.get("address", [])), hot.header_label),
+            drop_loop_carried_state("amd", other, len(kinds.get("address", [])), hot.header_label, len(accs)),
             fold_block_accumulators(kernel.instructions, att, set(loop_idx)),
             lazy_scale_products(kernel, lv, att, loop_idx),
             per_k_step_b_loads(kernel, lv, att, points, loop_idx),
@@ -212,12 +260,23 @@ def sass(f, att, hot, loop_set, carried, points, spills) -> list[Suggestion]:
     if hot is None:
         return []
     header_first = hot.first_index
-    other = sorted(r for r in carried if att.kind(r, header_first).kind in ("address", "alu_other", "spill_reload"))
+    accs = running_accumulators(
+        [r for r in carried if att.kind(r, header_first).kind == "alu_other"],
+        loop_set,
+        att,
+        lambda i: i.root in _SASS_ACCUMULATE,
+        lambda i: i.gpr_uses if att.marks else i.uses,
+    )
+    other = sorted(
+        r
+        for r in carried
+        if att.kind(r, header_first).kind in ("address", "alu_other", "spill_reload") and r not in accs
+    )
     addresses = sum(1 for r in other if att.kind(r, header_first).kind == "address")
     return _ranked(
         [
             local_spills_in_hot_loop(f.insts, loop_set, hot.header_label, spills),
-            drop_loop_carried_state("nvidia", other, addresses, hot.header_label),
+            drop_loop_carried_state("nvidia", other, addresses, hot.header_label, len(accs)),
             async_copy_to_shared(f.insts, att, points),
         ]
     )

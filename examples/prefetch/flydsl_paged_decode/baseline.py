@@ -55,10 +55,10 @@ def launch(*args):
 
 
 def kernelpilot_entry(n_blocks=32):
-    """kernelpilot file mode: n_blocks blocks; the table has two spare entries so a prefetch of block i+2 stays in
-    bounds (check fills it with block ids in [0, n_blocks + 2), all inside the 64-block KV cache)."""
+    """kernelpilot file mode: n_blocks blocks and a table of n_blocks entries, as prefetched.py takes them (check
+    fills it with block ids in [0, n_blocks), all inside the 64-block KV cache)."""
     kv = torch.empty(64 * BLOCK_BYTES // 4, dtype=torch.float32)
-    table = torch.zeros(n_blocks + 2, dtype=torch.int32)
+    table = torch.zeros(n_blocks, dtype=torch.int32)
     scale = torch.empty(64, dtype=torch.float32)
     out = torch.empty(1024, dtype=torch.float32)
     return launch, (kv, table, scale, out, n_blocks)

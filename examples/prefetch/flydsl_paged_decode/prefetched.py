@@ -4,6 +4,14 @@ The chain table -> block id -> KV, scale is split across iterations: iteration i
 the block id carried in from iteration i-1, and looks up ``block_table[i+2]``; all three are loop-carried
 (``range(..., init=...)`` / ``yield``) and consumed one iteration later. The prologue loads block 0 and the id of
 block 1; the epilogue accumulates the last block. No load is waited for in the iteration that issues it.
+
+The buffer descriptors FlyDSL makes by default have no bounds (``num_records`` 0xFFFFFFFF): a look-ahead load past
+the table reads whatever memory is there. So the table's descriptor carries its size (``num_records_bytes``: reads
+past it return 0): the look-ahead lookups past the table (block n_blocks's id in the last iteration, block 1's at
+``n_blocks = 1``; ids that are never used) and every lookup at ``n_blocks = 0`` read 0, a block inside the KV cache;
+at ``n_blocks = 0`` the epilogue adds nothing. Clamping the index (``fx.min(i + 2, n_blocks - 1)``) also works but puts an ``s_min`` into the
+loop, and on gfx942 LLVM then schedules the address of the next KV load before the copies at the loop head: one
+``vmcnt(0)`` waits for all three loads there instead of ``vmcnt(2)``/``vmcnt(1)``.
 """
 
 import flydsl.compiler as flyc
@@ -25,7 +33,7 @@ def paged_decode_prefetched(KV: fx.Tensor, Table: fx.Tensor, Scale: fx.Tensor, O
     f32 = ir.F32Type.get()
     tid = fx.Int32(fx.thread_idx.x)
     rsrc_kv = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(KV)))
-    rsrc_bt = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(Table)))
+    rsrc_bt = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(Table), num_records_bytes=n_blocks * 4))
     rsrc_sc = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(Scale)))
     rsrc_out = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(Out)))
     lane = tid * 16
@@ -43,10 +51,11 @@ def paged_decode_prefetched(KV: fx.Tensor, Table: fx.Tensor, Scale: fx.Tensor, O
     for i, state in range(fx.Int32(0), n_blocks - 1, fx.Int32(1), init=[acc0, kv0, scale0, next_id]):
         acc, kv, scale, block = fx.Vector(state[0]), fx.Vector(state[1]), fx.Float32(state[2]), fx.Int32(state[3])
         kv_next, scale_next = load_block(block)  # block i+1, id looked up last iteration
-        id_after = block_id(fx.Int32(i) + 2)  # block i+2's id, used next iteration
+        id_after = block_id(fx.Int32(i) + 2)  # block i+2's id (0 past the table), used next iteration
         acc = acc + kv * scale
         results = yield [acc, kv_next, scale_next, id_after]
-    acc = fx.Vector(results[0]) + fx.Vector(results[1]) * fx.Float32(results[2])  # epilogue: the last block
+    last_scale = (n_blocks > 0).select(fx.Float32(results[2]), fx.Float32(0.0))  # no block: add nothing
+    acc = fx.Vector(results[0]) + fx.Vector(results[1]) * last_scale  # epilogue: the last block
     fx.rocdl.raw_ptr_buffer_store(_raw(acc), _raw(rsrc_out), _raw(lane), _raw(fx.Int32(0)))
 
 
@@ -66,10 +75,10 @@ def launch(*args):
 
 
 def kernelpilot_entry(n_blocks=32):
-    """kernelpilot file mode: n_blocks blocks; the table has two spare entries so a prefetch of block i+2 stays in
-    bounds (check fills it with block ids in [0, n_blocks + 2), all inside the 64-block KV cache)."""
+    """kernelpilot file mode: n_blocks blocks and a table of exactly n_blocks entries (its descriptor is bounded;
+    check fills it with block ids in [0, n_blocks), all inside the 64-block KV cache)."""
     kv = torch.empty(64 * BLOCK_BYTES // 4, dtype=torch.float32)
-    table = torch.zeros(n_blocks + 2, dtype=torch.int32)
+    table = torch.zeros(n_blocks, dtype=torch.int32)
     scale = torch.empty(64, dtype=torch.float32)
     out = torch.empty(1024, dtype=torch.float32)
     return launch, (kv, table, scale, out, n_blocks)
