@@ -28,7 +28,7 @@ from tools.cli import main
 from tools.errors import InputError
 
 # a one-program Triton kernel: out = x + REPS·x, the loop run REPS times (the reference is 2·x, so REPS must stay 1)
-KERNEL = '''\
+KERNEL = """\
 import torch
 import triton
 import triton.language as tl
@@ -56,8 +56,8 @@ def forward(x):
 def kernelpilot_entry():
     x = torch.empty(64)
     return {"kernel": twice_kernel, "args": (x, torch.empty_like(x), 64, REPS), "kwargs": {"BLOCK": 64}, "grid": (1,)}
-'''
-REFERENCE = '''\
+"""
+REFERENCE = """\
 import torch
 
 
@@ -67,7 +67,7 @@ def make_inputs(params, gen, device):
 
 def reference(x):
     return 2 * x
-'''
+"""
 
 
 def _task(root: Path, task_id: str, *, scored: bool) -> Path:
@@ -124,7 +124,7 @@ def test_a_candidate_that_loops_for_ever_times_out_in_its_correctness_stage_not_
     # the repro: the agent multiplies the loop bound (10^12 iterations in the interpreter never end); before, scoring
     # waited 600 s for the candidate's process, then retried, then recorded infra_error
     _task(tmp_path / "tasks", "loop-bound", scored=True)
-    agent = f"sed -i 's/^REPS = 1$/REPS = 10**12/' {{workspace}}/kernel.py"
+    agent = "sed -i 's/^REPS = 1$/REPS = 10**12/' {workspace}/kernel.py"
     rc, took, s = _eval_run(tmp_path, "loop-bound", agent, "--time-limit", "20", "--score-timeout", "40")
     assert rc == 0 and s is not None
     assert took < 100, f"eval run took {took:.0f} s with a 40 s scoring deadline"
@@ -176,7 +176,8 @@ def test_git_settings_the_agent_writes_never_run_in_the_harness_nor_redirect_its
     marker = tmp_path / "MARKER"
     hook = f"#!/bin/sh\ntouch {marker}.hook\n"
     script = tmp_path / "agent.sh"
-    script.write_text(textwrap.dedent(f"""\
+    script.write_text(
+        textwrap.dedent(f"""\
         set -e
         cd "$1"
         echo '# tuned' >> kernel.py
@@ -185,7 +186,8 @@ def test_git_settings_the_agent_writes_never_run_in_the_harness_nor_redirect_its
         chmod +x .git/hooks/post-index-change
         git config core.worktree {outside}
         git config diff.external 'sh -c "touch {marker}.diff"'
-    """))
+    """)
+    )
     rc, took, s = _eval_run(tmp_path, "git-hooks", f"sh {script} {{workspace}}", "--time-limit", "10")
     assert rc == 0 and s is not None
     assert took < 60, f"eval run took {took:.0f} s"  # before: 3 min 05 s, the fsmonitor's sleep once per git command

@@ -415,7 +415,7 @@ def _score_once(
                 if rss > cap:
                     why, code = (f"the scoring processes used {rss / 2**30:.1f} GB, over the cap of "
                                  f"{cap / 2**30:.1f} GB, in the {stage} stage"), "out_of_memory"  # fmt: skip
-            if why is not None:
+            if why is not None and not reader.poll(0):  # a result already sent is taken, however late
                 tracker.kill()  # the scoring process and all it started, at once: a stuck kernel ignores signals
                 if stage in _HARNESS_STAGES:
                     raise RuntimeError(why)
