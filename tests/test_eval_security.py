@@ -27,13 +27,14 @@ from evals.models import TaskScore
 from tools.cli import main
 from tools.errors import InputError
 
-# a one-program Triton kernel: out = x + REPS·x, the loop run REPS times (the reference is 2·x, so REPS must stay 1)
+# a one-program Triton kernel: out = x + REPS·x, the loop run REPS times (the reference is 3·x, so REPS must stay 2;
+# not 1: Triton would specialise a 1 into a constant)
 KERNEL = """\
 import torch
 import triton
 import triton.language as tl
 
-REPS = 1
+REPS = 2
 
 
 @triton.jit
@@ -66,12 +67,13 @@ def make_inputs(params, gen, device):
 
 
 def reference(x):
-    return 2 * x
+    return 3 * x
 """
 
 
-def _task(root: Path, task_id: str, *, scored: bool) -> Path:
-    """A task folder: ``scored`` compiles kernel.py for gfx942 and checks it in the Triton interpreter on one shape;
+def _task(root: Path, task_id: str, *, scored: bool, oracle: bool = False) -> Path:
+    """A task folder: ``scored`` compiles kernel.py for gfx942 and checks it in the Triton interpreter on one shape
+    (``oracle``: through the llvm-cpu output oracle, ``kernelpilot check`` on the LLVM IR, as the FlyDSL tasks do);
     otherwise nothing is compiled or run (the agent's side is under test, the scoring only has to end quickly)."""
     folder = root / task_id
     (folder / "workspace").mkdir(parents=True)
@@ -88,6 +90,9 @@ def _task(root: Path, task_id: str, *, scored: bool) -> Path:
             "entry": "kernel.py:forward", "shapes": [{"name": "n64", "params": {"n": 64}}], "seeds_per_shape": 1,
             "cpu_interpret": True,
         }  # fmt: skip
+    if scored and oracle:
+        spec["correctness"] = {"oracle": "llvm-cpu", "reference": "kernel.py", "shapes": [{"name": "entry"}],
+                               "seeds_per_shape": 1}  # fmt: skip
     (folder / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
     return folder
 
@@ -124,7 +129,7 @@ def test_a_candidate_that_loops_for_ever_times_out_in_its_correctness_stage_not_
     # the repro: the agent multiplies the loop bound (10^12 iterations in the interpreter never end); before, scoring
     # waited 600 s for the candidate's process, then retried, then recorded infra_error
     _task(tmp_path / "tasks", "loop-bound", scored=True)
-    agent = "sed -i 's/^REPS = 1$/REPS = 10**12/' {workspace}/kernel.py"
+    agent = "sed -i 's/^REPS = 2$/REPS = 10**12/' {workspace}/kernel.py"
     rc, took, s = _eval_run(tmp_path, "loop-bound", agent, "--time-limit", "20", "--score-timeout", "40")
     assert rc == 0 and s is not None
     assert took < 100, f"eval run took {took:.0f} s with a 40 s scoring deadline"
@@ -133,6 +138,21 @@ def test_a_candidate_that_loops_for_ever_times_out_in_its_correctness_stage_not_
     assert cut.stage == "correctness"
     assert "the scoring ran past its deadline of 40 s (waits excluded), in the correctness stage" == cut.detail
     assert [o.code for o in s.outcomes if o.passed] == ["compiled", "isa_ok"]  # what was scored before it is kept
+
+
+@pytest.mark.slow
+def test_a_kernel_looping_in_the_llvm_cpu_oracle_times_out_in_the_oracle_stage(tmp_path):
+    # the issue's repro: the oracle runs the kernel's LLVM IR inside the scoring process, where no child timeout
+    # reaches it (a 10^9-iteration loop ran until the 300 s kill); the deadline is enforced from outside
+    _task(tmp_path / "tasks", "oracle-loop", scored=True, oracle=True)
+    agent = "sed -i 's/range(0, reps)/range(0, reps * 1000000000)/' {workspace}/kernel.py"
+    rc, took, s = _eval_run(tmp_path, "oracle-loop", agent, "--time-limit", "20", "--score-timeout", "40")
+    assert rc == 0 and s is not None
+    assert took < 100, f"eval run took {took:.0f} s with a 40 s scoring deadline"
+    assert s.infra_error is None and s.code == "timeout", s.reasons
+    (cut,) = [o for o in s.outcomes if o.code == "timeout"]
+    assert cut.stage == "oracle"
+    assert [o.code for o in s.outcomes if o.passed] == ["compiled", "isa_ok"]
 
 
 @pytest.mark.slow
