@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,8 +73,8 @@ def run_git(work_tree: Path, *args: str, git_dir: Path | None = None, timeout: f
     return res.stdout
 
 
-def copy_task_files(task: Task, src: Path, dest: Path) -> None:
-    """Copy ``src`` (a folder of the task) to ``dest``, without ``__pycache__``/``*.pyc``. A symbolic link that
+def copy_task_files(task: Task, src: Path, dest: Path | None) -> None:
+    """Copy ``src`` (a folder of the task) to ``dest`` (None: only check it), without ``__pycache__``/``*.pyc``. A symbolic link that
     resolves inside the task folder is copied as the file or folder it points to (the copy holds no links); one
     that points outside the task folder, dangles or loops, and anything but files and folders, is refused with an
     InputError naming the task: task folders come from ``--tasks-dir``, i.e. from other people."""
@@ -86,10 +85,11 @@ def copy_task_files(task: Task, src: Path, dest: Path) -> None:
             f"task {task.id}: {rel} {why}", hint=f"put the file itself into the task folder {task.dir}, not a link"
         )
 
-    def copy(folder: Path, to: Path, rel: str, depth: int) -> None:
+    def copy(folder: Path, to: Path | None, rel: str, depth: int) -> None:
         if depth > 40:
             raise refuse(rel, "nests folders more than 40 deep through symbolic links (a loop?)")
-        to.mkdir(parents=True, exist_ok=True)
+        if to is not None:
+            to.mkdir(parents=True, exist_ok=True)
         for entry in sorted(os.scandir(folder), key=lambda e: e.name):
             if entry.name == "__pycache__" or entry.name.endswith(".pyc"):
                 continue
@@ -103,10 +103,11 @@ def copy_task_files(task: Task, src: Path, dest: Path) -> None:
                 if not target.is_relative_to(root):
                     raise refuse(name, f"is a symbolic link to {target}, outside the task folder")
             if target.is_dir():
-                copy(target, to / entry.name, name, depth + 1)
+                copy(target, None if to is None else to / entry.name, name, depth + 1)
             elif target.is_file():
-                shutil.copyfile(target, to / entry.name)
-                shutil.copymode(target, to / entry.name)
+                if to is not None:
+                    shutil.copyfile(target, to / entry.name)
+                    shutil.copymode(target, to / entry.name)
             else:
                 raise refuse(name, "is neither a regular file nor a folder")
 
@@ -119,8 +120,7 @@ def copy_task_files(task: Task, src: Path, dest: Path) -> None:
 def check_task_files(task: Task) -> None:
     """Refuse the task (InputError) when its ``workspace/`` links out of the task folder; run before any agent, so
     that a bad task folder stops the run at once rather than failing each attempt."""
-    with tempfile.TemporaryDirectory(prefix="kp-task-check-") as tmp:
-        copy_task_files(task, task.workspace, Path(tmp) / "workspace")
+    copy_task_files(task, task.workspace, None)
 
 
 @dataclass
