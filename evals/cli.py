@@ -108,6 +108,20 @@ def _common_run_options(p: argparse.ArgumentParser) -> None:
         help="run every job on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (N local workers); "
         "needs pip install 'kernelpilot[cluster]'",
     )
+    p.add_argument(
+        "--score-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="deadline for scoring one task, waits for the GPU excluded (default 3600); each stage also has its own "
+        "(compile 900, oracle 1800, correctness 900, timing 1800). A candidate past one fails with 'timeout'",
+    )
+    p.add_argument(
+        "--score-memory-gb",
+        type=float,
+        metavar="GB",
+        help="memory cap for one task's scoring processes together (default: 80%% of the host's memory over the tasks "
+        "that run at once). A candidate over it fails with 'out_of_memory'",
+    )
     p.add_argument("--slurm-partition", help="start Dask workers as Slurm jobs on this GPU partition (dask-jobqueue)")
     p.add_argument("--slurm-gpus-per-node", type=int, default=1, help="GPUs per Slurm job; one worker per GPU")
     p.add_argument("--slurm-arch", default="sm_90", help="the partition's GPU architecture (sm_90, gfx942, …)")
@@ -268,7 +282,8 @@ def resume_command(args: argparse.Namespace) -> str:
     for d in args.tasks_dir or []:
         words += ["--tasks-dir", d]
     words += ["--out", args.out]
-    for flag, value in (("--jobs", args.jobs), ("--time-limit", args.time_limit), ("--cluster", args.cluster)):
+    for flag, value in (("--jobs", args.jobs), ("--time-limit", args.time_limit), ("--cluster", args.cluster),
+                        ("--score-timeout", args.score_timeout), ("--score-memory-gb", args.score_memory_gb)):  # fmt: skip
         if value is not None:
             words += [flag, str(value)]
     if args.prompt_level != "plain":
@@ -341,6 +356,8 @@ def _run_options(args: argparse.Namespace) -> dict:
         "jobs": args.jobs,
         "time_limit": args.time_limit,
         "prompt_level": args.prompt_level,
+        "score_timeout": args.score_timeout,
+        "score_memory_gb": args.score_memory_gb,
     }
 
 

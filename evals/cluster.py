@@ -288,6 +288,8 @@ def run_suite_on_cluster(
     client=None,
     tls: ClusterTLS | None = None,
     insecure: bool = False,
+    score_timeout: float | None = None,
+    score_memory_gb: float | None = None,
 ) -> list[TaskScore]:
     """``runner.run_suite`` with every job on a Dask worker; same results layout, same resume."""
     from evals.harness.runner import agent_dir, already_scored
@@ -297,7 +299,11 @@ def run_suite_on_cluster(
     own = None
     if client is None:
         client, own = open_client(cluster, tls, insecure)
-    options = {"time_limit": time_limit, "prompt_level": prompt_level, "plugin": plugin}
+    from evals.harness.limits import SCORE_DEADLINE_S, ScoreLimits
+
+    memory = int(score_memory_gb * 2**30) if score_memory_gb else None  # None: each worker's host decides
+    limits = ScoreLimits(total_s=score_timeout or SCORE_DEADLINE_S, memory_bytes=memory)
+    options = {"time_limit": time_limit, "prompt_level": prompt_level, "plugin": plugin, "limits": limits}
     by_id = {t.id: t for t in todo}
     kinds: dict[str, str] = {}
     pending: dict[str, object] = {}  # task id -> future

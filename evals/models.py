@@ -178,6 +178,8 @@ StageCode = Literal[
     "timing_failed",
     "oracle_failed",  # the output oracle (kernelpilot check) could not run on the candidate
     "oracle_undetermined",  # the oracle cannot decide (an instruction check does not run): incomplete, not the agent's
+    "timeout",  # a scoring stage of the candidate ran past its deadline (StageOutcome.stage names it)
+    "out_of_memory",  # the candidate's scoring processes went over the memory cap (StageOutcome.stage names the stage)
     "slower",  # the speedup's CI lower bound does not clear required_speedup
     "faster",
     "infra_error",  # the harness failed twice; the verdict is not the agent's
@@ -195,6 +197,7 @@ class StageOutcome(BaseModel):
     code: StageCode
     passed: bool
     detail: str = ""
+    stage: str | None = Field(None, description="for timeout and out_of_memory: the scoring stage that was running")
 
 
 class CaseOutcome(BaseModel):
@@ -234,6 +237,10 @@ class AgentOutcome(BaseModel):
     duration_s: float = 0.0
     reported: dict = Field(default_factory=dict)
     log: str | None = None
+    leftover_processes: list[str] = Field(
+        default_factory=list,
+        description="command lines of the processes the agent left running outside its session, killed when it ended",
+    )
 
 
 class TaskScore(BaseModel):

@@ -50,14 +50,14 @@ def test_selectors_accept_ids_globs_and_tracks_and_name_unknown_ones():
 
 def test_workspace_base_commit_is_pinned_and_diff_includes_untracked_and_outside_files(tmp_path):
     task = load_tasks(["softmax-fusion"])[0]
-    base1 = create_workspace(task, tmp_path / "a")
+    base1 = create_workspace(task, tmp_path / "a", keep_git=tmp_path / "a.git")
     base2 = create_workspace(task, tmp_path / "b")
     assert base1 == base2  # fixed author and dates: the same task files give the same commit
     ws = tmp_path / "a"
     (ws / "kernel.py").write_text((ws / "kernel.py").read_text() + "\n# tuned\n")
     (ws / "notes.txt").write_text("new untracked file\n")
     subprocess.run(["git", "commit", "-qam", "agent commits too"], cwd=ws, check=True)
-    diff = capture_diff(ws, base1, task.spec.editable)
+    diff = capture_diff(ws, base1, task.spec.editable, git_dir=tmp_path / "a.git")
     assert sorted(diff.changed) == ["kernel.py", "notes.txt"]
     assert diff.outside == ["notes.txt"] and not diff.ok
     fresh = tmp_path / "scored"

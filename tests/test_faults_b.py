@@ -338,6 +338,8 @@ def test_case13_the_numeric_options_are_the_known_ones():
         "--min-waves",
         "--peak-threshold",
         "--rtol",
+        "--score-memory-gb",
+        "--score-timeout",
         "--seed",
         "--slurm-gpus-per-node",
         "--slurm-jobs",

@@ -93,6 +93,8 @@ class Parser(argparse.ArgumentParser):
 NUMBER_RANGES: dict[str, tuple[float, bool]] = {
     "timeout": (0, False),
     "time_limit": (0, False),
+    "score_timeout": (0, False),
+    "score_memory_gb": (0, False),
     "top": (1, True),
     "launch_count": (1, True),
     "jobs": (1, True),

@@ -1,5 +1,8 @@
-"""Agents: anything that edits a workspace. Every agent runs as its own process through ``tools.executors`` with the
-task's time limit, so one that crashes or hangs costs only its own task.
+"""Agents: anything that edits a workspace. Every agent runs as its own process, in its own session, through
+``tools.executors`` with the task's time limit, so one that crashes or hangs costs only its own task. When it ends
+(or runs out of time) every process it started is killed — its session, and what left the session (``setsid``,
+double forks: found through /proc, ``evals.harness.processes``) — and those are listed in
+``AgentOutcome.leftover_processes``.
 
 * ``--agent-cmd TEMPLATE``: any agent CLI. Placeholders: ``{prompt_file}``, ``{prompt}``, ``{workspace}``,
   ``{mcp_config}``, ``{time_limit}``, ``{task_id}``, ``{report_file}``. The template is split like a shell line
@@ -13,15 +16,17 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from evals.catalog import Task, load_task
+from evals.harness.processes import MARKER_ENV, ProcessTracker
+from evals.harness.workspace import run_git
 from evals.models import AgentOutcome
 from tools.executors import LOCAL
 
@@ -90,13 +95,7 @@ def _wrap(ws: Path, task: Task, body: str) -> None:
 
 
 def _apply_solution(ws: Path, task: Task, patch: Path | None = None) -> None:
-    subprocess.run(
-        ["git", "apply", "--whitespace=nowarn", str(patch or task.solution)],
-        cwd=ws,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    run_git(ws, "apply", "--whitespace=nowarn", str(patch or task.solution))
 
 
 def run_builtin(name: str, ws: Path, task: Task) -> int:
@@ -286,9 +285,14 @@ def run_agent(
         extra = os.environ.get("PYTHONPATH")
         env = {**env, "PYTHONPATH": root + (os.pathsep + extra if extra else "")}
         argv = [sys.executable, "-m", "evals.harness.agents", agent, str(ws), str(task.dir)]
+    # the agent's own session (run_process starts one) is killed when it ends; what left that session (setsid,
+    # double forks) is found through /proc by the marker in its environment and by descent, then killed too
+    token = secrets.token_hex(8)
+    tracker = ProcessTracker(token).watch()
     try:
-        res = LOCAL.run(argv, timeout=limit, env=env, cwd=ws)
+        res = LOCAL.run(argv, timeout=limit, env={**env, MARKER_ENV: token}, cwd=ws)
     finally:
+        leftovers = tracker.kill()
         remove_placed(placed)
         if plugin is False:
             shutil.rmtree(shadow, ignore_errors=True)
@@ -309,6 +313,7 @@ def run_agent(
         duration_s=round(res.duration_s, 2),
         reported=reported,
         log=str(log),
+        leftover_processes=leftovers,
     )
 
 

@@ -17,8 +17,9 @@ from pathlib import Path
 from evals.catalog import Task
 from evals.harness.agents import prompt_for, run_agent
 from evals.harness.devices import gpu_slots, probe_runtime
+from evals.harness.limits import SCORE_DEADLINE_S, ScoreLimits, default_memory_cap
 from evals.harness.scoring import score_isolated
-from evals.harness.workspace import capture_diff, create_workspace, scoring_copy
+from evals.harness.workspace import DiffCheck, GitFailed, capture_diff, check_task_files, create_workspace, scoring_copy
 from evals.models import TaskScore
 from tools.errors import Cancelled, Interrupted
 from tools.executors import cancel_thread, release_thread
@@ -38,6 +39,12 @@ def agent_dir(out: Path, agent: str) -> Path:
     return out / agent.replace("/", "_")
 
 
+def score_limits(score_timeout: float | None, score_memory_gb: float | None, parallel: int) -> ScoreLimits:
+    """The limits of one scoring from the run's options (None: the defaults of ``evals.harness.limits``)."""
+    memory = int(score_memory_gb * 2**30) if score_memory_gb else default_memory_cap(parallel)  # this host scores
+    return ScoreLimits(total_s=score_timeout or SCORE_DEADLINE_S, memory_bytes=memory)
+
+
 def run_one(
     task: Task,
     agent: str,
@@ -49,8 +56,10 @@ def run_one(
     static: bool = True,
     prompt_level: str = "guided",
     plugin: bool | None = None,
+    limits: ScoreLimits | None = None,
 ) -> TaskScore:
-    """Workspace → agent → diff → fresh scoring copy → score; never raises for the agent's faults."""
+    """Workspace → agent → diff → fresh scoring copy → score (under ``limits``: deadlines and the memory cap);
+    never raises for the agent's faults."""
     adir = agent_dir(out, agent)
     tdir = adir / task.id
     shutil.rmtree(tdir, ignore_errors=True)
@@ -59,9 +68,12 @@ def run_one(
     with tempfile.TemporaryDirectory(prefix=f"kp-eval-{task.id}-") as tmp:
         tmp = Path(tmp)
         ws = tmp / "workspace"
-        base = create_workspace(task, ws)
+        base = create_workspace(task, ws, keep_git=tmp / "base.git")
         outcome = run_agent(agent, template, task, ws, tdir, env, time_limit, prompt_level=prompt_level, plugin=plugin)
-        diff = capture_diff(ws, base, task.spec.editable)
+        try:
+            diff = capture_diff(ws, base, task.spec.editable, git_dir=tmp / "base.git")
+        except GitFailed as exc:  # e.g. a workspace too large to capture in time: the agent's doing
+            diff = DiffCheck("", [], problems=[f"the agent's change could not be captured: {exc}"])
         (tdir / "change.patch").write_text(diff.patch)
         problems = [f"edits outside the allowed paths: {', '.join(diff.outside)}"] if diff.outside else []
         problems += diff.problems
@@ -85,11 +97,15 @@ def run_one(
             agent=agent,
             base_commit=base,
             static=static,
+            limits=limits,
         )
     if outcome.timed_out:
         result.reasons.insert(0, f"the agent ran out of time ({outcome.duration_s:.0f} s)")
     elif outcome.returncode:
         result.flags.insert(0, f"the agent exited with status {outcome.returncode}")
+    if outcome.leftover_processes:
+        n, cmds = len(outcome.leftover_processes), "; ".join(outcome.leftover_processes[:5])
+        result.flags.append(f"the agent left {n} process(es) running outside its session, killed when it ended: {cmds}")
     result.agent_outcome = outcome
     result.prompt_level = prompt_for(task, prompt_level)[1]
     if result.prompt_level != prompt_level:
@@ -129,9 +145,15 @@ def run_suite(
     progress: Callable[[str], None] = print,
     prompt_level: str = "plain",
     plugin: bool | None = None,
+    score_timeout: float | None = None,
+    score_memory_gb: float | None = None,
 ) -> list[TaskScore]:
     """Every task once; finished tasks (a result file at the same prompt level exists) are loaded, not re-run,
-    when ``resume``."""
+    when ``resume``. A task folder whose workspace links out of it stops the run before any agent starts.
+    ``score_timeout``: seconds for scoring one task (waits for the GPU excluded); ``score_memory_gb``: the cap on one
+    scoring's processes together (default: 80 % of this host's memory over the tasks that run at once)."""
+    for t in tasks:
+        check_task_files(t)
     adir = agent_dir(out, agent)
     results, todo = already_scored(tasks, adir, resume, prompt_level, progress)
     slots = gpu_slots()
@@ -141,6 +163,7 @@ def run_suite(
         # two tasks per GPU by default: one's CPU work (workspace, agent, compile) overlaps the other's GPU phase,
         # which scoring.gpu_lock keeps exclusive, so kernels never share the GPU while one is timed
         slots = [s for s in slots for _ in range(max(1, jobs or 2))]
+    limits = score_limits(score_timeout, score_memory_gb, len(slots))
     free: queue.Queue = queue.Queue()
     for s in slots:
         free.put(s)
@@ -158,7 +181,10 @@ def run_suite(
         try:
             for _attempt in (1, 2):  # a harness failure is retried once, then recorded as infra_error, not a FAIL
                 try:
-                    r = run_one(task, agent, template, out, slot, time_limit, prompt_level=prompt_level, plugin=plugin)
+                    r = run_one(
+                        task, agent, template, out, slot, time_limit, prompt_level=prompt_level, plugin=plugin,
+                        limits=limits,
+                    )  # fmt: skip
                     break
                 except Exception as exc:  # not traceback.format_exc: its 3.11 carets call ast.parse in this thread
                     if stopping.is_set():

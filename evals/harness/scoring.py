@@ -22,7 +22,9 @@ from evals.catalog import Task
 from evals.harness.correctness import check_cases, compare, correctness_cases, start_check_processes
 from evals.harness.devices import Runtime
 from evals.harness.isa_checks import NEEDS_BASELINE, run_isa_checks
+from evals.harness.limits import WAIT_STAGES, ScoreLimits, enter_stage, set_stage_sink
 from evals.harness.oracle import llvm_cpu_oracle
+from evals.harness.processes import ProcessTracker
 from evals.harness.static_checks import static_checks
 from evals.harness.timing import (
     clears,
@@ -276,6 +278,7 @@ def score(
         s.diff_ok = False
         for problem in diff_problems:
             s.record("diff_rejected", False, problem)
+    enter_stage("static checks", s)
     found = static_checks(code_dir, changed, forbidden=spec.forbidden_calls, allow_streams=spec.allow_streams)
     if not static and found:  # controls switch the static gate off to prove the runtime defences on their own
         s.flags += [f"static check (not enforced): {f.name}: {f.detail}" for f in found]
@@ -300,7 +303,10 @@ def score(
     with gpu_phase:
         # CPU-heavy work (imports, compiles) waits while another scoring on this GPU runs its timed rounds
         cpu_heavy = quiet_lock(runtime, shared=True) if runtime.has_gpu else contextlib.nullcontext()
+        if runtime.has_gpu:
+            enter_stage("waiting for the GPU", s)
         with cpu_heavy:
+            enter_stage("compile", s)
             if on_gpu or (interpret and s.static_ok and c.oracle != "llvm-cpu"):
                 checkers = start_check_processes(task, code_dir, work, runtime, interpret=interpret)
                 gpu_phase.callback(lambda: [p.close() for p in checkers.values()])
@@ -315,7 +321,9 @@ def score(
             for proc in [*(checkers or {}).values(), *(servers or {}).values(), *(confirm or {}).values()]:
                 proc.wait_ready()
         if runtime.has_gpu:
+            enter_stage("waiting for the GPU", s)
             gpu_phase.enter_context(gpu_lock(runtime))
+        enter_stage("oracle" if c and c.oracle == "llvm-cpu" else "correctness", s)
         for proc in (servers or {}).values():
             proc.go()  # CUDA context, flush buffer, kernel module: while correctness runs, not after it
         if c and s.static_ok and c.oracle == "llvm-cpu":
@@ -336,6 +344,7 @@ def score(
             predicted_speed(task, base_kernels, kernels, s)
         timed_needed = spec.track == "gpu-runtime" and perf is not None
         if servers and s.correct:
+            enter_stage("timing", s)
             _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, confirm, checkers["reference"])
         elif timed_needed and not runtime.has_gpu:
             s.complete = False
@@ -373,12 +382,16 @@ def _stop_scoring(signum, frame) -> None:
 
 
 def _score_child(conn, task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, kwargs: dict):
-    """The scoring process: ``score`` and one message back, ``("score", TaskScore)`` or ``("error", text)``."""
+    """The scoring process: ``("stage", name, partial score)`` as each stage starts, then one message,
+    ``("score", TaskScore)``, ``("error", text)``, or ``("oom", text)`` when it ran out of memory."""
     die_with_parent(signal.SIGTERM)  # killed (SIGTERM) when the process that started it dies: never left orphaned
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, _stop_scoring)
+    set_stage_sink(conn)
     try:
         message = ("score", score(task, code_dir, base_dir, work, runtime, **kwargs))
+    except MemoryError as exc:  # an allocation the candidate caused (its kernel's buffers, a huge grid)
+        message = ("oom", f"MemoryError: {str(exc).strip()[:300]}")
     except BaseException as exc:  # sent back as text: the parent decides between a retry and a stop
         message = ("error", f"{type(exc).__name__}: {str(exc).strip()[:300]}")
     try:
@@ -393,11 +406,37 @@ def _score_child(conn, task: Task, code_dir: Path, base_dir: Path, work: Path, r
 # a scoring process ended by one of these was stopped from outside (``timeout``, Ctrl-C, ``kill``): the run is
 # stopping, so it is not retried; SIGKILL (the OOM killer) and crashes are the harness's failures, retried once
 _STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+_HARNESS_STAGES = WAIT_STAGES | {"starting"}  # past a deadline here, the harness (not the candidate) was slow
 
 
-def _score_once(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, kwargs: dict) -> TaskScore:
-    """``score`` in a fresh spawned process; raises ``Cancelled`` when this thread's job is cancelled or the
-    process was stopped by a signal, ``RuntimeError`` when scoring itself failed."""
+def _past_limits(limits: ScoreLimits, stage: str, in_stage: float, active: float) -> str | None:
+    """Why the scoring must stop now (a deadline passed), or None."""
+    if in_stage > limits.stage_s(stage):
+        return f"the {stage} stage ran past its deadline of {limits.stage_s(stage):.0f} s"
+    if stage not in WAIT_STAGES and active > limits.total_s:
+        return f"the scoring ran past its deadline of {limits.total_s:.0f} s (waits excluded), in the {stage} stage"
+    return None
+
+
+def _cut_off(task: Task, runtime: Runtime, kwargs: dict, partial: str | None, code: StageCode, stage: str, why: str):
+    """The score when a stage was stopped for the candidate's doing: what was scored before it, plus the stage."""
+    s = TaskScore.model_validate_json(partial) if partial else None
+    s = s or TaskScore(task_id=task.spec.id, track=task.spec.track, agent=kwargs.get("agent", ""), passed=False,
+                       device=runtime.name, base_commit=kwargs.get("base_commit", ""))  # fmt: skip
+    s.record(code, False, why)
+    s.outcomes[-1].stage = stage
+    s.passed, s.code = verdict(s, set())
+    return s
+
+
+def _score_once(
+    task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, kwargs: dict, limits: ScoreLimits
+) -> TaskScore:
+    """``score`` in a fresh spawned process, under ``limits``: past a stage's or the whole scoring's deadline, or over
+    the memory cap (every process it started counted, found through /proc), the process and everything it started
+    are killed at once and the score so far comes back with ``timeout``/``out_of_memory`` naming the stage. Raises
+    ``Cancelled`` when this thread's job is cancelled or the process was stopped by a signal, ``RuntimeError`` when
+    scoring itself failed (or a wait for the GPU ran past its deadline)."""
     from tools.errors import Cancelled
     from tools.executors import thread_cancelled
 
@@ -408,17 +447,40 @@ def _score_once(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime:
     proc = ctx.Process(target=_score_child, args=(writer, task, code_dir, base_dir, work, runtime, kwargs))
     proc.start()
     writer.close()
+    tracker = ProcessTracker(roots=(proc.pid,))
+    t0 = stage_t0 = last_scan = time.monotonic()
+    stage, partial, waited, cap = "starting", None, 0.0, limits.memory_cap
     answered = False  # a message came back: the process is exiting on its own (torch's exit hooks take a moment)
     try:
         while True:
             if thread_cancelled():
                 raise Cancelled("cancelled while scoring")
+            now = time.monotonic()
+            active = now - t0 - waited - (now - stage_t0 if stage in WAIT_STAGES else 0.0)
+            why, code = _past_limits(limits, stage, now - stage_t0, active), "timeout"
+            if why is None and now - last_scan >= 0.5:
+                last_scan = now
+                rss = tracker.rss_bytes(tracker.scan())
+                if rss > cap:
+                    why, code = (f"the scoring processes used {rss / 2**30:.1f} GB, over the cap of "
+                                 f"{cap / 2**30:.1f} GB, in the {stage} stage"), "out_of_memory"  # fmt: skip
+            if why is not None and not reader.poll(0):  # a result already sent is taken, however late
+                tracker.kill()  # the scoring process and all it started, at once: a stuck kernel ignores signals
+                if stage in _HARNESS_STAGES:
+                    raise RuntimeError(why)
+                return _cut_off(task, runtime, kwargs, partial, code, stage, why)
             if reader.poll(0.2):
                 try:
-                    kind, value = reader.recv()
+                    message = reader.recv()
                 except EOFError:  # closed without a message: the process died; its exit status says how
                     proc.join(5)
-                    kind, value = "died", None
+                    message = ("died", None)
+                if message[0] == "stage":
+                    now = time.monotonic()
+                    waited += now - stage_t0 if stage in WAIT_STAGES else 0.0
+                    stage, stage_t0, partial = message[1], now, message[2]
+                    continue
+                kind, value = message
             elif proc.is_alive():
                 continue
             elif reader.poll(0):  # it sent its message and exited between the two checks
@@ -428,6 +490,9 @@ def _score_once(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime:
             answered = kind != "died"
             if kind == "score":
                 return value
+            if kind == "oom":
+                why = f"the scoring ran out of memory in the {stage} stage ({value})"
+                return _cut_off(task, runtime, kwargs, partial, "out_of_memory", stage, why)
             if kind == "died":
                 code = proc.exitcode
                 if code is not None and code < 0 and -code in _STOP_SIGNALS:
@@ -446,22 +511,35 @@ def _score_once(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime:
         if proc.is_alive():
             proc.kill()
         proc.join()
+        tracker.kill()  # anything it started and left behind (seen in a scan while it ran)
 
 
-def score_isolated(task: Task, code_dir: Path, base_dir: Path, work: Path, runtime: Runtime, **kwargs) -> TaskScore:
-    """``score`` in a fresh interpreter, retried once; a harness failure is an ``infra_error``, never the agent's.
-    A stopping run is not a failure: when this thread's job is cancelled (``tools.executors.cancel_thread``) or the
-    scoring process is stopped by SIGTERM/SIGINT/SIGHUP, it raises ``Cancelled`` at once, with no retry and no
-    result, and the scoring process and everything it started are gone.
+def score_isolated(
+    task: Task,
+    code_dir: Path,
+    base_dir: Path,
+    work: Path,
+    runtime: Runtime,
+    *,
+    limits: ScoreLimits | None = None,
+    **kwargs,
+) -> TaskScore:
+    """``score`` in a fresh interpreter under ``limits`` (``evals.harness.limits``: each stage's deadline, the whole
+    scoring's, the memory cap), retried once; a harness failure is an ``infra_error``, never the agent's. A candidate
+    that runs a stage past its deadline or the processes over the memory cap gets ``timeout``/``out_of_memory``
+    (its failure, not retried). A stopping run is not a failure: when this thread's job is cancelled
+    (``tools.executors.cancel_thread``) or the scoring process is stopped by SIGTERM/SIGINT/SIGHUP, it raises
+    ``Cancelled`` at once, with no retry and no result, and the scoring process and everything it started are gone.
 
     Why a process: the suite scores tasks from a thread pool, and on CPython 3.11 ``ast.parse`` (the static checks,
     Python 3.11's traceback carets, Triton's JIT) is not thread-safe — two threads converting ASTs at once raise
     ``SystemError: AST constructor recursion depth mismatch``. One interpreter per scoring shares nothing.
     """
+    limits = limits or ScoreLimits()
     problem = ""
     for _attempt in range(2):
         try:
-            return _score_once(task, code_dir, base_dir, work, runtime, kwargs)
+            return _score_once(task, code_dir, base_dir, work, runtime, kwargs, limits)
         except Exception as exc:  # the scorer itself broke (a bug, a killed process): not the candidate's fault
             problem = str(exc) if isinstance(exc, RuntimeError) else f"{type(exc).__name__}: {str(exc).strip()[:300]}"
     s = TaskScore(
