@@ -347,8 +347,23 @@ def save_launch_artifacts(launches: list[dict], folder: Path) -> None:
         (folder / "kernel.sass").write_text("\n".join(parts))
 
 
+def code_cubins(cubins: list[Path]) -> list[tuple[Path, str]]:
+    """The cubins that hold at least one function, with their SASS, in the given order. A loader's .so can embed
+    cubins with no code (1.5 KB, a 3-line listing): the H100 run of 2026-11-25 kept such a one as kernel.cubin."""
+    from tools.isa.sass import parse_sass
+
+    out = []
+    for cubin in cubins:
+        sass = disassemble(cubin, cubin.with_suffix(".sass"))
+        cubin.with_suffix(".sass").unlink(missing_ok=True)
+        if sass is not None and parse_sass(sass):
+            out.append((cubin, sass))
+    return out
+
+
 def save_cuda_artifacts(build_dir: Path, folder: Path) -> tuple[dict, list[str]]:
-    """cuobjdump the loader's shared library: cuda/kernel.cubin, cuda/kernel.sass, cuda/res_usage.txt."""
+    """cuobjdump the loader's shared library: cuda/kernel.cubin (the first cubin with code; further ones as
+    kernel.<i>.cubin), cuda/kernel.sass (the SASS of all of them), cuda/res_usage.txt."""
     notes = []
     libs = sorted(build_dir.glob("*.so"))
     cuobjdump = nvidia_tool("cuobjdump")
@@ -358,20 +373,27 @@ def save_cuda_artifacts(build_dir: Path, folder: Path) -> tuple[dict, list[str]]
     dest.mkdir(parents=True, exist_ok=True)
     extract = LOCAL.run([cuobjdump, "-xelf", "all", str(libs[0])], cwd=dest, timeout=120)
     cubins = sorted(dest.glob("*.cubin"))
+    if not extract.ok or not cubins:
+        return {}, [f"cuobjdump -xelf failed: {extract.stderr[-300:]}"]
+    with_code = code_cubins(cubins)
+    for cubin in cubins:
+        if cubin not in [c for c, _ in with_code]:
+            cubin.unlink()
+    if not with_code:
+        return {}, [f"no cubin of {libs[0].name} holds a function ({len(cubins)} extracted)"]
     files = {}
-    if extract.ok and cubins:
-        cubins[0].rename(dest / "kernel.cubin")
-        for extra in cubins[1:]:
-            extra.unlink()
-        files["cubin"] = "cuda/kernel.cubin"
-        if disassemble(dest / "kernel.cubin", dest / "kernel.sass") is not None:
-            files["sass"] = "cuda/kernel.sass"
-            shutil.copyfile(dest / "kernel.sass", folder / "kernel.sass")
-        usage = LOCAL.run([cuobjdump, "-res-usage", str(dest / "kernel.cubin")], timeout=120)
-        if usage.ok:
-            (dest / "res_usage.txt").write_text(usage.stdout)
-    else:
-        notes.append(f"cuobjdump -xelf failed: {extract.stderr[-300:]}")
+    kept = []
+    for i, (cubin, _) in enumerate(with_code):
+        kept.append(cubin.rename(dest / ("kernel.cubin" if i == 0 else f"kernel.{i}.cubin")))
+    files["cubin"] = "cuda/kernel.cubin"
+    if len(kept) > 1:
+        notes.append(f"{len(kept)} cubins hold code: kernel.sass lists them all, kernel.cubin is the first")
+    (dest / "kernel.sass").write_text("\n".join(sass for _, sass in with_code))
+    files["sass"] = "cuda/kernel.sass"
+    shutil.copyfile(dest / "kernel.sass", folder / "kernel.sass")
+    usage = [LOCAL.run([cuobjdump, "-res-usage", str(c)], timeout=120) for c in kept]
+    if all(u.ok for u in usage):
+        (dest / "res_usage.txt").write_text("".join(u.stdout for u in usage))
     return files, notes
 
 

@@ -7,18 +7,24 @@ so ``eval leaderboard`` and resume work unchanged. The paired statistics are exa
   each discordant task is a fair coin, p = min(1, 2 · P[Binomial(b + c, ½) ≤ min(b, c)]).
 * Sign test on the per-task outcome (passed beats failed; between two passes the higher speedup wins; equal
   outcomes are ties and dropped): the same binomial on wins and losses.
+* The SOL score (evals.metrics) of each arm over the tasks both arms scored, their paired difference with a 95 %
+  bootstrap CI over task pairs, and a paired sign-flip permutation test on the per-task log ratio of the two scores
+  (exact for up to 16 pairs, 20,000 seeded random flips beyond).
 """
 
 from __future__ import annotations
 
+import math
+import random
 from collections.abc import Callable
+from itertools import product
 from math import comb
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from evals.catalog import Task
-from evals.metrics import effective_speedup, run_metrics
+from evals.metrics import SOL_FLOOR, bootstrap_ci, effective_speedup, run_metrics, sol_geomean, task_sol_score
 from evals.models import RunMetrics, TaskScore
 
 WITH, WITHOUT = "with-kernelpilot", "without-kernelpilot"
@@ -57,6 +63,58 @@ def sign_test(wins: int, losses: int) -> float:
     return binomial_two_sided(min(wins, losses), wins + losses)
 
 
+def sign_flip_p(diffs: list[float], *, random_flips: int = 20_000, seed: int = 0) -> float:
+    """Two-sided paired permutation p: how often flipping the signs of the per-pair differences gives a mean at least
+    as far from 0 as the observed one. Exact over all 2^n flips for n ≤ 16, else seeded random flips."""
+    n = len(diffs)
+    if n == 0:
+        return 1.0
+    observed = abs(sum(diffs)) - 1e-12
+    if n <= 16:
+        flips = product((1, -1), repeat=n)
+        total = 2**n
+    else:
+        rng = random.Random(seed)
+        flips = ([rng.choice((1, -1)) for _ in range(n)] for _ in range(random_flips))
+        total = random_flips
+    hits = sum(1 for f in flips if abs(sum(x * d for x, d in zip(f, diffs, strict=True))) >= observed)
+    return min(1.0, hits / total)
+
+
+class SolPaired(BaseModel):
+    """The SOL score of each arm over the tasks both arms scored, and their paired difference."""
+
+    pairs: int
+    with_score: float | None = None
+    without_score: float | None = None
+    difference: float | None = Field(None, description="with − without, in SOL score (fraction of speed-of-light)")
+    difference_ci: tuple[float, float] | None = None
+    permutation_p: float | None = None
+
+
+def sol_paired(with_scores: list[TaskScore], without_scores: list[TaskScore]) -> SolPaired:
+    wa = {s.task_id: task_sol_score(s) for s in with_scores}
+    wo = {s.task_id: task_sol_score(s) for s in without_scores}
+    tids = sorted(t for t in set(wa) & set(wo) if wa[t] is not None and wo[t] is not None)
+    if not tids:
+        return SolPaired(pairs=0)
+    a = [wa[t] for t in tids]
+    b = [wo[t] for t in tids]
+
+    def diff(idx: list[int]) -> float:
+        return sol_geomean([a[i] for i in idx]) - sol_geomean([b[i] for i in idx])
+
+    logs = [math.log(max(x, SOL_FLOOR)) - math.log(max(y, SOL_FLOOR)) for x, y in zip(a, b, strict=True)]
+    return SolPaired(
+        pairs=len(tids),
+        with_score=sol_geomean(a),
+        without_score=sol_geomean(b),
+        difference=diff(list(range(len(tids)))),
+        difference_ci=bootstrap_ci(len(tids), diff) if len(tids) > 1 else None,
+        permutation_p=sign_flip_p(logs),
+    )
+
+
 class PairedTask(BaseModel):
     task_id: str
     with_passed: bool | None = None
@@ -80,6 +138,7 @@ class AbReport(BaseModel):
     losses: int
     ties: int
     sign_p: float
+    sol: SolPaired = Field(default_factory=lambda: SolPaired(pairs=0))
 
 
 def _outcome(a: TaskScore, b: TaskScore) -> str:
@@ -126,6 +185,7 @@ def paired_report(agent: str, with_scores: list[TaskScore], without_scores: list
         losses=losses,
         ties=len(paired) - wins - losses,
         sign_p=sign_test(wins, losses),
+        sol=sol_paired(with_scores, without_scores),
     )
 
 
@@ -147,6 +207,18 @@ def _fmt_cost(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}"
 
 
+def sol_sentence(sp: SolPaired) -> str:
+    """The SOL-score comparison in one sentence (Markdown and HTML share it)."""
+    if not sp.pairs:
+        return "SOL score: no task was scored in both arms."
+    ci = f" (95 % CI {100 * sp.difference_ci[0]:+.1f} to {100 * sp.difference_ci[1]:+.1f})" if sp.difference_ci else ""
+    return (
+        f"SOL score over {sp.pairs} paired tasks: with kernelpilot {100 * sp.with_score:.1f} %, without "
+        f"{100 * sp.without_score:.1f} %; difference {100 * sp.difference:+.1f} points{ci}; paired permutation "
+        f"p = {sp.permutation_p:.4g}."
+    )
+
+
 def to_markdown(r: AbReport) -> str:
     a, b = r.with_kernelpilot, r.without_kernelpilot
     fp = sorted(a.fast_p)
@@ -165,6 +237,8 @@ def to_markdown(r: AbReport) -> str:
         f"Passed only with kernelpilot: {r.only_with}; only without: {r.only_without}; "
         f"McNemar exact p = {r.mcnemar_p:.4g}. Per-task outcome with vs without: {r.wins} better, {r.losses} worse, "
         f"{r.ties} tied; sign test p = {r.sign_p:.4g}.",
+        "",
+        sol_sentence(r.sol),
         "",
         "| task | with | without | agent s (with / without) | better |",
         "|---|---|---|---|---|",

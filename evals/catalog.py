@@ -98,7 +98,7 @@ def load_tasks(
 ) -> list[Task]:
     """Every task under ``root`` and under each of ``tasks_dirs`` (folders kept outside the repository, e.g. a private
     split: a folder of task folders, or one task folder), sorted by id, filtered by selectors: an id, a glob over
-    ids, a track name (``amd-static``/``gpu-runtime``), or a path to a task folder. Two tasks with one id are an
+    ids, a track name (``amd-static``/``gpu-runtime``), a tag (``tag:open-ended``), or a path to a task folder. Two tasks with one id are an
     error (a private task must not silently shadow a public one)."""
     all_tasks = [load_task(f) for f in _task_folders(root)]
     where = {t.id: t.dir for t in all_tasks}
@@ -135,9 +135,18 @@ def load_tasks(
                 t = load_task(Path(part))
                 chosen[t.id] = t
                 continue
-            hits = [t for t in all_tasks if t.spec.track == part or fnmatch.fnmatchcase(t.id, part)]
+            tag = part[len("tag:") :] if part.startswith("tag:") else None
+            hits = [
+                t
+                for t in all_tasks
+                if (tag is not None and tag in t.spec.tags)
+                or (tag is None and (t.spec.track == part or fnmatch.fnmatchcase(t.id, part)))
+            ]
             if not hits:
                 ids = ", ".join(t.id for t in all_tasks)
-                raise InputError(f"no task matches '{part}'", hint=f"tasks: {ids}; tracks: amd-static, gpu-runtime")
+                raise InputError(
+                    f"no task matches '{part}'",
+                    hint=f"tasks: {ids}; tracks: amd-static, gpu-runtime; a tag as tag:NAME (e.g. tag:open-ended)",
+                )
             chosen.update((t.id, t) for t in hits)
     return sorted(chosen.values(), key=lambda t: t.id)

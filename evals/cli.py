@@ -60,8 +60,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t.add_argument("--tasks-dir", action="append", help="also list the tasks in this folder (repeatable)")
 
     w = sub.add_parser("worker", help="start one Dask worker per GPU of this host for `eval run --cluster`")
-    w.add_argument("--scheduler", required=True, help="the Dask scheduler address, e.g. tcp://head:8786")
+    w.add_argument("--scheduler", required=True, help="the Dask scheduler address, e.g. tls://head:8786")
     w.add_argument("--gpus", help="GPU indices to serve, e.g. 0,1 (default: every visible GPU)")
+    w.add_argument(
+        "--jobs-per-gpu",
+        type=int,
+        default=2,
+        help="jobs run at once per GPU (default 2): one's compile and agent overlap another's GPU phase, which a "
+        "per-GPU lock keeps exclusive",
+    )
+    _tls_options(w)
+
+    k = sub.add_parser("certs", help="make a CA and a member certificate for a TLS eval cluster")
+    k.add_argument("dir", help="folder to write ca.pem, ca.key, member.pem and member.key into")
+    k.add_argument("--host", action="append", default=[], help="a host name or IP the members use (repeatable)")
+    k.add_argument("--days", type=int, default=365, help="validity in days (default 365)")
+    k.add_argument("--force", action="store_true", help="replace certificates already in the folder")
+
+
+def _tls_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tls-ca-file", help="TLS: the CA certificate every cluster member trusts (PEM)")
+    p.add_argument("--tls-cert", help="TLS: this member's certificate, signed by the CA (PEM)")
+    p.add_argument("--tls-key", help="TLS: this member's private key (PEM)")
+    p.add_argument(
+        "--insecure-cluster",
+        action="store_true",
+        help="allow a plain-TCP scheduler that is not on loopback (anyone reaching it can run code on the workers)",
+    )
 
 
 def _common_run_options(p: argparse.ArgumentParser) -> None:
@@ -90,6 +115,7 @@ def _common_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--slurm-account", help="Slurm account (-A)")
     p.add_argument("--slurm-walltime", default="04:00:00", help="per Slurm job")
     p.add_argument("--slurm-print-script", action="store_true", help="print the Slurm job script and stop")
+    _tls_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,9 +131,24 @@ def run(args: argparse.Namespace) -> int:
     if cmd == "ab":
         return _ab(args)
     if cmd == "worker":
-        from evals.cluster import start_workers
+        from evals.cluster import ClusterTLS, start_workers
 
-        return start_workers(args.scheduler, args.gpus.split(",") if args.gpus else None)
+        tls = ClusterTLS.from_options(args.tls_ca_file, args.tls_cert, args.tls_key)
+        gpus = args.gpus.split(",") if args.gpus else None
+        if args.jobs_per_gpu < 1:
+            raise InputError(f"--jobs-per-gpu {args.jobs_per_gpu}: expected 1 or more")
+        return start_workers(
+            args.scheduler, gpus, tls=tls, insecure=args.insecure_cluster, jobs_per_gpu=args.jobs_per_gpu
+        )
+    if cmd == "certs":
+        from evals.certs import make_certs
+
+        if args.days < 1:
+            raise InputError(f"--days {args.days}: expected 1 or more")
+        files = make_certs(Path(args.dir), args.host, args.days, overwrite=args.force)
+        print("\n".join(f"{name}: {path}" for name, path in files.items()))
+        print("every member: --tls-ca-file ca.pem --tls-cert member.pem --tls-key member.key (keep ca.key apart)")
+        return 0
     raise InputError("give an eval command", hint="kernelpilot eval run|ab|leaderboard|controls|tasks --help")
 
 
@@ -134,9 +175,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(metrics.model_dump_json(indent=2))
     else:
+        from evals.leaderboard import sol_cell
+
         fp = ", ".join(f"{k} {v:.0%}" for k, v in metrics.fast_p.items())
+        sol = f"SOL score {sol_cell(metrics)} over {metrics.sol_scored_tasks} task(s)"
         print(
-            f"{name}: {metrics.passed}/{metrics.tasks} passed; compile {metrics.compile_rate:.0%}, correct "
+            f"{name}: {sol}; {metrics.passed}/{metrics.tasks} passed; compile {metrics.compile_rate:.0%}, correct "
             f"{metrics.correct_rate:.0%}, ISA {metrics.isa_pass_rate:.0%}; {fp}; geomean {metrics.geomean_speedup:.3f}× "
             f"(failed = 1.0×){f'; {metrics.incomplete} incomplete here' if metrics.incomplete else ''}; "
             f"prompts: {_levels(metrics.prompt_levels)}"
@@ -169,11 +213,16 @@ def _runner(args: argparse.Namespace):
             "give --cluster or --slurm-partition, not both",
             hint="--slurm-partition starts its own cluster; --cluster joins an existing one",
         )
+    from evals.cluster import ClusterTLS
+
+    tls = ClusterTLS.from_options(args.tls_ca_file, args.tls_cert, args.tls_key)
     if args.cluster:
-        from evals.cluster import require_dask, run_suite_on_cluster
+        from evals.cluster import require_dask, run_suite_on_cluster, scheduler_address
 
         require_dask()
-        return functools.partial(run_suite_on_cluster, cluster=args.cluster)
+        if not args.cluster.startswith("local:"):
+            scheduler_address(args.cluster, tls, args.insecure_cluster)  # refused before any work, not at the end
+        return functools.partial(run_suite_on_cluster, cluster=args.cluster, tls=tls, insecure=args.insecure_cluster)
     if args.slurm_partition:
         from evals.cluster import require_dask, run_suite_on_cluster, slurm_cluster
 
@@ -184,6 +233,8 @@ def _runner(args: argparse.Namespace):
             args.slurm_arch,
             walltime=args.slurm_walltime,
             account=args.slurm_account,
+            tls=tls,
+            insecure=args.insecure_cluster,
         )
         if args.slurm_print_script:
             print(cluster.job_script())
@@ -196,7 +247,7 @@ def _runner(args: argparse.Namespace):
                 hint="run on the cluster's login node, or add --slurm-print-script to see the job script",
             )
         cluster.scale(jobs=args.slurm_jobs)
-        client = distributed.Client(cluster)
+        client = distributed.Client(cluster, security=tls.security() if tls else None)
         return functools.partial(run_suite_on_cluster, cluster="slurm", client=client)
     return run_suite
 
@@ -228,6 +279,15 @@ def resume_command(args: argparse.Namespace) -> str:
         words += ["--slurm-walltime", args.slurm_walltime] + (
             ["--slurm-account", args.slurm_account] * bool(args.slurm_account)
         )
+    for flag, value in (
+        ("--tls-ca-file", args.tls_ca_file),
+        ("--tls-cert", args.tls_cert),
+        ("--tls-key", args.tls_key),
+    ):
+        if value:
+            words += [flag, value]
+    if args.insecure_cluster:
+        words.append("--insecure-cluster")
     if args.json:
         words.append("--json")
     return shlex.join(words)

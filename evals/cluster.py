@@ -6,6 +6,12 @@ workspace, agent and scoring all happen there. The TaskScore, the diff and the l
 driver, which writes them atomically into the usual results layout (``OUT/<agent>/<task>.json`` and
 ``OUT/<agent>/<task>/``), so ``eval leaderboard`` and resume work unchanged.
 
+Security: a Dask scheduler runs whatever pickled function reaches it, so a cluster that other machines can reach
+must speak TLS with certificates (``--tls-ca-file``, ``--tls-cert``, ``--tls-key``, the same on ``eval run
+--cluster``, ``eval worker`` and the Slurm path; ``kernelpilot eval certs DIR`` makes a CA and a certificate for a
+private cluster). Both ends present a certificate signed by the CA, so a worker or client without one is refused.
+A non-loopback scheduler address without TLS is refused unless ``--insecure-cluster`` is given.
+
 Faults: the scheduler gives up on a job whose worker died (``allowed-failures: 0``; set it on your own scheduler
 with ``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0``); the driver resubmits such a job once, and a second loss is
 recorded as an infrastructure failure (``infra_error``), never as the agent's. Ctrl-C (or SIGTERM) cancels every
@@ -15,6 +21,7 @@ worker (``cancel_jobs``), so a cluster does not keep spending GPU hours on a run
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import sys
@@ -22,7 +29,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from evals.catalog import Task
 from evals.models import TaskScore
@@ -134,9 +143,89 @@ def _infra(task: Task, agent: str, why: str, level: str) -> TaskScore:
     return s
 
 
-def open_client(address: str):
+@dataclass(frozen=True)
+class ClusterTLS:
+    """The certificate files of one cluster member: the CA that signs every member, and this member's own."""
+
+    ca_file: Path
+    cert: Path
+    key: Path
+
+    @classmethod
+    def from_options(cls, ca_file: str | None, cert: str | None, key: str | None) -> ClusterTLS | None:
+        given = {"--tls-ca-file": ca_file, "--tls-cert": cert, "--tls-key": key}
+        if not any(given.values()):
+            return None
+        missing = [k for k, v in given.items() if not v]
+        if missing:
+            raise InputError(
+                f"TLS needs all three of --tls-ca-file, --tls-cert and --tls-key; missing {', '.join(missing)}",
+                hint="`kernelpilot eval certs DIR` writes ca.pem, member.pem and member.key for a private cluster",
+            )
+        paths = [Path(v) for v in given.values()]  # type: ignore[arg-type]
+        for flag, path in zip(given, paths, strict=True):
+            if not path.is_file():
+                raise InputError(f"{flag} {path}: no such file", hint="give the PEM file's path")
+        return cls(*paths)
+
+    def security(self):
+        """``distributed.security.Security`` requiring encryption, with this member's certificate on every role."""
+        from distributed.security import Security
+
+        ca, cert, key = str(self.ca_file), str(self.cert), str(self.key)
+        return Security(
+            tls_ca_file=ca,
+            tls_client_cert=cert,
+            tls_client_key=key,
+            tls_scheduler_cert=cert,
+            tls_scheduler_key=key,
+            tls_worker_cert=cert,
+            tls_worker_key=key,
+            require_encryption=True,
+        )
+
+    def worker_args(self) -> list[str]:
+        return ["--tls-ca-file", str(self.ca_file), "--tls-cert", str(self.cert), "--tls-key", str(self.key)]
+
+
+def _is_loopback(host: str) -> bool:
+    if host in ("localhost", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def scheduler_address(address: str, tls: ClusterTLS | None, insecure: bool = False) -> str:
+    """The address to dial: ``tls://`` when certificates are given; a plain address that is not loopback is refused
+    unless ``insecure`` (a scheduler runs any pickled function that reaches it). Decided before any connection."""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if not parts.hostname or parts.scheme not in ("tcp", "tls"):
+        raise InputError(
+            f"scheduler address {address!r}: expected tls://HOST:PORT (or tcp://HOST:PORT on loopback)",
+            hint="e.g. --cluster tls://head:8786 --tls-ca-file ca.pem --tls-cert member.pem --tls-key member.key",
+        )
+    if tls is not None:
+        return "tls://" + parts.netloc
+    if parts.scheme == "tls":
+        raise InputError(
+            f"{address} is a TLS address but no certificates were given",
+            hint="add --tls-ca-file, --tls-cert and --tls-key",
+        )
+    if not _is_loopback(parts.hostname) and not insecure:
+        raise InputError(
+            f"refusing a plain-TCP Dask scheduler at {parts.hostname}: anyone who reaches that port can run code on "
+            "every worker",
+            hint="use TLS (--tls-ca-file, --tls-cert, --tls-key; `kernelpilot eval certs DIR` makes them), or pass "
+            "--insecure-cluster on a network you trust",
+        )
+    return address
+
+
+def open_client(address: str, tls: ClusterTLS | None = None, insecure: bool = False):
     """A Dask client: ``local:N`` starts a local cluster of N single-threaded worker processes (CPU only), anything
-    else is a scheduler address (``tcp://host:8786``)."""
+    else is a scheduler address (``tls://host:8786``; plain ``tcp://`` only on loopback or with ``insecure``)."""
     distributed = require_dask()
     import dask
 
@@ -150,13 +239,14 @@ def open_client(address: str):
             n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
         )
         return distributed.Client(cluster), cluster
+    address = scheduler_address(address, tls, insecure)
     try:
-        return distributed.Client(address, timeout=30), None
+        return distributed.Client(address, timeout=30, security=tls.security() if tls else None), None
     except OSError as exc:
         raise InputError(
             f"cannot reach the Dask scheduler at {address}: {exc}",
-            hint="start one with `dask scheduler`, workers with `kernelpilot eval worker --scheduler ADDRESS`; "
-            "or try --cluster local:2",
+            hint="start one with `dask scheduler` (with TLS: --protocol tls and the --tls-* files), workers with "
+            "`kernelpilot eval worker --scheduler ADDRESS`; or try --cluster local:2",
         ) from exc
 
 
@@ -196,6 +286,8 @@ def run_suite_on_cluster(
     plugin: bool | None = None,
     jobs: int | None = None,  # noqa: ARG001 - the cluster's workers decide the parallelism
     client=None,
+    tls: ClusterTLS | None = None,
+    insecure: bool = False,
 ) -> list[TaskScore]:
     """``runner.run_suite`` with every job on a Dask worker; same results layout, same resume."""
     from evals.harness.runner import agent_dir, already_scored
@@ -204,7 +296,7 @@ def run_suite_on_cluster(
     results, todo = already_scored(tasks, agent_dir(out, agent), resume, prompt_level, progress)
     own = None
     if client is None:
-        client, own = open_client(cluster)
+        client, own = open_client(cluster, tls, insecure)
     options = {"time_limit": time_limit, "prompt_level": prompt_level, "plugin": plugin}
     by_id = {t.id: t for t in todo}
     kinds: dict[str, str] = {}
@@ -280,33 +372,60 @@ def run_suite_on_cluster(
 # --- workers ------------------------------------------------------------------------------------------------
 
 
-def worker_commands(scheduler: str, gpus: list[str], arch: str | None, host: str) -> list[tuple[list[str], dict]]:
-    """The ``dask worker`` command and environment for each GPU of this host (one single-threaded worker per GPU,
-    pinned with ``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES``, advertising ``GPU=1,<arch>=1``), or one CPU worker
-    when the host has no GPU."""
-    base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nthreads", "1", "--nworkers", "1"]
+JOBS_PER_GPU = 2  # as the single-host runner: one job's CPU phases overlap another's GPU phase (gpu_lock)
+
+
+def worker_commands(
+    scheduler: str,
+    gpus: list[str],
+    arch: str | None,
+    host: str,
+    tls: ClusterTLS | None = None,
+    jobs_per_gpu: int = JOBS_PER_GPU,
+) -> list[tuple[list[str], dict]]:
+    """The ``dask worker`` command and environment for each GPU of this host, or one single-threaded CPU worker when
+    the host has no GPU; with ``tls`` each presents the member certificate.
+
+    A GPU worker is pinned with ``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES`` and runs ``jobs_per_gpu`` jobs at
+    once (threads, advertising ``GPU=<n>,<arch>=<n>``), exactly as the single-host runner does: the GPU phase of a
+    scoring (correctness, timed rounds) holds the per-GPU file lock (``scoring.gpu_lock``) and the timed rounds the
+    host-quiet lock, so kernels never share the GPU while one is timed, while the next job's workspace, agent,
+    compile and process starts proceed alongside."""
+    base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1"]
+    base += tls.worker_args() if tls else []
     if not gpus:
-        return [([*base, "--name", f"kp-{host}-cpu"], dict(WORKER_ENV))]
+        return [([*base, "--nthreads", "1", "--name", f"kp-{host}-cpu"], dict(WORKER_ENV))]
+    n = max(1, int(jobs_per_gpu))
     cmds = []
     for g in gpus:
         env = {**WORKER_ENV, "CUDA_VISIBLE_DEVICES": g, "HIP_VISIBLE_DEVICES": g}
-        cmds.append(([*base, "--name", f"kp-{host}-gpu{g}", "--resources", f"GPU=1,{arch}=1"], env))
+        argv = [*base, "--nthreads", str(n), "--name", f"kp-{host}-gpu{g}", "--resources", f"GPU={n},{arch}={n}"]
+        cmds.append((argv, env))
     return cmds
 
 
-def start_workers(scheduler: str, gpus: list[str] | None = None, say: Callable[[str], None] = print) -> int:
-    """``kernelpilot eval worker``: one Dask worker per GPU of this host; runs until interrupted, and the workers
-    die with it."""
+def start_workers(
+    scheduler: str,
+    gpus: list[str] | None = None,
+    say: Callable[[str], None] = print,
+    *,
+    tls: ClusterTLS | None = None,
+    insecure: bool = False,
+    jobs_per_gpu: int = JOBS_PER_GPU,
+) -> int:
+    """``kernelpilot eval worker``: one Dask worker per GPU of this host (``jobs_per_gpu`` jobs overlapping on
+    each); runs until interrupted, and the workers die with it."""
     import signal
     import subprocess
 
     from evals.harness.devices import gpu_slots, probe_runtime
 
     require_dask("eval worker")
+    scheduler = scheduler_address(scheduler, tls, insecure)
     rt = probe_runtime()
     if gpus is None:
         gpus = [g for g in gpu_slots() if g is not None]
-    cmds = worker_commands(scheduler, gpus, rt.arch, socket.gethostname())
+    cmds = worker_commands(scheduler, gpus, rt.arch, socket.gethostname(), tls, jobs_per_gpu)
     procs = []
     for argv, env in cmds:
         procs.append(subprocess.Popen(argv, env={**os.environ, **env}))
@@ -339,10 +458,14 @@ def slurm_cluster(
     memory_per_gpu: str = "64GB",
     walltime: str = "04:00:00",
     account: str | None = None,
+    tls: ClusterTLS | None = None,
+    insecure: bool = False,
+    jobs_per_gpu: int = JOBS_PER_GPU,
 ):
-    """A dask-jobqueue ``SLURMCluster``: each Slurm job takes one node's ``gpus_per_node`` GPUs and runs one
-    single-threaded worker per GPU, each advertising ``GPU=1,<arch>=1`` and pinned to its GPU by its worker
-    number (``worker_slot``). Nothing is submitted until ``cluster.scale(jobs=N)``."""
+    """A dask-jobqueue ``SLURMCluster``: each Slurm job takes one node's ``gpus_per_node`` GPUs and runs one worker
+    per GPU with ``jobs_per_gpu`` threads (overlapping jobs as ``eval worker`` does), each advertising
+    ``GPU=<n>,<arch>=<n>`` and pinned to its GPU by its worker number (``worker_slot``). Nothing is submitted until
+    ``cluster.scale(jobs=N)``."""
     require_dask("--slurm-partition")
     try:
         from dask_jobqueue import SLURMCluster
@@ -352,16 +475,23 @@ def slurm_cluster(
     if g < 1:
         raise InputError(f"--slurm-gpus-per-node {g}: expected 1 or more")
     prologue = [f"export {k}={v}" for k, v in WORKER_ENV.items()] + ["export KP_SLOT_FROM_NAME=1"]
+    if tls is None and not insecure:
+        raise InputError(
+            "--slurm-partition: the scheduler listens on the login node's network, so it needs TLS",
+            hint="add --tls-ca-file, --tls-cert and --tls-key (files every node can read), or --insecure-cluster",
+        )
+    secure = {"security": tls.security(), "protocol": "tls://"} if tls else {}
     return SLURMCluster(
+        **secure,
         queue=partition,
         account=account,
-        cores=g,  # one thread per worker: a worker scores one task at a time on its GPU
+        cores=g * max(1, int(jobs_per_gpu)),  # jobs_per_gpu threads per worker, one worker per GPU
         processes=g,
         memory=_times(memory_per_gpu, g),
         walltime=walltime,
         job_extra_directives=[f"--gres=gpu:{g}", f"--cpus-per-task={g * cores_per_gpu}"],
         job_directives_skip=["--cpus-per-task"],  # ours above: CPUs for the agents and compilers, not Dask threads
-        worker_extra_args=["--resources", f"GPU=1,{arch}=1"],
+        worker_extra_args=["--resources", f"GPU={max(1, int(jobs_per_gpu))},{arch}={max(1, int(jobs_per_gpu))}"],
         job_script_prologue=prologue,
         scheduler_options={"dashboard_address": None},
     )

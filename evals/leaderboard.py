@@ -1,7 +1,9 @@
 """The leaderboard: read one or more run folders, rank agents, and write JSON, Markdown, and a self-contained HTML
 page with an inline SVG chart (no scripts, no network).
 
-Ranking: tasks passed, then geomean speedup over all tasks (failed = 1.0×), then correct rate.
+Ranking: the SOL score (evals.metrics: geometric mean over tasks of the fraction of speed-of-light, a failed task
+scoring 0), then tasks passed, then geomean speedup over all tasks (failed = 1.0×), then correct rate. The SOL score
+with its 95 % CI is the first figure of every row; pass rate and fast_p stand beside it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from evals.ab import AbReport, reports_from
+from evals.ab import AbReport, reports_from, sol_sentence
 from evals.ab import to_markdown as ab_markdown
 from evals.metrics import FAST_P, effective_speedup, run_metrics
 from evals.models import RunMetrics, TaskScore
@@ -30,7 +32,11 @@ class Leaderboard(BaseModel):
     tasks: list[str]
     cells: dict[str, dict[str, Cell]]  # agent -> task -> cell
     ab: list[AbReport] = []  # plugin A/B pairs (agents NAME@with-kernelpilot / NAME@without-kernelpilot)
-    note: str = "rates over all tasks (but those the output oracle could not decide, marked ?); geomean speedup counts failed or untimed tasks as 1.0×"
+    note: str = (
+        "ranked by SOL score: geomean over tasks of the fraction of speed-of-light (failed = 0, floored at 1 %; "
+        "incomplete tasks shown apart), 95 % bootstrap CI; rates over all tasks (but those the output oracle could "
+        "not decide, marked ?); geomean speedup counts failed or untimed tasks as 1.0×"
+    )
 
 
 def collect(dirs: list[Path]) -> dict[str, list[TaskScore]]:
@@ -57,7 +63,7 @@ def collect(dirs: list[Path]) -> dict[str, list[TaskScore]]:
 def build(dirs: list[Path]) -> Leaderboard:
     by_agent = collect(dirs)
     entries = [run_metrics(a, scores).model_copy(update={"agent": a}) for a, scores in by_agent.items()]
-    entries.sort(key=lambda m: (-m.passed, -m.geomean_speedup, -m.correct_rate, m.agent))
+    entries.sort(key=rank_key)
     tasks = sorted({s.task_id for scores in by_agent.values() for s in scores})
     cells = {
         a: {
@@ -74,6 +80,19 @@ def build(dirs: list[Path]) -> Leaderboard:
     return Leaderboard(entries=entries, tasks=tasks, cells=cells, ab=reports_from(by_agent))
 
 
+def rank_key(m: RunMetrics) -> tuple:
+    """Higher SOL score first (an agent without one after every agent with one), then passes, speedup, correctness."""
+    return (m.sol_score is None, -(m.sol_score or 0.0), -m.passed, -m.geomean_speedup, -m.correct_rate, m.agent)
+
+
+def sol_cell(m: RunMetrics) -> str:
+    """``41 % [33–52]``: the SOL score and its 95 % CI, ``–`` when no task carried a SOL figure."""
+    if m.sol_score is None:
+        return "–"
+    ci = f" [{100 * m.sol_score_ci[0]:.0f}–{100 * m.sol_score_ci[1]:.0f}]" if m.sol_score_ci else ""
+    return f"{100 * m.sol_score:.0f} %{ci}"
+
+
 def _prompt(m: RunMetrics) -> str:
     """The prompt level(s) an agent's tasks ran at: ``plain``, ``guided``, or ``plain 5 / guided 4`` when mixed."""
     if len(m.prompt_levels) == 1:
@@ -87,14 +106,17 @@ def _pct(x: float | None) -> str:
 
 def to_markdown(lb: Leaderboard) -> str:
     fp = [f"fast_{p:g}" for p in FAST_P]
-    head = ["#", "agent", "prompt", "passed", "compile", "correct", "ISA", *fp, "geomean×", "SOL", "s/task", "$/task"]
+    head = ["#", "agent", "SOL score [95 % CI]", "prompt", "passed", "incomplete", "compile", "correct", "ISA", *fp]
+    head += ["geomean×", "mean SOL (passed)", "s/task", "$/task"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, m in enumerate(lb.entries, 1):
         row = [
             str(i),
             m.agent,
+            sol_cell(m),
             _prompt(m),
             f"{m.passed}/{m.tasks}",
+            str(m.incomplete),
             _pct(m.compile_rate),
             _pct(m.correct_rate),
             _pct(m.isa_pass_rate),
@@ -169,8 +191,10 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
         cells = [
             str(i),
             html.escape(m.agent),
+            sol_cell(m),
             html.escape(_prompt(m)),
             f"{m.passed}/{m.tasks}",
+            str(m.incomplete),
             _pct(m.compile_rate),
             _pct(m.correct_rate),
             _pct(m.isa_pass_rate),
@@ -181,7 +205,8 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
         rows.append(
             "<tr>" + "".join(f"<td{' class=l' if j == 1 else ''}>{c}</td>" for j, c in enumerate(cells)) + "</tr>"
         )
-    head = ["#", "agent", "prompt", "passed", "compile", "correct", "ISA", *fp, "geomean", "SOL"]
+    head = ["#", "agent", "SOL score [95 % CI]", "prompt", "passed", "incomplete", "compile", "correct", "ISA", *fp]
+    head += ["geomean", "mean SOL (passed)"]
     thead = "".join(f"<th{' class=l' if j == 1 else ''}>{h}</th>" for j, h in enumerate(head))
     trows = []
     for t in lb.tasks:
@@ -230,7 +255,7 @@ def _ab_html(lb: Leaderboard) -> str:
             + "".join(rows)
             + f"</tbody></table><p>passed only with kernelpilot {r.only_with}, only without {r.only_without}: "
             f"McNemar exact p = {r.mcnemar_p:.4g}; per task {r.wins} better, {r.losses} worse, {r.ties} tied: "
-            f"sign test p = {r.sign_p:.4g}</p>"
+            f"sign test p = {r.sign_p:.4g}</p><p>{html.escape(sol_sentence(r.sol))}</p>"
         )
     return "\n".join(parts)
 

@@ -4,15 +4,26 @@ output. A task the harness itself failed on (``infra_error``) is not the agent's
 rate and counted apart (``infra_errors``), and a re-run scores it again. Likewise a task whose output oracle could not
 decide (``oracle_undetermined``: the candidate uses an instruction ``kernelpilot check`` does not run) is counted apart
 (``undetermined``), never against the agent.
+
+The ranking score is the **SOL score**: the geometric mean over tasks of each task's fraction of speed-of-light
+(measured, or predicted where nothing could be measured), a failed or incorrect task scoring 0. A geometric mean
+with one 0 is 0 whatever the other tasks did, so each task's score enters the mean floored at ``SOL_FLOOR`` (1 % of
+speed-of-light): one failure costs a lot but does not erase the rest. A task that could not be completed here
+(no GPU, a stage that could not run) is shown apart and left out, as is a passed task that has no SOL figure.
+Its 95 % CI is a bootstrap over tasks (seeded: the same scores always give the same interval).
 """
 
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Callable, Sequence
 
 from evals.models import RunMetrics, TaskScore
 
 FAST_P = (1.0, 1.1, 1.25)
+SOL_FLOOR = 0.01
+BOOTSTRAP_RESAMPLES = 2000
 
 
 def geomean(xs: list[float]) -> float:
@@ -23,6 +34,43 @@ def geomean(xs: list[float]) -> float:
 def effective_speedup(s: TaskScore) -> float:
     """The speedup a task contributes: its measured speedup when it passed and was timed, otherwise 1.0."""
     return s.speedup if (s.passed and s.speedup and s.speedup > 0) else 1.0
+
+
+def task_sol_score(s: TaskScore) -> float | None:
+    """One task's SOL score: its fraction of speed-of-light when it passed (capped at 1: a figure above 1 means the
+    SOL estimate was loose, not that the kernel beat the hardware), 0 when it failed; None when it is not scored
+    (incomplete here, an infra error, a task that states no speed-of-light, or a pass that was not timed)."""
+    if s.infra_error or not s.complete or not (s.sol_defined or s.fraction_of_sol is not None):
+        return None
+    if not s.passed:
+        return 0.0
+    if s.fraction_of_sol is None or s.fraction_of_sol != s.fraction_of_sol:
+        return None
+    return min(1.0, max(0.0, s.fraction_of_sol))
+
+
+def sol_geomean(xs: Sequence[float]) -> float:
+    """The SOL score of a set of task scores: their geometric mean, each floored at ``SOL_FLOOR``."""
+    return geomean([max(x, SOL_FLOOR) for x in xs])
+
+
+def bootstrap_ci(
+    n: int, stat: Callable[[list[int]], float], *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0
+) -> tuple[float, float]:
+    """95 % percentile bootstrap CI of ``stat`` over ``n`` items resampled with replacement (``stat`` gets the
+    resampled indices). Seeded, so a leaderboard is reproducible."""
+    rng = random.Random(seed)
+    vals = sorted(stat([rng.randrange(n) for _ in range(n)]) for _ in range(resamples))
+    return vals[int(0.025 * (resamples - 1))], vals[int(0.975 * (resamples - 1))]
+
+
+def sol_score(scores: list[TaskScore]) -> tuple[float | None, tuple[float, float] | None, int]:
+    """(SOL score, its 95 % bootstrap CI, tasks scored) over the scored tasks; (None, None, 0) when none is."""
+    xs = [x for x in (task_sol_score(s) for s in scores) if x is not None]
+    if not xs:
+        return None, None, 0
+    ci = bootstrap_ci(len(xs), lambda idx: sol_geomean([xs[i] for i in idx])) if len(xs) > 1 else None
+    return sol_geomean(xs), ci, len(xs)
 
 
 def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
@@ -42,8 +90,13 @@ def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
         cost = rep.get("cost_usd", rep.get("total_cost_usd"))
         if isinstance(cost, int | float):
             costs.append(float(cost))
+    score, score_ci, scored = sol_score(scores)
     return RunMetrics(
         agent=agent,
+        sol_score=score,
+        sol_score_ci=score_ci,
+        sol_scored_tasks=scored,
+        pass_rate=sum(1 for s in scores if s.passed) / n,
         tasks=len(scores),
         infra_errors=len(all_scores) - len(scores) - len(undetermined),
         undetermined=len(undetermined),

@@ -232,6 +232,9 @@ class TaskScore(BaseModel):
     speedup: float | None = Field(None, description="geomean over perf shapes; None when not timed")
     speedup_ci: tuple[float, float] | None = None
     fraction_of_sol: float | None = None
+    sol_defined: bool = Field(
+        False, description="the task states a speed-of-light (bytes/flops or a prediction): it enters the SOL score"
+    )
     checks: list[CheckOutcome] = Field(default_factory=list)
     cases: list[CaseOutcome] = Field(default_factory=list)
     timings: list[TimingOutcome] = Field(default_factory=list)
@@ -271,6 +274,14 @@ class RunMetrics(BaseModel):
     agent: str
     tasks: int = Field(description="tasks scored: every task of the run but those with an infra_error")
     passed: int
+    sol_score: float | None = Field(
+        None,
+        description="the ranking score: geometric mean over tasks of the fraction of speed-of-light (a failed task "
+        "scores 0, floored at 1 % in the mean; incomplete tasks and passes without a SOL figure left out)",
+    )
+    sol_score_ci: tuple[float, float] | None = Field(None, description="95 % bootstrap CI of sol_score over tasks")
+    sol_scored_tasks: int = Field(0, description="tasks that entered sol_score")
+    pass_rate: float = 0.0
     compile_rate: float
     correct_rate: float
     isa_pass_rate: float

@@ -1,4 +1,5 @@
-"""The tools that compile and run the user's kernel files: dump-ir and check (in a killable child, with progress)."""
+"""The tools that compile and run the user's kernel files: dump-ir, check and predict (in a killable child, with
+progress)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,13 @@ from mcp_server.app import (
     run_job,
     still_running,
 )
-from mcp_server.models import CheckOutput, DumpIrOutput
+from mcp_server.models import CheckOutput, DumpIrOutput, PredictOutput
 from mcp_server.paths import confine, project_dir
 from tools.errors import InputError
 from tools.gitref import parse_spec
 from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
+from tools.models.predict import PredictResult
 
 # ---------------------------------------------------------------------------------------------------- dump-ir
 
@@ -120,6 +122,7 @@ async def check(
             le=1024,
         ),
     ] = 8.0,
+    use_cache: Annotated[bool, Field(description="reuse identical earlier compiles and inputs")] = True,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -146,7 +149,7 @@ async def check(
             # the roots there (tools.gitref), so a revision cannot reach a file outside them
             b = before
         kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
-        kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout}
+        kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout, "use_cache": use_cache}
         kwargs |= {"max_memory_gb": max_memory_gb}
         return "check", kwargs, timeout + 60, f"check {Path(b).name} → {a.name}"
 
@@ -160,3 +163,73 @@ async def check(
             "different": ["read the first mismatch / out-of-bounds line and fix AFTER; rerun check"],
         }.get(report.verdict, [report.reason])
         return CheckOutput(summary=report.summary, next_steps=steps, report=report)
+
+
+# ---------------------------------------------------------------------------------------------------- predict
+
+
+def _predict_steps(r: PredictResult) -> list[str]:
+    steps = []
+    undetermined = [lp for lp in r.launches if lp.predicted_us is None]
+    if undetermined:
+        steps.append(f"undetermined: {undetermined[0].undetermined}")
+    if any(lp.trips.source == "assumption" for lp in r.launches + r.baseline_launches):
+        steps.append("some trip counts are assumed: pass trips=N (the hot loop's iterations per program)")
+    bound = r.bound
+    if bound == "memory_latency":
+        steps.append("latency-bound: more bytes in flight per CU/SM (more resident waves, prefetch, wider loads)")
+    elif bound == "hbm_bandwidth":
+        steps.append("at HBM bandwidth: only fewer bytes moved helps (fusion, smaller types, reuse)")
+    elif bound == "tail":
+        steps.append("the last partial round of blocks dominates: change the grid or split the work finer")
+    elif bound == "launch_overhead":
+        steps.append("launch overhead dominates: fuse launches or do more work per launch")
+    if r.band.status == "unvalidated":
+        steps.append("the band is unvalidated on this device: measure on a GPU before trusting a small speedup")
+    return steps
+
+
+@mcp.tool(name="predict", title="Predict a launch's time on a GPU", annotations=RUNS_CODE)
+async def predict(
+    ctx: Context,
+    source: Annotated[
+        str | None,
+        Field(
+            description="kernel file (.py Triton/FlyDSL with kernelpilot_entry(); the call form captures every "
+            "launch) or a recorded variant folder (meta.json)"
+        ),
+    ] = None,
+    arch: Annotated[str | None, Field(description="target: gfx90a, gfx942, gfx950, sm_80, sm_90")] = None,
+    device: Annotated[
+        Literal["mi250x", "mi300x", "mi355x", "a100", "h100", "h200"] | None,
+        Field(description="device model (default per arch: gfx942 mi300x, sm_90 h100)"),
+    ] = None,
+    baseline: Annotated[
+        str | None, Field(description="a second kernel file: predicted speedup of source over it")
+    ] = None,
+    trips: Annotated[
+        float | None, Field(description="hot-loop iterations per program when no evidence gives them", gt=0)
+    ] = None,
+    timeout: Timeout = 600,
+    wait_seconds: WaitSeconds = 45,
+    job_id: JobId = None,
+) -> PredictOutput:
+    """Predict each launch's time on the target GPU from its ISA, launch and occupancy, and name what bounds it
+    (hbm_bandwidth, memory_latency, issue, valu, mfma/tensor, lds, tail, launch_overhead), with the figures used
+    (bytes moved, bytes in flight per CU/SM, resident waves, trips) and the error band. Compiles the kernel file."""
+
+    def start():
+        if not source:
+            raise InputError("give source (a kernel file or a variant folder), or job_id", hint="e.g. source='k.py'")
+        src = str(confine(source, what="source"))
+        kwargs = {"source": src, "arch": arch, "device": device, "trips": trips, "timeout": timeout}
+        if baseline:
+            kwargs["baseline"] = str(confine(baseline, what="baseline"))
+        return "predict", kwargs, 2 * timeout + 60, f"predict {Path(src).name}"
+
+    with agent_errors():
+        got = await run_job(ctx, "predict", job_id, wait_seconds, start)
+        if isinstance(got, jobs.Job):
+            return still_running(got, "predict", PredictOutput)
+        report = PredictResult.model_validate(got)
+        return PredictOutput(summary=report.summary, next_steps=_predict_steps(report), report=report)

@@ -17,6 +17,7 @@ from mcp_server.artifacts import dump_id_of, dump_uri
 from tools.doctor import DoctorReport
 from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
+from tools.models.predict import PredictResult
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.models.trace import TraceReport
 from tools.models.vgpr import VgprDiff, VgprReports
@@ -112,6 +113,10 @@ class PrefetchOutput(ToolResult[PrefetchReport]):
     """prefetch-data-load's analysis (``report``), or its verification of a rewrite (``verify``, ``before`` given)."""
 
     verify: VerifyReport | None = None
+
+
+class PredictOutput(ToolResult[PredictResult]):
+    """predict's result: each launch's predicted time, its bound and figures, the band; with baseline the speedup."""
 
 
 class CheckOutput(ToolResult[CheckReport]):

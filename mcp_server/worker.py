@@ -26,6 +26,7 @@ CALLS: dict[str, str] = {
     "prefetch-verify": "tools.prefetch:verify_prefetch",
     "kernel-trace-run": "tools.kernel_trace:profile_command",
     "check": "tools.check.compare:check",
+    "predict": "tools.predict.cli:predict_file",
 }
 
 

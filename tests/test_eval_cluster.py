@@ -27,22 +27,30 @@ def test_jobs_ask_for_a_gpu_of_their_arch_or_for_nothing():
 
 
 def test_eval_worker_starts_one_pinned_worker_per_gpu_advertising_its_arch():
+    # two jobs per GPU, as the single-host runner: the next job's CPU phases overlap this one's GPU phase
     cmds = worker_commands("tcp://head:8786", ["0", "3"], "gfx942", "node7")
     assert [env["HIP_VISIBLE_DEVICES"] for _, env in cmds] == ["0", "3"]
     assert [env["CUDA_VISIBLE_DEVICES"] for _, env in cmds] == ["0", "3"]
     argv, env = cmds[1]
-    assert argv[argv.index("--resources") + 1] == "GPU=1,gfx942=1"
+    assert argv[argv.index("--resources") + 1] == "GPU=2,gfx942=2"
     assert argv[argv.index("--name") + 1] == "kp-node7-gpu3"
-    assert argv[argv.index("--nthreads") + 1] == "1"
+    assert argv[argv.index("--nthreads") + 1] == "2"
+    ((one, _),) = worker_commands("tcp://head:8786", ["1"], "sm_90", "node7", jobs_per_gpu=1)
+    assert one[one.index("--nthreads") + 1] == "1" and one[one.index("--resources") + 1] == "GPU=1,sm_90=1"
     assert env["DASK_DISTRIBUTED__WORKER__DAEMON"] == "False"  # scoring starts processes of its own
     # a host without a GPU serves CPU (amd-static) jobs with one worker and no GPU resource
     ((argv, _),) = worker_commands("tcp://head:8786", [], None, "node7")
     assert "--resources" not in argv
 
 
-def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu():
+def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu(tmp_path):
     pytest.importorskip("dask_jobqueue", reason="pip install 'kernelpilot[cluster]'")
-    cluster = slurm_cluster("gpu-h100", gpus_per_node=4, arch="sm_90", account="kp")
+    from evals.certs import make_certs
+    from evals.cluster import ClusterTLS
+
+    f = make_certs(tmp_path / "certs", ["head"])
+    tls = ClusterTLS(f["ca.pem"], f["member.pem"], f["member.key"])
+    cluster = slurm_cluster("gpu-h100", gpus_per_node=4, arch="sm_90", account="kp", tls=tls)
     try:
         script = cluster.job_script()
     finally:
@@ -52,10 +60,20 @@ def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu():
     assert "#SBATCH --gres=gpu:4" in script
     assert "#SBATCH --cpus-per-task=32" in script  # 8 CPU cores per GPU for agents and compilers
     assert script.count("--cpus-per-task") == 1
-    assert "--nworkers 4" in script and "--nthreads 1" in script
-    assert "--resources GPU=1,sm_90=1" in script
+    assert "--nworkers 4" in script and "--nthreads 2" in script
+    assert "--resources GPU=2,sm_90=2" in script
     assert "export KP_SLOT_FROM_NAME=1" in script  # each worker takes the GPU of its number
     assert "export DASK_DISTRIBUTED__WORKER__DAEMON=False" in script
+    assert "tls://" in script and f"--tls-cert {f['member.pem']}" in script  # workers dial the scheduler over TLS
+
+
+def test_slurm_without_tls_is_refused_unless_insecure():
+    pytest.importorskip("dask_jobqueue", reason="pip install 'kernelpilot[cluster]'")
+    from tools.errors import InputError
+
+    with pytest.raises(InputError, match="needs TLS"):
+        slurm_cluster("gpu-h100", gpus_per_node=1)
+    slurm_cluster("gpu-h100", gpus_per_node=1, insecure=True).close()
 
 
 def test_cluster_option_without_dask_says_how_to_install_it(tmp_path):

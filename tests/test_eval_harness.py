@@ -179,12 +179,13 @@ def _write_run(root: Path) -> None:
             (d / f"task-{i}.json").write_text(s.model_dump_json())
 
 
-def test_leaderboard_ranks_by_tasks_passed_and_renders_markdown(tmp_path):
+def test_leaderboard_without_sol_figures_ranks_by_tasks_passed_and_renders_markdown(tmp_path):
     _write_run(tmp_path)
     lb = build([tmp_path])
     assert [e.agent for e in lb.entries] == ["good", "bad"]
     md = to_markdown(lb)
-    assert "| 1 | good | guided | 2/2 |" in md and "✘" in md  # results without a level were guided runs
+    # no task states a speed-of-light: no SOL score ("–"), so passes decide; results without a level were guided runs
+    assert "| 1 | good | – | guided | 2/2 | 0 |" in md and "✘" in md
     html = to_html(lb)
     assert "<svg" in html and "<script" not in html and "http" not in html.replace("http://www.w3.org", "")
 

@@ -500,20 +500,23 @@ async def test_case06_parallel_mcp_compiles_of_one_kernel_all_succeed(project, p
             tg.start_soon(one, c)
     assert [r.is_error for r in results] == [False, False, False], [r.content[0].text for r in results]
     assert {r.structured_content["report"]["out_dir"] for r in results} == {
-        str(next(private_cache.glob("dumps/[!.]*")))
+        str(next(private_cache.glob("dumps/[!.]*/[!.]*")))  # one key, one variant: the same files were read
     }
     assert [p.name for p in (private_cache / "dumps").iterdir() if p.name.startswith(".")] == []
 
 
-def test_case06_losing_the_publish_race_returns_the_winners_entry(tmp_path, private_cache):
+def test_case06_a_later_writer_of_the_same_entry_replaces_it(tmp_path, private_cache):
     kernel = EXAMPLES / "triton" / "vector_add.py"
     first = dump_ir(kernel, "gfx942", use_cache=False)
-    key = Path(first.out_dir).name
-    # a second writer finishes the same key later: its rename fails, and the winner's entry is its answer
-    staging = cache.new_staging_dir(key)
+    entry = Path(first.out_dir)
+    # a second writer finishes the same key and manifest later (--no-cache, or a race): its entry is published over
+    # the first in one step (issue 23: keeping the first one made --no-cache return the old result)
+    staging = cache.new_staging_dir(entry.parent.name)
+    shutil.copytree(entry, staging, dirs_exist_ok=True)
     (staging / "leftover.txt").write_text("x")
-    second = cache.commit(staging, key, first.model_copy(update={"out_dir": str(staging)}))
-    assert second.out_dir == first.out_dir and not staging.exists()
+    second = cache.commit(staging, entry.parent.name, first.model_copy(update={"out_dir": str(staging)}))
+    assert second.out_dir == first.out_dir and not staging.exists() and (entry / "leftover.txt").exists()
+    assert [p.name for p in (private_cache / "dumps").iterdir() if p.name.startswith(".")] == []
 
 
 # ------------------------------------------------------------------------ 7. user exit codes and crashes in the child

@@ -339,6 +339,7 @@ def test_case13_the_numeric_options_are_the_known_ones():
         "--time-limit",
         "--timeout",
         "--top",
+        "--trips",
     ]
 
 

@@ -195,3 +195,19 @@ def test_kernel_file_compiles_for_sm_90(path):
     assert kernels, out.stdout[:500]
     for k in kernels:
         assert k["launch"]["grid"], k["name"]  # the example launch carries its grid
+
+
+def test_cuda_artifacts_keep_the_cubins_that_hold_code(tmp_path, monkeypatch):
+    # The H100 run of 2026-11-25 kept the first cubin cuobjdump extracted from axpby's .so: 1528 bytes, no function
+    # (its SASS is 3 lines), so no CUDA variant could be predicted. Beside a real sm_90 cubin, it is now dropped.
+    import tarfile
+
+    with tarfile.open(REPO / "benchmarks" / "predict_data" / "h100-2026-11-25.tgz", "r:gz") as tar:
+        member = tar.getmember("predict_data/task.axpby-loads-in-flight.baseline/cuda/kernel.cubin")
+        (tmp_path / "a_empty.cubin").write_bytes(tar.extractfile(member).read())
+    _, compiled = _compile_rowsum(tmp_path, monkeypatch, 4)
+    (tmp_path / "b_code.cubin").write_bytes(compiled.asm["cubin"])
+    kept = pc.code_cubins([tmp_path / "a_empty.cubin", tmp_path / "b_code.cubin"])
+    assert [c.name for c, _ in kept] == ["b_code.cubin"]
+    assert "row_sum_kernel" in kept[0][1]
+    assert pc.code_cubins([tmp_path / "a_empty.cubin"]) == []

@@ -1,19 +1,29 @@
-"""Content-addressed cache of dump-ir results.
+"""Content-addressed cache of dump-ir results (and, through the same helpers, of check's inputs).
 
-Key = what the compile reads (the kernel file's name and bytes, every other file in its folder, the sub-folders its
-sources import: ``source_folder``) + frontend + arch + options + compiler versions + kernelpilot version; never the
-folder's path, so the same kernel in another folder (the eval harness scores every candidate in a fresh temp dir) is a
-hit. The artifacts name the source's folder (``.file``/``.loc``, ``DIFile``), so an entry is stored per folder
+Two levels. The key = what the compile reads that can be known before it runs (the kernel file's name and bytes,
+every other file in its folder, the sub-folders its sources import: ``source_folder``; the environment variables the
+frontend declares: ``keyed_environment``) + frontend + arch + options + compiler versions + kernelpilot version;
+never the folder's path, so the same kernel in another folder (the eval harness scores every candidate in a fresh
+temp dir) is a hit. Then the manifest: the compile child records every file it opened or imported outside the Python
+installation and every environment variable it read (tools/readlog.py); an entry is a hit only while each recorded
+file has the same content and each variable the same value (``manifest_holds``). That catches what the key cannot
+see: a module imported from a parent folder or from ``PYTHONPATH``, a dot-file the kernel reads, a package loaded
+with ``importlib``.
+
+The artifacts name the source's folder (``.file``/``.loc``, ``DIFile``), so an entry is stored per folder
 (``located_key``); a hit from another folder is copied with those names rewritten (``relocate``), never compiled
-again. An index (``dumps-by-content/<key>``) points from the folder-free key to the last entry written for it.
-An entry is a directory with the artifacts and ``result.json``; it is written under a unique temporary name and renamed into place, so a
-crash never leaves a half-written entry that looks like a success, and parallel compiles of one kernel agree: the
-first rename wins and every other writer takes the winner's entry (same key, same content).
+again, when everything its compile read lay inside its own folder. An index (``dumps-by-content/<key>``) points from
+the folder-free key to the last entry written for it.
+An entry is a directory with the artifacts, ``result.json`` and ``manifest.json``, at ``dumps/<key>/<variant>`` (one
+variant per manifest: compiles of one key that read different files or variables never share a path); it is written
+under a unique temporary name and published by ``publish``: renamed into place, or exchanged atomically with the
+entry it replaces (``--no-cache``, a rerun), so a reader sees the old entry or the new one, never half of one.
 Staging and failed directories left by killed processes are swept by age (``sweep``).
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
@@ -24,11 +34,13 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import __version__
+from tools import __version__, readlog
 from tools.models.dump import DumpResult
 from tools.toolchain import cache_root
 
 RESULT_FILE = "result.json"
+MANIFEST_FILE = "manifest.json"
+CHECK_INPUTS = "check-inputs"  # check's generated input buffers, keyed and published like dumps
 # A compile may run for up to 2 h (the MCP timeout's ceiling): staging younger than that may still be in use.
 STALE_STAGING_S = 3 * 3600
 STALE_LEFTOVER_S = 24 * 3600  # failed compiles (kept for their log) and command-mode dumps
@@ -147,13 +159,13 @@ def remember(key: str, located: str) -> None:
     os.replace(tmp, index)
 
 
-def lookup_elsewhere(key: str) -> DumpResult | None:
-    """The entry last written for ``key`` from any folder, or None."""
+def lookup_elsewhere(key: str, folder: Path) -> DumpResult | None:
+    """The entry last written for ``key`` from any folder, when it is good for a compile from ``folder``."""
     try:
         located = _index(key).read_text().strip()
     except OSError:
         return None
-    return lookup(located) if re.fullmatch(r"[0-9a-f]{24}", located) else None
+    return lookup(located, folder, portable=True) if re.fullmatch(r"[0-9a-f]{24}", located) else None
 
 
 def folder_pattern(old: Path, names: tuple[str, ...]) -> re.Pattern[str]:
@@ -197,24 +209,41 @@ def relocate(hit: DumpResult, located: str, source: Path, folder: SourceFolder) 
         raise
 
 
-def entry_dir(key: str) -> Path:
-    return cache_root() / "dumps" / key
+def variant_dir(kind: str, key: str, staging: Path) -> Path:
+    """Where the staged entry is published: a folder per key, and in it one entry per manifest (a compile that read
+    other files or variables is another variant), so a result's paths never change under its reader when a
+    compile of other inputs under the same key is published."""
+    digest = hashlib.sha256((staging / MANIFEST_FILE).read_bytes()).hexdigest()[:12]
+    return cache_root() / kind / key / digest
 
 
-def lookup(key: str) -> DumpResult | None:
-    result_file = entry_dir(key) / RESULT_FILE
+def find_entry(kind: str, key: str, folder: Path, portable: bool = False) -> Path | None:
+    """The newest entry under ``key`` whose manifest holds for a run from ``folder`` (``manifest_holds``)."""
     try:
-        result = DumpResult.model_validate_json(result_file.read_text())
+        variants = [p for p in (cache_root() / kind / key).iterdir() if not p.name.startswith(".")]
+    except OSError:
+        return None
+    variants.sort(key=lambda p: -_age(p, time.time()))  # the newest first
+    return next((v for v in variants if manifest_holds(v, folder, portable)), None)
+
+
+def lookup(key: str, folder: Path, portable: bool = False) -> DumpResult | None:
+    """The dump under ``key`` whose manifest holds for a compile from ``folder``; ``portable``: only one whose
+    compile read nothing outside its own folder (a copy of it elsewhere)."""
+    entry = find_entry("dumps", key, folder, portable)
+    try:
+        result = DumpResult.model_validate_json((entry / RESULT_FILE).read_text()) if entry else None
     except (OSError, ValueError):
         return None
-    if not all(Path(s.path).exists() for k in result.kernels for s in k.stages):
+    if result is None or not all(Path(s.path).exists() for k in result.kernels for s in k.stages):
         return None
     return result.model_copy(update={"cache_hit": True})
 
 
-def new_staging_dir(key: str) -> Path:
-    """A fresh directory no other process or thread uses (pid and a random part in its name)."""
-    root = cache_root() / "dumps"
+def new_staging_dir(key: str, kind: str = "dumps") -> Path:
+    """A fresh directory no other process or thread uses (pid and a random part in its name), in the cache's
+    ``kind`` folder (``dumps``, ``check-inputs``)."""
+    root = cache_root() / kind
     root.mkdir(parents=True, exist_ok=True)
     staging = root / f".{key}.tmp{os.getpid()}-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
@@ -222,32 +251,130 @@ def new_staging_dir(key: str) -> Path:
 
 
 def commit(staging: Path, key: str, result: DumpResult) -> DumpResult:
-    """Rewrite the staging paths to the final entry, write result.json, and rename the entry into place.
-
-    Another writer having published the same key first is success: its entry is returned and ours discarded. A
-    broken entry under the key (no readable result.json) is moved aside and replaced.
-    """
-    final = entry_dir(key)
+    """Rewrite the staging paths to the final entry, write result.json, and publish the entry (``publish``): a new
+    result always replaces the entry of the same key and manifest (stale, or ``--no-cache`` was given)."""
+    if not (staging / MANIFEST_FILE).exists():
+        write_manifest(staging, manifest_from_reads(None, Path(result.source).parent))
+    final = variant_dir("dumps", key, staging)
     text = result.model_dump_json(indent=1).replace(str(staging), str(final))
     (staging / RESULT_FILE).write_text(text)
-    for _ in range(3):
+    publish(staging, final)
+    return DumpResult.model_validate_json(text)
+
+
+def store(src: Path, key: str, manifest: dict, kind: str = CHECK_INPUTS) -> Path:
+    """Copy the directory ``src`` into the cache as an entry under ``key`` of ``kind`` with its manifest, published
+    like a dump (``publish``); returns the entry's path."""
+    staging = new_staging_dir(key, kind)
+    try:
+        shutil.copytree(src, staging, dirs_exist_ok=True)
+        write_manifest(staging, manifest)
+        final = variant_dir(kind, key, staging)
+        publish(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return final
+
+
+RENAME_EXCHANGE = 2  # renameat2(2) flag (Linux 3.15+): swap two paths in one step
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap directories ``a`` and ``b`` atomically; False where the system cannot (then the caller falls back)."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), RENAME_EXCHANGE) == 0
+
+
+def publish(staging: Path, final: Path) -> None:
+    """Make the complete directory ``staging`` the one at ``final``, replacing whatever is there (the last writer
+    wins). Readers see the old directory or the new one, never a mix or a half: the rename into an empty place and
+    the exchange with an existing entry are each one step; where the exchange is unavailable, the old entry is moved
+    aside first, so a reader in between finds no entry (a miss) rather than part of one. The replaced directory is
+    deleted (under a hidden name beside ``staging``, so a kill midway leaves nothing that looks like an entry, and
+    ``sweep`` finds it)."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(5):
         try:
             staging.rename(final)  # atomic; fails when final exists and is not empty
-            return DumpResult.model_validate_json(text)
+            return
         except OSError:
             if not final.exists():
                 raise
-        winner = lookup(key)
-        if winner is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-            return winner.model_copy(update={"cache_hit": False})
-        aside = final.with_name(f".{key}.failed{os.getpid()}-{uuid.uuid4().hex[:8]}")
-        try:
-            final.rename(aside)
-        except OSError:
-            continue  # someone else moved or replaced it: look again
-        shutil.rmtree(aside, ignore_errors=True)
+        old = staging.with_name(f".{final.name}.old{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        if exchange(staging, final):
+            staging.rename(old)
+        else:
+            try:
+                final.rename(old)
+            except OSError:
+                continue  # another writer moved or replaced it: try again
+            try:
+                staging.rename(final)
+            except OSError:
+                if not final.exists():
+                    raise
+                shutil.rmtree(old, ignore_errors=True)
+                continue  # another writer got in between: replace theirs
+        shutil.rmtree(old, ignore_errors=True)
+        return
     raise OSError(f"could not publish cache entry {final}")
+
+
+# ------------------------------------------------------------------------------------------------ the manifest
+ENV_NEVER_KEYED = ("_VISIBLE_DEVICES", "_CACHE_DIR", "_DUMP_DIR")  # which devices or where caches live: no effect
+
+
+def keyed_environment(names: tuple[str, ...]) -> dict[str, str]:
+    """The environment variables a frontend declares its compiler reads (``names``; one ending in ``_`` is a
+    prefix), with their values now: part of the key, so runs with different settings never share an entry."""
+    prefixes = tuple(n for n in names if n.endswith("_"))
+    return {
+        k: v
+        for k, v in sorted(os.environ.items())
+        if (k in names or k.startswith(prefixes)) and not k.endswith(ENV_NEVER_KEYED)
+    }
+
+
+def manifest_from_reads(reads: dict | None, folder: Path) -> dict:
+    """The manifest of one compile from the child's record (``readlog.reads()``, None for a compiler run without
+    one): each file relative to ``folder`` when inside it (so a copy of the folder can be checked), else absolute;
+    each variable the child read with its value in this process, whose environment the child inherited."""
+    files = []
+    for path, fingerprint in sorted(((reads or {}).get("files") or {}).items()):
+        p = Path(path)
+        inside = p.is_relative_to(folder)
+        files.append({"path": p.relative_to(folder).as_posix() if inside else path, "inside": inside,
+                      "fingerprint": fingerprint})  # fmt: skip
+    env = {name: os.environ.get(name) for name in ((reads or {}).get("env") or [])}
+    return {"recorded": reads is not None, "files": files, "env": env}
+
+
+def write_manifest(entry: Path, manifest: dict) -> None:
+    (entry / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+
+
+def manifest_holds(entry: Path, folder: Path, portable: bool = False) -> bool:
+    """Whether every file the entry's compile read (inside-folder ones under ``folder``) has the same content and
+    every variable it read the same value; ``portable``: and none of those files lay outside its folder. An entry
+    without a manifest never holds (it predates manifests, or its writer was killed)."""
+    try:
+        manifest = json.loads((entry / MANIFEST_FILE).read_text())
+        files, env = manifest["files"], manifest["env"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if portable and not all(f["inside"] for f in files):
+        return False
+    if any(os.environ.get(name) != value for name, value in env.items()):
+        return False
+    return all(
+        readlog.fingerprint(str(folder / f["path"] if f["inside"] else Path(f["path"]))) == f["fingerprint"]
+        for f in files
+    )
 
 
 def _age(path: Path, now: float) -> float:
@@ -258,20 +385,19 @@ def _age(path: Path, now: float) -> float:
 
 
 def sweep(now: float | None = None) -> list[Path]:
-    """Delete stale leftovers of killed or failed runs: staging dirs older than ``STALE_STAGING_S``, failed
-    compiles and command-mode dumps older than ``STALE_LEFTOVER_S``, finished MCP job dirs of the same age.
-    Only names kernelpilot creates are touched; returns what was removed."""
+    """Delete stale leftovers of killed or failed runs: staging and replaced dirs older than ``STALE_STAGING_S``
+    (of dumps and of check's inputs), failed compiles and command-mode dumps older than ``STALE_LEFTOVER_S``,
+    finished MCP job dirs of the same age. Only names kernelpilot creates are touched; returns what was removed."""
     now = time.time() if now is None else now
     removed = []
-    dumps = cache_root() / "dumps"
     candidates: list[tuple[Path, float]] = []
-    if dumps.is_dir():
-        for p in dumps.iterdir():
+    for folder in (cache_root() / "dumps", cache_root() / CHECK_INPUTS):
+        for p in folder.iterdir() if folder.is_dir() else ():
             if not p.name.startswith(".") or p.is_symlink() or not p.is_dir():
                 continue
             if p.name.startswith(".cmd-") or ".failed" in p.name:
                 candidates.append((p, STALE_LEFTOVER_S))
-            elif ".tmp" in p.name:
+            elif ".tmp" in p.name or ".old" in p.name:
                 candidates.append((p, STALE_STAGING_S))
     jobs = cache_root() / "mcp-jobs"
     if jobs.is_dir():

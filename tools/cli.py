@@ -31,6 +31,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "dump-ir": ("tools.dump_ir.cli", "compile a kernel and keep every IR stage, the final ISA and the binary"),
     "vgpr-pressure": ("tools.vgpr_pressure.cli", "register use, exact liveness, peak points and what to cut"),
     "prefetch-data-load": ("tools.prefetch.cli", "find exposed load latency in hot loops; verify a prefetch rewrite"),
+    "predict": ("tools.predict.cli", "predict each launch's time on a GPU from its ISA and launch, and what bounds it"),
     "check": ("tools.check.cli", "run BEFORE and AFTER on the same inputs on the CPU and compare what they write"),
     "kernel-trace": (
         "tools.kernel_trace.cli",
@@ -105,6 +106,7 @@ NUMBER_RANGES: dict[str, tuple[float, bool]] = {
     "seed": (0, True),
     "slurm_gpus_per_node": (1, True),
     "slurm_jobs": (1, True),
+    "trips": (0, False),  # predict: hot-loop iterations per program; 0 would predict a loop that never runs
 }
 
 

@@ -28,6 +28,7 @@ from tools.executors import LOCAL
 # name -> what it does (the controls say what score each one deserves)
 BUILTIN_AGENTS: dict[str, str] = {
     "reference": "applies the task's solution.patch",
+    "excellent": "applies the task's solutions/excellent.patch (open-ended tasks); the task's solution.patch elsewhere",
     "noop": "changes nothing",
     "cheat-zeros": "returns zeros of the right shape",
     "cheat-cached-output": "computes once, then returns the first result for every call",
@@ -88,9 +89,13 @@ def _wrap(ws: Path, task: Task, body: str) -> None:
     path.write_text(text)
 
 
-def _apply_solution(ws: Path, task: Task) -> None:
+def _apply_solution(ws: Path, task: Task, patch: Path | None = None) -> None:
     subprocess.run(
-        ["git", "apply", "--whitespace=nowarn", str(task.solution)], cwd=ws, check=True, capture_output=True, text=True
+        ["git", "apply", "--whitespace=nowarn", str(patch or task.solution)],
+        cwd=ws,
+        check=True,
+        capture_output=True,
+        text=True,
     )
 
 
@@ -100,6 +105,10 @@ def run_builtin(name: str, ws: Path, task: Task) -> int:
         return 0
     if name == "reference":
         _apply_solution(ws, task)
+        return 0
+    if name == "excellent":
+        excellent = task.solution.parent / "solutions" / "excellent.patch"
+        _apply_solution(ws, task, excellent if excellent.is_file() else None)
         return 0
     if name == "hang":
         time.sleep(10**6)

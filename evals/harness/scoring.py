@@ -223,6 +223,7 @@ def score(
     s = TaskScore(
         task_id=spec.id, track=spec.track, agent=agent, passed=False, base_commit=base_commit, device=runtime.name
     )
+    s.sol_defined = bool(spec.performance and (spec.performance.bytes or spec.performance.flops))
     s.changed_files = changed
     work.mkdir(parents=True, exist_ok=True)
     if diff_problems:

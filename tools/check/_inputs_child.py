@@ -25,6 +25,7 @@ import json
 import sys
 from pathlib import Path
 
+from tools import readlog
 from tools.childproc import failure, import_user_file, write_result
 
 INPUTS = "kernelpilot_inputs"
@@ -97,6 +98,7 @@ def main(argv):
     path = Path(file).resolve()
     result = Path(out) / RESULT_FILE
     Path(out).mkdir(parents=True, exist_ok=True)
+    readlog.start(readlog.skipped_dirs([out], keep=path.parent))  # what it reads keys the inputs cache
     try:
         module = import_user_file(path)
     except BaseException as exc:  # SystemExit included: the file's own exit is a failure, not our exit code
@@ -118,6 +120,7 @@ def main(argv):
         except BaseException as exc:
             write_result(result, **failure(exc, f"in {maker.__name__}() or a launch (seed {seed})", path))
             return 0
+    readlog.write(Path(out))
     write_result(result, "ok")
     return 0
 

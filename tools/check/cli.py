@@ -46,6 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-memory", type=float, default=DEFAULT_MAX_MEMORY_GB, metavar="GB",
                    help="memory cap of the child that runs the kernels (default %(default)g GB): a launch estimated "
                    "to need more is refused before it starts")  # fmt: skip
+    p.add_argument("--no-cache", action="store_true",
+                   help="compile both files and build the inputs again, even if identical ones are cached")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the CheckReport as JSON")
 
 
@@ -53,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from tools.check.compare import check, format_report
 
     report = check(args.before, args.after, engine=args.engine, arch=args.arch, seeds=args.seed, shapes=args.shape,
-                   atol=args.atol, rtol=args.rtol, timeout=args.timeout, max_memory_gb=args.max_memory)  # fmt: skip
+                   atol=args.atol, rtol=args.rtol, timeout=args.timeout, max_memory_gb=args.max_memory,
+                   use_cache=not args.no_cache)  # fmt: skip
     print(report.model_dump_json(indent=2) if args.json else format_report(report))
     return {"same": 0, "different": 1}.get(report.verdict, 2 if report.verdict == "error" else 3)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -74,24 +73,25 @@ def generate_inputs(
     interpret=False,
     load: Path | None = None,
     timeout=600,
+    use_cache=True,
 ):
     """Run the inputs child once for all (seed, shape) cases; per case (description, buffers, outputs or None).
 
-    Inputs alone (not interpreter runs) are cached by the file's bytes, the torch version and the cases: an agent
-    re-checking AFTER against the same BEFORE, or the eval oracle checking candidates, skips the child.
+    Inputs alone (not interpreter runs) are cached like dump-ir results (tools/cache.py): keyed by the file, its
+    folder, the cases, the frontend's environment variables and the torch version, and reused only while every file
+    and variable the child read is unchanged (its manifest). An agent re-checking AFTER against the same BEFORE, or
+    the eval oracle checking candidates, skips the child; ``use_cache=False`` runs it and replaces the entry.
     """
-    cached = None if interpret or load else _inputs_cache(path, frontend, cases)
-    if cached is not None and (cached / "done").exists():
-        out = cached
+    from tools import cache
+
+    key = None if interpret or load else _inputs_key(path, frontend, cases)
+    entry = cache.find_entry(cache.CHECK_INPUTS, key, path.parent) if key and use_cache else None
+    if entry is not None:
+        out = entry
     else:
         _run_inputs_child(path, frontend, cases, out, interpret, load, timeout)
-        if cached is not None:
-            tmp = cached.with_name(cached.name + f".tmp{os.getpid()}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            shutil.copytree(out, tmp)
-            (tmp / "done").write_text("")
-            shutil.rmtree(cached, ignore_errors=True)
-            tmp.rename(cached)
+        if key is not None:
+            cache.store(out, key, cache.manifest_from_reads(_child_reads(out), path.parent))
     got = []
     for i in range(len(cases)):
         d = out / f"case{i}"
@@ -103,21 +103,34 @@ def generate_inputs(
     return got
 
 
-def _inputs_cache(path: Path, frontend: str, cases) -> Path | None:
-    from tools import __version__
-    from tools.toolchain import cache_root, package_version
+def _inputs_key(path: Path, frontend: str, cases) -> str:
+    from tools import __version__, cache
+    from tools.frontends import get_frontend
+    from tools.toolchain import package_version
 
-    h = hashlib.sha256(path.read_bytes())
+    h = hashlib.sha256(cache.source_folder(path).digest.encode())  # the file, its helpers, imported sub-folders
     h.update((Path(__file__).parent / "_inputs_child.py").read_bytes())  # how inputs are described is part of it
-    h.update(json.dumps([str(path), frontend, cases, package_version("torch"), __version__], sort_keys=True).encode())
-    return cache_root() / "check-inputs" / h.hexdigest()[:24]
+    env = cache.keyed_environment(get_frontend(frontend).env_keys)
+    h.update(json.dumps([str(path), frontend, cases, env, package_version("torch"), __version__, "manifest 1"],
+                        sort_keys=True).encode())  # fmt: skip
+    return h.hexdigest()[:24]
+
+
+def _child_reads(out: Path) -> dict | None:
+    from tools import readlog
+
+    try:
+        return json.loads((out / readlog.READS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _run_inputs_child(path, frontend, cases, out, interpret, load, timeout) -> None:
     root = str(Path(__file__).resolve().parents[2])
     argv = [sys.executable, "-m", "tools.check._inputs_child", str(path), frontend, json.dumps(cases), str(out)]
     argv += (["interpret"] if interpret else []) + ([str(load)] if load else [])
-    env = {"PYTHONPATH": root}
+    user_path = os.environ.get("PYTHONPATH")  # the user's modules (PYTHONPATH=ext) load as they do for dump-ir
+    env = {"PYTHONPATH": root + (os.pathsep + user_path if user_path else "")}
     if interpret:
         env["TRITON_INTERPRET"] = "1"
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -251,10 +264,10 @@ def judge(case: CaseResult) -> CaseResult:
 
 
 # ------------------------------------------------------------------------------------------------------- llvm engine
-def _llvm_kernels(path: Path, arch: str, timeout: float):
+def _llvm_kernels(path: Path, arch: str, timeout: float, use_cache: bool = True):
     from tools.dump_ir import dump_ir
 
-    result = dump_ir(path, arch, timeout=timeout)
+    result = dump_ir(path, arch, timeout=timeout, use_cache=use_cache)
     kernels = []
     for k in result.kernels:
         stages = {s.name: Path(s.path) for s in k.stages}
@@ -374,13 +387,15 @@ def check(
     timeout: float = 600,
     inputs: str | Path | None = None,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    use_cache: bool = True,
 ) -> CheckReport:
     """Run BEFORE and AFTER on the same inputs for every (seed, shape) and compare every buffer either writes.
 
     ``inputs``: a file whose ``kernelpilot_inputs(seed, **shape)`` builds the arguments (default: BEFORE itself);
     the eval harness keeps it in the task folder, out of the candidate's reach. ``timeout`` bounds the whole call
     (compiles, inputs, runs; a CheckTimeout past it); the kernels run in a child whose memory is capped at
-    ``max_memory_gb`` (a launch estimated to need more is refused before it starts).
+    ``max_memory_gb`` (a launch estimated to need more is refused before it starts). ``use_cache=False`` compiles both
+    files and builds the inputs again (and replaces their cache entries).
     """
     from tools.dump_ir import check_source as _check_source
     from tools.frontends import detect_frontend
@@ -410,13 +425,13 @@ def check(
     cases = []
     names: list[str] = []
     if engine == "llvm":
-        kb, ka = _llvm_kernels(b_path, arch, left()), _llvm_kernels(a_path, arch, left())
+        kb, ka = _llvm_kernels(b_path, arch, left(), use_cache), _llvm_kernels(a_path, arch, left(), use_cache)
         names = [f"{x['name']} → {y['name']}" for x, y in zip(kb, ka, strict=False)]
     todo = [(seed, shape) for shape in shapes for seed in seeds]
     with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
         c0 = time.perf_counter()
         if engine == "llvm":
-            inputs_b = generate_inputs(in_path, frontend, todo, Path(tmp) / "in", timeout=left())
+            inputs_b = generate_inputs(in_path, frontend, todo, Path(tmp) / "in", timeout=left(), use_cache=use_cache)
             runs = _run_llvm({"before": kb, "after": ka}, [x[3] for x in inputs_b], arch, int(max_memory_gb * 1e9),
                              Path(tmp) / "run", left())  # fmt: skip
             inputs_a = [None] * len(todo)

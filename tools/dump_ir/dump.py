@@ -2,8 +2,9 @@
 
 File mode compiles one kernel file (see the README's "File mode" for the ``kernelpilot_entry()`` convention); command
 mode runs any command with the compilers' dump environment set and collects every kernel it compiled.
-Results are cached by content (the source, its folder's other files, options, compiler versions: tools/cache.py),
-not by folder; artifacts live in the cache entry and are copied to ``--out`` when given. The command line is
+Results are cached by content (the source, its folder's other files, options, compiler versions, the environment
+variables the frontend reads: tools/cache.py), not by folder, and reused only while every file and variable the
+compile read is unchanged (its manifest); artifacts live in the cache entry and are copied to ``--out`` when given. The command line is
 ``tools/dump_ir/cli.py``.
 """
 
@@ -17,7 +18,7 @@ import time
 import uuid
 from pathlib import Path
 
-from tools import cache
+from tools import cache, readlog
 from tools.errors import InputError, KernelpilotError
 from tools.frontends import detect_frontend, get_frontend
 from tools.isa.arch import normalize_arch
@@ -138,6 +139,17 @@ def _copy_out(result: DumpResult, out: Path | None) -> DumpResult:
     return DumpResult.model_validate_json(text)
 
 
+def _record_manifest(staging: Path, folder: Path) -> None:
+    """The entry's manifest from what the compile child recorded (``reads.json``; native compilers record none)."""
+    record = staging / readlog.READS_FILE
+    try:
+        reads = json.loads(record.read_text())
+    except (OSError, ValueError):
+        reads = None
+    cache.write_manifest(staging, cache.manifest_from_reads(reads, folder))
+    record.unlink(missing_ok=True)
+
+
 def dump_ir(
     source: str | Path,
     arch: str,
@@ -159,15 +171,17 @@ def dump_ir(
     fe.check_flags(path, list(flags or []))  # before anything runs: a refused flag never reaches a compiler
     options = {"debug_info": debug_info, "flags": list(flags or [])}
     versions = fe.versions()
-    # resources gained launch LDS and the occupancy limiter: results written before that must not be reused
-    keyed = {**options, "resources_schema": 2}
+    # resources gained launch LDS and the occupancy limiter, launches their arguments, entries a manifest: older
+    # entries must not be reused
+    keyed = {**options, "resources_schema": 3, "manifest": 1, "env": cache.keyed_environment(fe.env_keys)}
     folder = cache.source_folder(path)
     content = cache.cache_key(path, folder, name, arch, keyed, versions.versions)
     key = cache.located_key(content, folder.directory)  # the entry: its artifacts name this folder
     cache.sweep()
-    if use_cache and (hit := cache.lookup(key)):
+    if use_cache and (hit := cache.lookup(key, folder.directory)):
         return _copy_out(hit, Path(out) if out else None)
-    if use_cache and (elsewhere := cache.lookup_elsewhere(content)):  # the same kernel compiled in another folder
+    # the same kernel compiled in another folder
+    if use_cache and (elsewhere := cache.lookup_elsewhere(content, folder.directory)):
         try:
             moved = cache.relocate(elsewhere, key, path, folder)
         except OSError:
@@ -190,6 +204,7 @@ def dump_ir(
             kernels=kernels,
             log=str(staging / "compile.log") if (staging / "compile.log").exists() else None,
         )
+        _record_manifest(staging, folder.directory)
         result = cache.commit(staging, key, result)
         cache.remember(content, key)
     except BaseException as exc:

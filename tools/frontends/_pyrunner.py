@@ -11,7 +11,10 @@ the compiler's dump environment already set by the parent. The file-mode convent
   specialisation are derived by Triton's own binder (``tools.frontends._triton_jit``);
 * Triton, signature form: ``{"kernel": fn, "signature": {...}, "constexprs": {...}, "options": {...}}`` (options
   such as ``num_warps``/``num_stages``), compiled without launch specialisation;
-* or a list of such dicts (several launches).
+* or a list of such dicts (several launches);
+* Triton, whole-call form: ``{"call": host_fn, "args": (...), "kwargs": {...}}``: the host function runs with every
+  ``kernel[grid](...)`` recorded instead of executed (``_triton_jit.capture_launches``), and each recorded launch
+  is compiled in order as an example-argument spec (its launch says ``source: "call"``).
 
 The outcome goes to ``OUT_DIR/runner.json`` (``{"status": "ok" | "user_error" | "convention" | "exited", ...}``);
 the exit code (0 compiled, 3 the user's code failed, 4 the convention was not followed) is informative only, since a
@@ -23,10 +26,12 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import os
 import sys
 import traceback
 from pathlib import Path
 
+from tools import readlog
 from tools.childproc import import_user_file, user_traceback, write_result
 from tools.frontends._triton_jit import LaunchSpecError
 
@@ -35,6 +40,13 @@ ENTRY = "kernelpilot_entry"
 
 def _load(path: Path):
     return import_user_file(path)
+
+
+def compiler_cache_dirs() -> list[str]:
+    """Where Triton and FlyDSL keep their own caches: files they read back from there are not the user's inputs."""
+    home = Path.home()
+    dirs = [home / ".triton", home / ".flydsl", os.environ.get("TRITON_CACHE_DIR"), os.environ.get("TRITON_HOME")]
+    return [str(d) for d in dirs if d]
 
 
 class ConventionError(Exception):
@@ -111,8 +123,23 @@ def _triton_compile(kernel, arch: str):
     return compiled, launch
 
 
-def _triton_stages(kernel, arch: str, out: Path, index: int) -> dict:
+def _check_call_spec(spec: dict) -> None:
+    if not callable(spec["call"]):
+        raise ConventionError(
+            f"'call' must be the host function that launches the kernels, got {type(spec['call']).__name__}"
+        )
+    if not isinstance(spec.get("args") or (), (tuple, list)):
+        raise ConventionError(
+            f"'args' must be a tuple of the host function's arguments, got {type(spec['args']).__name__}"
+        )
+    if not isinstance(spec.get("kwargs") or {}, dict):
+        raise ConventionError("'kwargs' must be a dict of the host function's keyword arguments")
+
+
+def _triton_stages(kernel, arch: str, out: Path, index: int, called: bool = False) -> dict:
     compiled, launch = _triton_compile(kernel, arch)
+    if called:
+        launch["source"] = "call"
     name = compiled.metadata.name
     kdir = out / (name if index == 0 else f"{name}_{index}")
     kdir.mkdir(parents=True, exist_ok=True)
@@ -161,6 +188,7 @@ def main(argv: list[str]) -> int:
     frontend, file, arch, out = argv
     path = Path(file).resolve()
     out_dir = Path(out)
+    readlog.start(readlog.skipped_dirs([out_dir, *compiler_cache_dirs()], keep=path.parent))
     try:
         module = _load(path)
     except SyntaxError as exc:
@@ -191,10 +219,19 @@ def main(argv: list[str]) -> int:
                 fn(*args, **kwargs)
             result = {"kernels": []}
         else:
-            specs = spec if isinstance(spec, list) else [spec]
+            from tools.frontends._triton_jit import capture_launches, is_call_form
+
+            called = is_call_form(spec)
+            if called:
+                _check_call_spec(spec)
+                specs = capture_launches(spec)
+                if not specs:
+                    raise ConventionError(f"the 'call' of {ENTRY}() launched no Triton kernel")
+            else:
+                specs = spec if isinstance(spec, list) else [spec]
             for s in specs:
                 _check_triton_spec(s)
-            result = {"kernels": [_triton_stages(s, arch, out_dir, i) for i, s in enumerate(specs)]}
+            result = {"kernels": [_triton_stages(s, arch, out_dir, i, called) for i, s in enumerate(specs)]}
     except (ConventionError, LaunchSpecError) as exc:
         _report(out_dir, "convention", message=str(exc))
         return 4
@@ -205,6 +242,7 @@ def main(argv: list[str]) -> int:
         print(user_traceback(exc, path), file=sys.stderr)
         _report(out_dir, "user_error", message=f"{ENTRY}() raised")
         return 3
+    readlog.write(out_dir)  # what the compile read: the cache reuses this result only while it is unchanged
     _report(out_dir, "ok", **result)
     return 0
 

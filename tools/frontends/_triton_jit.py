@@ -94,6 +94,24 @@ def _grid(grid: Any, bound_args: dict) -> list[int] | None:
     return values
 
 
+def describe_arguments(fn, bound_args: dict) -> list[dict]:
+    """Each bound argument as a LaunchArgument dict: tensors by dtype, shape and bytes, the rest by value."""
+    constexprs = {p.name for p in fn.params if p.is_constexpr}
+    out = []
+    for name, value in bound_args.items():
+        if hasattr(value, "data_ptr") and hasattr(value, "shape") and hasattr(value, "element_size"):
+            out.append({
+                "name": name, "kind": "tensor", "dtype": str(value.dtype).removeprefix("torch."),
+                "shape": [int(d) for d in value.shape], "nbytes": int(value.numel() * value.element_size()),
+            })  # fmt: skip
+        elif isinstance(value, (bool, int, float, str)) or value is None:
+            out.append({"name": name, "kind": "constexpr" if name in constexprs else "scalar", "value": value})
+        else:
+            text = getattr(value, "__name__", None) or repr(value)[:40]
+            out.append({"name": name, "kind": "constexpr" if name in constexprs else "scalar", "value": text})
+    return out
+
+
 def compile_example(spec: dict, arch: str):
     """(CompiledKernel, launch dict) for one example-argument spec on ``arch``; the launch dict fits LaunchInfo."""
     import triton
@@ -134,7 +152,49 @@ def compile_example(spec: dict, arch: str):
         "block_threads": options.num_warps * target.warp_size,
         "options": {k: v for k, v in given.items() if isinstance(v, (int, float, str, bool)) or v is None},
         "specialization": described,
+        "arguments": describe_arguments(fn, bound_args),
         "source": "example-args",
         "note": None if grid else "no 'grid' given: launch-aware occupancy checks cannot tell how many CUs it fills",
     }
     return compiled, launch
+
+
+def is_call_form(spec: Any) -> bool:
+    """The whole-call form: ``{"call": host_fn, "args": (...), "kwargs": {...}}``."""
+    return isinstance(spec, dict) and "call" in spec and "kernel" not in spec
+
+
+def capture_launches(spec: dict) -> list[dict]:
+    """Run the user's host function with every ``kernel[grid](...)`` it makes recorded instead of executed; each
+    launch as an example-argument spec (kernel, args, kwargs, grid), in launch order.
+
+    ``JITFunction.run`` is what ``kernel[grid](...)`` calls (``KernelInterface.__getitem__``); while the host function
+    runs it is replaced by a recorder, so no GPU is needed: outputs stay as the host allocated them (CPU tensors).
+    An autotuned kernel (``@triton.autotune``) would benchmark its configs and is refused."""
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+
+    fn = spec["call"]
+    if not callable(fn):
+        raise TypeError(f"'call' must be the host function that launches the kernels, got {type(fn).__name__}")
+    launches: list[dict] = []
+
+    def record(self, *args, grid, warmup=False, **kwargs):
+        if warmup:
+            return None
+        launches.append({"kernel": self, "args": tuple(args), "kwargs": dict(kwargs), "grid": grid})
+        return None
+
+    def refuse(self, *args, **kwargs):
+        raise LaunchSpecError(
+            f"{getattr(self.fn, '__name__', 'a kernel')} is autotuned: the call would benchmark its configs on a GPU; "
+            "return the example-argument form with the chosen config instead"
+        )
+
+    saved = JITFunction.run, Autotuner.run
+    JITFunction.run, Autotuner.run = record, refuse
+    try:
+        fn(*tuple(spec.get("args") or ()), **dict(spec.get("kwargs") or {}))
+    finally:
+        JITFunction.run, Autotuner.run = saved
+    return launches

@@ -71,6 +71,9 @@ class Frontend(ABC):
     name: str = ""
     archs: tuple[str, ...] = ()
     suffixes: tuple[str, ...] = ()
+    # environment variables the compiler reads (a name ending in "_" is a prefix): in the cache key, since C code's
+    # getenv is not seen by the compile child's record (tools/readlog.py)
+    env_keys: tuple[str, ...] = ()
 
     def check_arch(self, arch: str) -> str:
         arch = archmod.normalize_arch(arch)

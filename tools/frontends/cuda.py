@@ -101,6 +101,7 @@ class CudaFrontend(Frontend):
     name = "cuda"
     archs = NVIDIA_TARGETS
     suffixes = (".cu",)
+    env_keys = ("CUDA_", "NVCC_", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
 
     def check_flags(self, path: Path, flags: list[str]) -> None:
         checked_flags(file_flags(path), path, f"the '// kernelpilot:' comment in {path.name}")

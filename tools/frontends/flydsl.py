@@ -68,6 +68,7 @@ class FlyDSLFrontend(Frontend):
     name = "flydsl"
     archs = AMD_TARGETS
     suffixes = (".py",)
+    env_keys = ("PYTHONPATH", "FLYDSL_", "MLIR_", "LLVM_", "ROCM_PATH", "HIP_PATH", "HSA_OVERRIDE_GFX_VERSION")
 
     def versions(self) -> CompilerVersions:
         versions = {"flydsl": package_version("flydsl") or "missing"}

@@ -271,6 +271,7 @@ class MojoFrontend(Frontend):
     name = "mojo"
     archs = AMD_TARGETS + NVIDIA_TARGETS
     suffixes = (".mojo",)
+    env_keys = ("MODULAR_", "MOJO_")
 
     def check_flags(self, path: Path, flags: list[str]) -> None:
         """``mojo run`` gets only defines, include dirs (inside the roots when confined) and -O levels."""

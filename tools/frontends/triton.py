@@ -32,6 +32,8 @@ class TritonFrontend(Frontend):
     name = "triton"
     archs = AMD_TARGETS + NVIDIA_TARGETS
     suffixes = (".py",)
+    env_keys = ("PYTHONPATH", "TRITON_", "AMDGCN_", "MLIR_", "LLVM_", "DISABLE_LLVM_OPT", "DISABLE_PTXAS_OPT",
+                "PTXAS_OPTIONS", "NVPTX_ENABLE_DUMP", "USE_IR_LOC", "CC", "ROCM_PATH", "HIP_PATH", "CUDA_HOME")  # fmt: skip
 
     def versions(self) -> CompilerVersions:
         return CompilerVersions(frontend=self.name, versions={"triton": package_version("triton") or "missing"})

@@ -65,6 +65,17 @@ class Resources(BaseModel):
     notes: list[str] = Field(default_factory=list, description="where figures disagree or were derived")
 
 
+class LaunchArgument(BaseModel):
+    """One argument of a recorded launch: a tensor by its shape and bytes, a scalar or constexpr by its value."""
+
+    name: str
+    kind: Literal["tensor", "scalar", "constexpr"]
+    dtype: str | None = None
+    shape: list[int] | None = None
+    nbytes: int | None = Field(None, description="the tensor's bytes (numel x element size)")
+    value: int | float | bool | str | None = None
+
+
 class LaunchInfo(BaseModel):
     """How the kernel is launched, where the kernel file says (Triton example arguments, a trace)."""
 
@@ -79,9 +90,12 @@ class LaunchInfo(BaseModel):
         description="per argument, what the JIT specialised on: 'aligned16' (pointer), 'div16' or '==1' (integer), "
         "'constexpr=V'; '' for nothing",
     )
-    source: Literal["example-args", "signature", "command", "trace"] = Field(
+    arguments: list[LaunchArgument] = Field(
+        default_factory=list, description="the launch's arguments in order (example-args and captured calls)"
+    )
+    source: Literal["example-args", "signature", "command", "trace", "call"] = Field(
         description="example-args: derived by Triton's own binder from example arguments (what the JIT launches); "
-        "signature: the dict form, no launch specialisation"
+        "signature: the dict form, no launch specialisation; call: captured from the user's host function"
     )
     note: str | None = None
 

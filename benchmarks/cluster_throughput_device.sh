@@ -1,0 +1,41 @@
+#!/bin/bash
+# Issue 25 "cluster throughput": the gpu-runtime track (reference agent) through Dask on this host's GPUs (one
+# `eval worker` per GPU, two jobs per GPU) against the single-host runner on ONE GPU. Run from a checkout root on a
+# 2-GPU device machine, the wheels (pydantic, dask, distributed, ...) in .whl/:
+#   bash benchmarks/cluster_throughput_device.sh dask     # ~4 min on 2x H100; logs under $OUT
+#   bash benchmarks/cluster_throughput_device.sh single   # ~5.5 min: the same track on GPU 0 alone
+# Run both on the same (warm) machine, Dask first (cold Triton caches: the conservative order for the claim).
+MODE=${1:-dask}
+set -u -o pipefail
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0
+O=${OUT:-/tmp/out}
+mkdir -p "$O"
+nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$O/gpu.txt"
+if [ "$MODE" = dask ]; then
+python3 -m distributed.cli.dask_scheduler --host 127.0.0.1 --port 8786 --dashboard-address :0 >"$O/scheduler.log" 2>&1 &
+SCHED=$!
+sleep 3
+python3 -m tools.cli eval worker --scheduler tcp://127.0.0.1:8786 >"$O/worker.log" 2>&1 &
+WORKER=$!
+for _ in $(seq 60); do
+  n=$(python3 -c "import distributed; c=distributed.Client('tcp://127.0.0.1:8786', timeout=10); print(len(c.scheduler_info()['workers']))" 2>/dev/null)
+  [ "${n:-0}" -ge 2 ] && break
+  sleep 1
+done
+echo "dask workers: ${n:-0}" | tee -a "$O/gpu.txt"
+s=$(date +%s.%N)
+timeout -k 10 330 python3 -m tools.cli eval run --agent reference --tasks gpu-runtime --out /tmp/dask \
+    --cluster tcp://127.0.0.1:8786 2>&1 | tee "$O/dask.log"
+e=$(date +%s.%N)
+echo "dask_2gpu_wall_s $(python3 -c "print(round($e-$s,1))")" | tee "$O/walls.txt"
+kill $WORKER $SCHED 2>/dev/null; wait $WORKER $SCHED 2>/dev/null
+tar czf "$O/dask_runs.tgz" -C /tmp dask 2>/dev/null
+else
+s=$(date +%s.%N)
+CUDA_VISIBLE_DEVICES=0 timeout -k 10 330 python3 -m tools.cli eval run --agent reference --tasks gpu-runtime \
+    --out /tmp/one 2>&1 | tee "$O/single.log"
+e=$(date +%s.%N)
+echo "single_host_1gpu_wall_s $(python3 -c "print(round($e-$s,1))")" | tee -a "$O/walls.txt"
+tar czf "$O/single_runs.tgz" -C /tmp one 2>/dev/null
+fi

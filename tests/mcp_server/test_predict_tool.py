@@ -1,0 +1,42 @@
+"""The predict tool through the MCP server (in-process client): a job in the worker, the PredictResult back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import Client
+
+from mcp_server.server import mcp
+
+pytestmark = [pytest.mark.anyio]
+
+
+async def call(args: dict):
+    async with Client(mcp) as c:
+        return await c.call_tool("predict", args)
+
+
+@pytest.mark.slow
+async def test_predict_tool_returns_each_launch_of_a_call_with_next_steps():
+    r = await call({"source": "tests/data/predict/split_sum_call.py", "arch": "sm_90", "wait_seconds": 300})
+    assert not r.is_error, r.content[0].text
+    out = r.structured_content
+    assert out["status"] == "done" and len(json.dumps(out)) < 32_000
+    rep = out["report"]
+    assert [lp["name"] for lp in rep["launches"]] == ["partial_sum_kernel", "merge_kernel"]
+    assert rep["device"] == "h100" and rep["band"]["status"] == "unvalidated"
+    assert out["summary"].startswith(f"{rep['predicted_us']:.1f} us predicted on h100 (2 launches)")
+    assert any("band is unvalidated" in s for s in out["next_steps"])
+
+
+async def test_predict_tool_without_source_is_an_error_with_a_hint():
+    r = await call({})
+    assert r.is_error and "give source" in r.content[0].text and "hint:" in r.content[0].text
+
+
+async def test_predict_tool_is_listed_as_running_code():
+    async with Client(mcp) as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+    assert tools["predict"].annotations.read_only_hint is False
+    assert list(tools["predict"].output_schema["properties"])[0] == "summary"

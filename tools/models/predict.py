@@ -1,0 +1,126 @@
+"""Models for ``kernelpilot predict``: a predicted time per launch, what bounds it, the figures it came from.
+
+``None`` means a figure could not be determined (never 0); every prediction carries its error band, which is
+``unvalidated`` until benchmarks/RESULTS.md holds a validation on the device (see tools/isa/machines/*.yaml).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Bound = Literal["hbm_bandwidth", "memory_latency", "issue", "valu", "mfma", "tensor", "lds", "tail", "launch_overhead"]
+TripSource = Literal["check", "loop-bounds", "assumption", "no-loop"]
+
+
+class Band(BaseModel):
+    """The error band of a prediction: measured time / predicted time lies in [low, high] for the validated share
+    of kernels. Both ``None`` while the device has no validation."""
+
+    low: float | None = None
+    high: float | None = None
+    status: Literal["validated", "unvalidated"] = "unvalidated"
+    source: str = Field(description="where the band comes from (a benchmarks/RESULTS.md section), or why none")
+
+
+class TripEvidence(BaseModel):
+    """How many times the hot loop runs, and where that number came from."""
+
+    source: TripSource = Field(
+        description="check: executed on the CPU engine; loop-bounds: scf.for bounds evaluated on the example "
+        "arguments; assumption: stated (--trips or a default); no-loop: the kernel has no loop"
+    )
+    trips: float | None = Field(None, description="hot-loop iterations per program (mean over programs)")
+    max_trips: float | None = Field(None, description="the longest program's iterations (sets the critical path)")
+    detail: str
+
+
+class LoopFigures(BaseModel):
+    """One loop of the ISA, with its executed count."""
+
+    header: str
+    depth: int
+    instructions: int = Field(description="instructions in the loop body (one iteration)")
+    trips: float | None = None
+    executed_instructions: float | None = Field(None, description="instructions x trips, per wave")
+    hot: bool = False
+
+
+class LaunchFigures(BaseModel):
+    """The figures a launch's prediction used, so a reader can redo the arithmetic."""
+
+    bytes_moved: float | None = Field(None, description="DRAM bytes the launch moves (loads + stores)")
+    bytes_requested: float | None = Field(None, description="bytes the ISA's global loads/stores request in total")
+    unique_tensor_bytes: int | None = Field(None, description="bytes of the launch's tensor arguments (each once)")
+    bytes_in_flight_per_cu: float | None = Field(
+        None, description="resident waves/warps per CU/SM x bytes a wave issues before its first wait"
+    )
+    bytes_in_flight_per_wave: float | None = None
+    resident_waves_per_cu: int | None = Field(None, description="resident waves (AMD) / warps (NVIDIA) per CU/SM")
+    resident_blocks_per_cu: int | None = None
+    rounds: int | None = Field(None, description="waves of blocks: ceil(programs / (CUs x resident blocks per CU))")
+    active_cus: int | None = None
+    iteration_cycles: float | None = Field(None, description="issue cycles of one wave's hot-loop iteration")
+    trips: float | None = None
+    issue_us: float | None = Field(None, description="instruction issue time per CU/SM")
+    valu_us: float | None = None
+    matrix_us: float | None = Field(None, description="MFMA / tensor-core time per CU/SM")
+    lds_us: float | None = None
+    hbm_us: float | None = Field(None, description="bytes_moved / achievable HBM bandwidth")
+    latency_us: float | None = Field(None, description="bytes_moved / (CUs x bytes in flight / DRAM latency)")
+    tail_us: float | None = Field(None, description="time of the last, partial round of blocks")
+    launch_overhead_us: float | None = None
+    achievable_bandwidth_gbs: float | None = Field(
+        None, description="min(achievable HBM, CUs x in-flight / latency), GB/s"
+    )
+
+
+class LaunchPrediction(BaseModel):
+    """The predicted time of one kernel launch on one device."""
+
+    name: str
+    arch: str
+    device: str
+    grid: list[int] | None = None
+    programs: int | None = None
+    block_threads: int | None = None
+    predicted_us: float | None
+    bound: Bound | None
+    band: Band
+    figures: LaunchFigures
+    trips: TripEvidence
+    loops: list[LoopFigures] = Field(default_factory=list)
+    undetermined: str | None = Field(None, description="why there is no prediction")
+    notes: list[str] = Field(default_factory=list)
+
+
+class PredictResult(BaseModel):
+    """``kernelpilot predict``: every launch in order, the total, and with --baseline the predicted speedup."""
+
+    summary: str
+    source: str
+    arch: str
+    device: str
+    launches: list[LaunchPrediction]
+    predicted_us: float | None
+    bound: Bound | None = Field(None, description="the bound of the launch that takes longest")
+    band: Band
+    baseline: str | None = None
+    baseline_launches: list[LaunchPrediction] = Field(default_factory=list)
+    baseline_predicted_us: float | None = None
+    predicted_speedup: float | None = Field(None, description="baseline_predicted_us / predicted_us")
+    speedup_band: list[float] | None = Field(None, description="[low, high] of the speedup; null while unvalidated")
+    notes: list[str] = Field(default_factory=list)
+
+
+class PairPrediction(BaseModel):
+    """Before/after prediction for the verdicts (``tools.predict.predict_pair``)."""
+
+    baseline_predicted_us: float | None = None
+    predicted_us: float | None = None
+    predicted_speedup: float | None = None
+    speedup_band: tuple[float, float] | None = Field(None, description="(low, high); None while unvalidated")
+    bound: str | None = None
+    undetermined: str | None = Field(None, description="why there is no prediction")
+    notes: list[str] = Field(default_factory=list)

@@ -1,0 +1,248 @@
+"""kernelpilot predict: a predicted time for every launch, and what bounds it.
+
+Public API: ``predict_launch`` (one KernelDump), ``predict_kernels`` (a call's launches in order), ``predict_pair``
+(before/after, for the verdicts), ``predict_file`` (what the CLI and the MCP tool run).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from tools.isa.arch import amd_arch, is_amd, normalize_arch
+from tools.isa.machines import Machine, device_for
+from tools.models.dump import KernelDump
+from tools.models.predict import Band, LaunchFigures, LaunchPrediction, PairPrediction, TripEvidence
+from tools.predict.model import LaunchShape, predict
+
+__all__ = ["band_of", "predict_kernels", "predict_launch", "predict_pair"]
+
+DEFAULT_TRIPS = 1.0
+
+
+def band_of(m: Machine) -> Band:
+    """The device's error band, from its machine file (the one place it is kept)."""
+    b = m.band
+    status = "validated" if b.get("status") == "validated" and b.get("low") and b.get("high") else "unvalidated"
+    return Band(
+        low=b.get("low") if status == "validated" else None,
+        high=b.get("high") if status == "validated" else None,
+        status=status,
+        source=b.get("source") or "no validation",
+    )
+
+
+def _stage(k: KernelDump, *names: str) -> Path | None:
+    for s in k.stages:
+        if s.name in names or any(s.name.endswith(n) for n in names):
+            return Path(s.path)
+    return None
+
+
+def _resident_blocks(k: KernelDump, waves_per_block: int, m: Machine) -> int | None:
+    r = k.resources
+    if is_amd(k.arch) and r.waves_per_simd:
+        return max(1, r.waves_per_simd * amd_arch(k.arch).simds_per_cu // waves_per_block)
+    if not is_amd(k.arch) and r.occupancy_warps_per_sm:
+        return max(1, r.occupancy_warps_per_sm // waves_per_block)
+    return None
+
+
+_FLY_LAUNCH_RE = re.compile(
+    r"gpu\.launch_func\s.*?@[\w.$]+::@([\w.$]+)\s+blocks in \(([^)]*)\)\s+threads in \(([^)]*)\)"
+)
+_INDEX_CONST_RE = re.compile(r"(%[\w.$]+) = arith\.constant (-?\d+) : index")
+
+
+def _flydsl_launch(k: KernelDump) -> tuple[list[int], int] | None:
+    """FlyDSL's grid and block from the host function's ``gpu.launch_func`` (origin stage), when both are
+    constants; None when the host computes them from the arguments at run time."""
+    origin = _stage(k, "origin")
+    if origin is None or not origin.exists():
+        return None
+    text = origin.read_text(errors="replace")
+    consts = dict(_INDEX_CONST_RE.findall(text))
+    for name, blocks, threads in _FLY_LAUNCH_RE.findall(text):
+        if name != k.name:
+            continue
+        dims = [[consts.get(v.strip()) for v in group.split(",")] for group in (blocks, threads)]
+        if any(v is None for d in dims for v in d):
+            return None
+        return [int(v) for v in dims[0]], math.prod(int(v) for v in dims[1])
+    return None
+
+
+def _trip_plan(k: KernelDump, grid: list[int] | None):
+    """(TTIR loops with trips, detail) from the loop bounds on the example arguments, or (None, why not)."""
+    ttir = _stage(k, "ttir")
+    if ttir is None or not ttir.exists():
+        return None, "no TTIR stage (not a Triton kernel)"
+    if not k.launch or not k.launch.arguments:
+        return None, "the launch's argument values were not recorded"
+    from tools.predict.trips import ttir_loops
+
+    scalars: dict[str, int] = {}
+    pos = 0
+    for a in k.launch.arguments:
+        if a.kind == "constexpr":
+            continue
+        if a.kind == "scalar" and isinstance(a.value, bool | int):
+            scalars[a.name] = int(a.value)
+            scalars[str(pos)] = int(a.value)
+        pos += 1
+    loops, detail = ttir_loops(ttir.read_text(), scalars, grid)
+    if not loops:
+        return [], "the TTIR has no scf.for"
+    if all(t.trips is None for t in loops):
+        return None, "the scf.for bounds depend on values not known before the launch (loaded or loop-carried)"
+    return loops, detail
+
+
+def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None, threads=None) -> LaunchPrediction:
+    return LaunchPrediction(
+        name=k.name,
+        arch=k.arch,
+        device=m.name,
+        grid=grid,
+        programs=programs,
+        block_threads=threads,
+        predicted_us=None,
+        bound=None,
+        band=band_of(m),
+        figures=LaunchFigures(),
+        trips=TripEvidence(source="assumption", detail="not reached"),
+        undetermined=why,
+    )
+
+
+def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | None = None) -> LaunchPrediction:
+    """The predicted time of one compiled kernel's launch (its KernelDump.launch) on ``device`` (default: the
+    architecture's usual device). ``trips``: the hot loop's iterations when no evidence gives them."""
+    m = device_for(k.arch, device)
+    notes: list[str] = []
+    grid = k.launch.grid if k.launch else None
+    threads = k.launch.block_threads if k.launch else None
+    if grid is None and k.frontend == "flydsl":
+        found = _flydsl_launch(k)
+        if found:
+            grid, threads = found
+            notes.append("grid and block read from FlyDSL's gpu.launch_func (origin stage)")
+    if not grid:
+        why = "the launch grid is unknown: return example arguments with a 'grid'"
+        if k.frontend == "flydsl":
+            why = "the launch grid is computed by the host function at run time (not a constant in gpu.launch_func)"
+        return _undetermined(k, m, why)
+    programs = math.prod(grid)
+    wave = int(m.value("wave_size"))
+    threads = threads or (k.resources.max_flat_workgroup_size or 256)
+    waves_per_block = max(1, math.ceil(threads / wave))
+    resident = _resident_blocks(k, waves_per_block, m)
+    if resident is None:
+        return _undetermined(k, m, "occupancy unknown (no register figures)", grid, programs, threads)
+    if not k.final_isa or not Path(k.final_isa).exists():
+        return _undetermined(k, m, "no final ISA to read", grid, programs, threads)
+    plan, plan_detail = _trip_plan(k, grid)
+    default = float(trips) if trips else DEFAULT_TRIPS
+    text = Path(k.final_isa).read_text(errors="replace")
+    if is_amd(k.arch):
+        from tools.predict.amd import amd_wave_work
+
+        work, mean, peak = amd_wave_work(
+            text, k.name, k.arch, m, plan if trips is None else None, default, waves_per_block
+        )
+    else:
+        from tools.predict.nvidia import nvidia_wave_work
+
+        work, mean, peak = nvidia_wave_work(text, k.name, m, plan if trips is None else None, default, waves_per_block)
+    if not work.loops:
+        evidence = TripEvidence(source="no-loop", trips=1, max_trips=1, detail="the kernel has no loop")
+    elif trips is not None:
+        evidence = TripEvidence(source="assumption", trips=mean, max_trips=peak, detail=f"--trips {trips:g} (stated)")
+    elif plan:
+        evidence = TripEvidence(source="loop-bounds", trips=mean, max_trips=peak, detail=plan_detail)
+    else:
+        evidence = TripEvidence(
+            source="assumption",
+            trips=mean,
+            max_trips=peak,
+            detail=f"{default:g} iteration per loop assumed ({plan_detail}); pass --trips N for the hot loop",
+        )
+    unique = None
+    if k.launch and k.launch.arguments:
+        sizes = [a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes]
+        unique = sum(sizes) if sizes else None
+    shape = LaunchShape(programs, waves_per_block, resident, unique)
+    us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
+    return LaunchPrediction(
+        name=k.name,
+        arch=k.arch,
+        device=m.name,
+        grid=list(grid),
+        programs=programs,
+        block_threads=threads,
+        predicted_us=round(us, 3),
+        bound=bound,
+        band=band_of(m),
+        figures=figures,
+        trips=evidence,
+        loops=work.loops,
+        notes=notes + work.notes,
+    )
+
+
+def predict_kernels(
+    kernels: list[KernelDump], *, arch: str, device: str | None = None, trips: float | None = None
+) -> list[LaunchPrediction]:
+    """Each launch of a call, in order."""
+    normalize_arch(arch)
+    return [predict_launch(k, device=device, trips=trips) for k in kernels]
+
+
+def total_of(launches: list[LaunchPrediction]) -> tuple[float | None, str | None]:
+    """The launches' summed time (None if any is undetermined) and the bound of the longest one."""
+    if not launches or any(p.predicted_us is None for p in launches):
+        return None, None
+    longest = max(launches, key=lambda p: p.predicted_us)
+    return round(sum(p.predicted_us for p in launches), 3), longest.bound
+
+
+def speedup_band(speedup: float, band: Band) -> tuple[float, float] | None:
+    """A speedup's band when both times carry the validated per-launch band: the errors may go either way."""
+    if band.status != "validated" or not band.low or not band.high:
+        return None
+    return (speedup * band.low / band.high, speedup * band.high / band.low)
+
+
+def predict_pair(
+    before: list[KernelDump], after: list[KernelDump], *, arch: str, device: str | None = None
+) -> PairPrediction:
+    """Predicted before/after times and speedup for the verdicts: ``undetermined`` (with why) when either side has
+    no prediction; ``speedup_band`` None while the device's band is unvalidated."""
+    m = device_for(arch, device)
+    b = predict_kernels(before, arch=arch, device=device)
+    a = predict_kernels(after, arch=arch, device=device)
+    b_us, _ = total_of(b)
+    a_us, bound = total_of(a)
+    notes = [f"device {m.product}; band {band_of(m).status} ({band_of(m).source})"]
+    for side, launches in (("before", b), ("after", a)):
+        for p in launches:
+            if p.trips.source == "assumption":
+                notes.append(f"{side} {p.name}: trips assumed ({p.trips.detail})")
+    why = None
+    if not before or not after:
+        why = "no kernel on the " + ("before" if not before else "after") + " side"
+    else:
+        missing = [f"{p.name}: {p.undetermined}" for p in (*b, *a) if p.predicted_us is None]
+        why = "; ".join(missing) or None
+    if why:
+        return PairPrediction(baseline_predicted_us=b_us, predicted_us=a_us, undetermined=why, notes=notes)
+    speedup = round(b_us / a_us, 4)
+    return PairPrediction(
+        baseline_predicted_us=b_us,
+        predicted_us=a_us,
+        predicted_speedup=speedup,
+        speedup_band=speedup_band(speedup, band_of(m)),
+        bound=bound,
+        notes=notes,
+    )

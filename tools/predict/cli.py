@@ -1,0 +1,146 @@
+"""``kernelpilot predict FILE --arch A [--device D] [--baseline B] [--trips N] [--json]``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tools.errors import InputError
+from tools.isa.arch import normalize_arch
+from tools.isa.machines import device_for, machine_names
+from tools.models.dump import KernelDump
+from tools.models.predict import LaunchPrediction, PredictResult
+
+HELP = "predict each launch's time on a GPU from its ISA and launch, and what bounds it"
+
+
+def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> tuple[list[KernelDump], str]:
+    """The launches of ``source`` in order: a kernel file (compiled by dump-ir; a call form captures every launch)
+    or a recorded variant folder (meta.json + compiled files, benchmarks/predict_data/FORMAT.md)."""
+    from tools.predict.artifacts import is_variant_dir, read_variant
+
+    path = Path(source)
+    if is_variant_dir(path):
+        kernels = read_variant(path, arch)
+        return kernels, kernels[0].arch
+    if path.is_dir():
+        raise InputError(
+            f"{path} is a folder without meta.json",
+            hint="give a kernel file, or a recorded variant folder (meta.json beside the Triton cache files)",
+        )
+    if not arch:
+        raise InputError("--arch is needed to compile a kernel file", hint="e.g. kernelpilot predict k.py --arch sm_90")
+    from tools.dump_ir.dump import dump_ir
+
+    result = dump_ir(path, arch, timeout=timeout)
+    return result.kernels, result.arch
+
+
+def _summary(p: PredictResult) -> str:
+    if p.predicted_us is None:
+        why = next((lp.undetermined for lp in p.launches if lp.undetermined), "no launch")
+        return f"undetermined on {p.device}: {why}"
+    n = len(p.launches)
+    text = f"{p.predicted_us:.1f} us predicted on {p.device} ({n} launch{'es' if n != 1 else ''}), bound: {p.bound}"
+    if p.predicted_speedup is not None:
+        text += f"; {p.predicted_speedup:.2f}x vs baseline ({p.baseline_predicted_us:.1f} us)"
+    if p.band.status == "unvalidated":
+        text += "; band unvalidated"
+    else:
+        text += f"; band x{p.band.low:g}-x{p.band.high:g}"
+    return text
+
+
+def predict_file(
+    source: str | Path,
+    arch: str | None = None,
+    *,
+    device: str | None = None,
+    baseline: str | Path | None = None,
+    trips: float | None = None,
+    timeout: float = 600,
+) -> PredictResult:
+    """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
+    from tools.predict import band_of, predict_kernels, speedup_band, total_of
+
+    arch = normalize_arch(arch) if arch else None
+    kernels, arch = load_kernels(source, arch, timeout)
+    m = device_for(arch, device)
+    launches = predict_kernels(kernels, arch=arch, device=device, trips=trips)
+    total, bound = total_of(launches)
+    result = PredictResult(
+        summary="",
+        source=str(source),
+        arch=arch,
+        device=m.name,
+        launches=launches,
+        predicted_us=total,
+        bound=bound,
+        band=band_of(m),
+    )
+    if baseline is not None:
+        before, _ = load_kernels(baseline, arch, timeout)
+        result.baseline = str(baseline)
+        result.baseline_launches = predict_kernels(before, arch=arch, device=device, trips=trips)
+        result.baseline_predicted_us, _ = total_of(result.baseline_launches)
+        if result.baseline_predicted_us and total:
+            result.predicted_speedup = round(result.baseline_predicted_us / total, 4)
+            sb = speedup_band(result.predicted_speedup, result.band)
+            result.speedup_band = list(sb) if sb else None
+    if any(lp.trips.source == "assumption" for lp in launches + result.baseline_launches):
+        result.notes.append("some trip counts are assumed (see each launch's trips.detail); pass --trips N")
+    result.notes.append(f"device figures and their sources: tools/isa/machines/{m.name}.yaml")
+    result.summary = _summary(result)
+    return result
+
+
+def format_launch(i: int, p: LaunchPrediction) -> list[str]:
+    if p.predicted_us is None:
+        return [f"  [{i}] {p.name}: undetermined: {p.undetermined}"]
+    f = p.figures
+    lines = [
+        f"  [{i}] {p.name}: {p.predicted_us:.2f} us, bound: {p.bound}  (grid {p.grid}, {p.block_threads} threads)",
+        f"      bytes moved {f.bytes_moved:.0f} (requested {f.bytes_requested:.0f}, tensors {f.unique_tensor_bytes}); "
+        f"in flight {f.bytes_in_flight_per_cu:.0f} B/CU ({f.resident_waves_per_cu} waves x "
+        f"{f.bytes_in_flight_per_wave:.0f} B); {f.rounds} round(s) on {f.active_cus} CUs/SMs",
+        f"      hbm {f.hbm_us:.2f} us, latency {f.latency_us:.2f} us, issue {f.issue_us:.2f} us, valu "
+        f"{f.valu_us:.2f} us, matrix {f.matrix_us:.2f} us, lds {f.lds_us:.2f} us, launch {f.launch_overhead_us} us",
+        f"      trips: {p.trips.source} ({p.trips.detail}); hot loop x{p.trips.trips:g}"
+        + (f", {f.iteration_cycles:.0f} issue cycles/iteration" if f.iteration_cycles else ""),
+    ]
+    lines += [f"      note: {n}" for n in p.notes]
+    return lines
+
+
+def format_result(r: PredictResult) -> str:
+    lines = [r.summary]
+    if r.baseline_launches:
+        lines.append(f"baseline {r.baseline}:")
+        for i, p in enumerate(r.baseline_launches):
+            lines += format_launch(i, p)
+        lines.append(f"{r.source}:")
+    for i, p in enumerate(r.launches):
+        lines += format_launch(i, p)
+    lines.append(f"band: {r.band.status} ({r.band.source})")
+    lines += [f"note: {n}" for n in r.notes]
+    return "\n".join(lines)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", help="kernel file (Triton, FlyDSL, ...) or a recorded variant folder with meta.json")
+    p.add_argument("--arch", help="target: gfx90a, gfx942, gfx950, sm_80, sm_90 (a variant folder names its own)")
+    p.add_argument(
+        "--device", choices=machine_names(), help="device model (default per arch: gfx942 mi300x, sm_90 h100)"
+    )
+    p.add_argument("--baseline", metavar="B", help="a second kernel file or folder: predicted speedup of SOURCE over B")
+    p.add_argument("--trips", type=float, help="hot-loop iterations per program when no evidence gives them")
+    p.add_argument("--timeout", type=float, default=600, help="seconds before a compile is stopped")
+    p.add_argument("--json", action="store_true", help="print the PredictResult model as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    r = predict_file(
+        args.source, args.arch, device=args.device, baseline=args.baseline, trips=args.trips, timeout=args.timeout
+    )
+    print(r.model_dump_json(indent=2) if args.json else format_result(r))
+    return 0

@@ -1,0 +1,158 @@
+"""The vendor-neutral timing model: per-wave work (from the ISA) + launch + device → predicted time and bound.
+
+Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks run in rounds of
+``CUs x resident blocks per CU``. A round takes the longest of
+  * the chain of one wave: prologue + trips x (DRAM latency x bytes per iteration / bytes in flight + its own issue
+    cycles when the loop does not run ahead of its loads) — a wave cannot finish sooner (memory_latency);
+  * HBM: the round's DRAM bytes / achievable bandwidth (hbm_bandwidth);
+  * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds).
+The bandwidth a launch can draw is also ``CUs x bytes in flight per CU / latency`` (Little's law): with few resident
+waves or little issued before each wait, the chain term wins — what MWP < CWP means in Hong & Kim's model.
+DRAM bytes are the ISA's requested bytes, capped by the unique bytes of the tensor arguments (re-reads hit L2).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from tools.isa.machines import Machine
+from tools.models.predict import LaunchFigures, LoopFigures
+
+
+@dataclass
+class WaveWork:
+    """One wave's (warp's) work, read from the ISA: executed once, and per hot-loop iteration.
+
+    Cycles are issue-unit cycles (a SIMD on AMD, an SM sub-partition on NVIDIA); bytes are per wave."""
+
+    instructions_once: float = 0
+    instructions_iter: float = 0
+    issue_once: float = 0  # issue slots (one per instruction)
+    issue_iter: float = 0
+    valu_once: float = 0  # vector ALU pipe cycles
+    valu_iter: float = 0
+    matrix_once: float = 0  # MFMA / tensor-core pipe cycles
+    matrix_iter: float = 0
+    lds_bytes_once: float = 0
+    lds_bytes_iter: float = 0
+    global_bytes_once: float = 0  # global loads + stores
+    global_bytes_iter: float = 0
+    load_bytes_once: float = 0
+    load_bytes_iter: float = 0
+    chain_cycles_once: float = 0  # one wave's own issue latency outside the hot loop
+    chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
+    in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
+    pipelined: bool = False  # the hot loop's first wait leaves this iteration's loads in flight
+    loops: list[LoopFigures] = field(default_factory=list)
+    matrix_unit: str = "mfma"
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LaunchShape:
+    programs: int
+    waves_per_block: int
+    resident_blocks_per_cu: int  # from occupancy (registers, LDS / shared memory, block size)
+    unique_tensor_bytes: int | None = None
+
+
+def _us(cycles: float, m: Machine) -> float:
+    return cycles / m.clock_hz * 1e6
+
+
+def predict(
+    work: WaveWork, shape: LaunchShape, m: Machine, trips: float, max_trips: float
+) -> tuple[float, str, LaunchFigures]:
+    """(predicted_us, bound, figures) for one launch."""
+    cus = int(m.value("compute_units"))
+    units = m.value("issue_units_per_cu")
+    latency = m.value("dram_latency_cycles")
+    bw = m.value("hbm_achievable_gbs") * 1e9
+    g = max(1, shape.resident_blocks_per_cu)
+    wpb = shape.waves_per_block
+    per_wave = {
+        "issue": work.issue_once + trips * work.issue_iter,
+        "valu": work.valu_once + trips * work.valu_iter,
+        "matrix": work.matrix_once + trips * work.matrix_iter,
+        "lds": work.lds_bytes_once + trips * work.lds_bytes_iter,
+        "bytes": work.global_bytes_once + trips * work.global_bytes_iter,
+    }
+    waves = shape.programs * wpb
+    requested = waves * per_wave["bytes"]
+    moved = requested
+    if shape.unique_tensor_bytes and requested > shape.unique_tensor_bytes:
+        moved = float(shape.unique_tensor_bytes)
+    dram_share = moved / requested if requested else 0.0
+
+    # one wave's chain: its loads wait the DRAM latency once per in-flight window
+    load_iter = work.load_bytes_iter
+    flight = max(work.in_flight_bytes, 1.0)
+    if load_iter:
+        windows = load_iter / flight
+        iter_chain = latency * windows + (0 if work.pipelined else work.chain_cycles_iter)
+        iter_chain = max(iter_chain, work.chain_cycles_iter)
+    else:
+        iter_chain = work.chain_cycles_iter
+    once_chain = work.chain_cycles_once + (latency if work.load_bytes_once else 0)
+    chain_us = _us(once_chain + max_trips * iter_chain, m)
+
+    slots = cus * g
+    rounds = max(1, math.ceil(shape.programs / slots))
+    terms = {k: 0.0 for k in ("memory_latency", "hbm_bandwidth", "issue", "valu", "matrix", "lds")}
+    total = 0.0
+    tail_us = None
+    for r in range(rounds):
+        blocks = min(slots, shape.programs - r * slots)
+        per_cu = math.ceil(blocks / cus)
+        round_terms = {
+            "memory_latency": chain_us,
+            "hbm_bandwidth": blocks * wpb * per_wave["bytes"] * dram_share / bw * 1e6,
+            "issue": _us(per_cu * wpb * per_wave["issue"] / units, m),
+            "valu": _us(per_cu * wpb * per_wave["valu"] / units, m),
+            "matrix": _us(per_cu * wpb * per_wave["matrix"] / units, m),
+            "lds": _us(per_cu * wpb * per_wave["lds"] / m.value("lds_bytes_per_cycle"), m),
+        }
+        winner = max(round_terms, key=round_terms.get)
+        for k, v in round_terms.items():
+            terms[k] += v
+        total += round_terms[winner]
+        if r == rounds - 1 and rounds > 1 and blocks < slots:
+            tail_us = round_terms[winner]
+    overhead = m.value("launch_overhead_us")
+    bound = max(terms, key=terms.get)
+    if bound == "memory_latency" and not (work.load_bytes_iter or work.load_bytes_once):
+        bound = "issue"  # a chain of dependent instructions, no load to wait for
+    if bound == "matrix":
+        bound = work.matrix_unit
+    if tail_us is not None and tail_us >= 0.3 * total and (shape.programs % slots) <= slots // 2:
+        bound = "tail"
+    if overhead > total:
+        bound = "launch_overhead"
+    resident = min(g, math.ceil(shape.programs / cus)) * wpb
+    in_flight_cu = resident * work.in_flight_bytes
+    active = min(cus, shape.programs)
+    little_bw = active * in_flight_cu / (latency / m.clock_hz) if in_flight_cu else None
+    figures = LaunchFigures(
+        bytes_moved=moved,
+        bytes_requested=requested,
+        unique_tensor_bytes=shape.unique_tensor_bytes,
+        bytes_in_flight_per_cu=in_flight_cu,
+        bytes_in_flight_per_wave=work.in_flight_bytes,
+        resident_waves_per_cu=resident,
+        resident_blocks_per_cu=min(g, math.ceil(shape.programs / cus)),
+        rounds=rounds,
+        active_cus=active,
+        iteration_cycles=work.chain_cycles_iter if work.loops else None,
+        trips=trips,
+        issue_us=terms["issue"],
+        valu_us=terms["valu"],
+        matrix_us=terms["matrix"],
+        lds_us=terms["lds"],
+        hbm_us=terms["hbm_bandwidth"],
+        latency_us=terms["memory_latency"],
+        tail_us=tail_us,
+        launch_overhead_us=overhead,
+        achievable_bandwidth_gbs=min(bw, little_bw) / 1e9 if little_bw else None,
+    )
+    return total + overhead, bound, figures

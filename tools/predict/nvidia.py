@@ -1,0 +1,158 @@
+"""SASS → per-instruction costs, loops and bytes in flight for the timing model.
+
+Costs are per warp on one SM sub-partition: every instruction one issue slot, an FP32 op ``valu_cycles``, a
+tensor-core MMA its FLOP / the sub-partition's dense FLOP per clock (``tensor_flops_per_cycle`` / 4; mma.sync at
+``legacy_mma_fraction`` of it on sm_90). Bytes: a global or shared access moves its width per lane x 32 lanes;
+``LDSM...x4`` moves four 8x8 matrices of 16-bit elements.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools.isa.machines import Machine
+from tools.isa.sass import ALU_PREFIXES, SassInst, find_loops, parse_sass
+from tools.predict.model import WaveWork
+from tools.predict.work import InstCost, IsaLoop, wave_work
+
+_MMA_SHAPE_RE = re.compile(r"MMA\.(\d+)")
+_GMMA_RE = re.compile(r"GMMA\.(\d+)x(\d+)x(\d+)")
+
+
+def access_bytes(opcode: str) -> int:
+    """Bytes per lane of a global / shared / local access (``LDG.E.128`` → 16, ``LDG.E.U16`` → 2)."""
+    parts = opcode.split(".")
+    for p in parts[1:]:
+        if p in ("128", "64", "32"):
+            return int(p) // 8
+        if p in ("U8", "S8"):
+            return 1
+        if p in ("U16", "S16"):
+            return 2
+    return 4
+
+
+def _mma_dtype(opcode: str) -> str:
+    if opcode.startswith("DMMA"):
+        return "fp64"
+    if opcode.startswith(("IMMA", "IGMMA")):
+        return "int8"
+    if opcode.startswith("QGMMA") or ".E4M3" in opcode or ".E5M2" in opcode:
+        return "fp8"
+    if ".TF32" in opcode:
+        return "tf32"
+    return "bf16" if ".BF16" in opcode else "fp16"
+
+
+def _mma_flops(i: SassInst) -> float:
+    """FLOP of one warp's MMA instruction (a warpgroup's GMMA split over its 4 warps)."""
+    g = _GMMA_RE.search(i.opcode + " " + i.operands)
+    if g:
+        mm, nn, kk = (int(x) for x in g.groups())
+        return 2 * mm * nn * kk / 4
+    s = _MMA_SHAPE_RE.search(i.opcode)
+    if s:
+        digits = s.group(1)  # 16816 → m16 n8 k16; 1688 → m16 n8 k8; 884 → m8 n8 k4
+        m, rest = (16, digits[2:]) if digits.startswith("16") else (int(digits[0]), digits[1:])
+        if len(rest) >= 2:
+            return 2.0 * m * int(rest[0]) * int(rest[1:])
+    return 2.0 * 16 * 8 * 16
+
+
+def inst_cost(i: SassInst, m: Machine) -> InstCost:
+    root = i.root
+    lanes = m.value("wave_size")
+    dep = m.value("dependent_issue_cycles")
+    if i.is_mma:
+        per_sub = m.table("tensor_flops_per_cycle").get(_mma_dtype(i.opcode), 1024) / m.value("issue_units_per_cu")
+        rate = per_sub * (1.0 if "GMMA" in i.opcode else m.value("legacy_mma_fraction"))
+        cyc = _mma_flops(i) / rate
+        return InstCost(matrix=cyc, chain=cyc)
+    if i.opcode.startswith(ALU_PREFIXES):
+        return InstCost(valu=m.value("valu_cycles"), chain=dep)
+    if root in ("LDG", "LD", "LDL"):
+        return InstCost(load_bytes=access_bytes(i.opcode) * lanes, chain=dep)
+    if root == "LDGSTS":
+        b = access_bytes(i.opcode) * lanes
+        return InstCost(load_bytes=b, lds_bytes=b, chain=dep)
+    if root in ("STG", "ST", "STL", "RED", "ATOM", "ATOMG"):
+        return InstCost(store_bytes=access_bytes(i.opcode) * lanes, chain=dep)
+    if root == "LDSM":
+        n = 4 if ".4" in i.opcode else 2 if ".2" in i.opcode else 1
+        return InstCost(lds_bytes=n * 8 * 8 * 2, chain=dep)
+    if root in ("LDS", "STS", "ATOMS"):
+        return InstCost(lds_bytes=access_bytes(i.opcode) * lanes, chain=dep)
+    return InstCost(chain=dep if root not in ("NOP",) else 1)
+
+
+def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine) -> tuple[float, bool]:
+    """Bytes of global loads a warp has outstanding at its first stall on one: the first use of an LDG's register,
+    or a ``DEPBAR`` on cp.async groups (walking the loop body twice; once for a kernel without a loop)."""
+    lanes = m.value("wave_size")
+    out: dict[int, tuple[float, int]] = {}  # first register -> (bytes, pass)
+    pending: list[tuple[frozenset[int], float, int]] = []
+    for rep in (0, 1) if loop else (1,):
+        for idx in members:
+            i = insts[idx]
+            regs = frozenset(i.uses)
+            hit = [p for p in pending if p[0] & regs]
+            waits_async = i.root == "DEPBAR" and any(b for b, _ in out.values())
+            if rep == 1 and (hit or waits_async):
+                flight = sum(b for _, b, _ in pending) + sum(b for b, _ in out.values())
+                passes = [p for _, _, p in hit] + ([p for _, p in out.values()] if waits_async else [])
+                return flight, any(p == 0 for p in passes)
+            if hit:
+                pending = [p for p in pending if not p[0] & regs]
+            if i.root == "DEPBAR":
+                out.clear()
+            if i.root in ("LDG", "LD"):
+                pending.append((frozenset(i.defs), access_bytes(i.opcode) * lanes, rep))
+            elif i.root == "LDGSTS":
+                out[idx * 2 + rep] = (access_bytes(i.opcode) * lanes, rep)
+    loads = sum(access_bytes(insts[i].opcode) * lanes for i in members if insts[i].root in ("LDG", "LDGSTS", "LD"))
+    return float(loads), False
+
+
+_IADD_RE = re.compile(r"^(U?IADD3|VIADD|IADD)\b")
+_REG_TOKEN_RE = re.compile(r"^U?R\d+$")
+
+
+def counter_step(insts: list[SassInst], first: int, last: int) -> int | None:
+    """|immediate| a loop adds to a register its ISETP reads (``IADD3 R8, R8, -0x4, RZ`` → 4)."""
+    compared = set()
+    for i in insts[first : last + 1]:
+        if i.root in ("ISETP", "UISETP"):
+            compared |= {t.strip() for t in i.operands.split(",")}
+    for i in insts[first : last + 1]:
+        if not _IADD_RE.match(i.opcode):
+            continue
+        parts = [t.strip() for t in i.operands.split(",")]
+        if len(parts) < 3 or not _REG_TOKEN_RE.match(parts[0]) or parts[0] not in compared:
+            continue
+        imms = [p for p in parts[1:] if re.fullmatch(r"-?0x[0-9a-fA-F]+|-?\d+", p)]
+        if parts[0] in parts[1:] and len(imms) == 1:
+            return abs(int(imms[0], 0))
+    return None
+
+
+def nvidia_wave_work(
+    sass_text: str, kernel: str, m: Machine, plan: list | None, default_trips: float, waves_per_block: int
+) -> tuple[WaveWork, float, float]:
+    funcs = parse_sass(sass_text)
+    f = next((fn for fn in funcs if fn.name == kernel), funcs[0] if funcs else None)
+    if f is None:
+        raise ValueError(f"no SASS function in the listing for {kernel}")
+    loops = []
+    for lp in find_loops(f):
+        label = f.insts[lp.first].labels[0] if f.insts[lp.first].labels else f"/*{f.insts[lp.first].addr:04x}*/"
+        step = counter_step(f.insts, lp.first, lp.last)
+        loops.append(IsaLoop(label, lp.depth, frozenset(range(lp.first, lp.last + 1)), counter_step=step))
+    for i, lp in enumerate(loops):
+        parents = [j for j, o in enumerate(loops) if j != i and lp.members < o.members]
+        lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None
+    costs = [inst_cost(i, m) for i in f.insts]
+    work, trips, peak = wave_work(
+        costs, loops, plan, default_trips, waves_per_block, lambda members, loop: _in_flight(f.insts, members, loop, m)
+    )
+    work.matrix_unit = "tensor"
+    return work, trips, peak

@@ -1,0 +1,243 @@
+"""Trip counts from Triton's TTIR: the ``scf.for`` bounds evaluated on the launch's scalar arguments and program ids.
+
+Only scalar integer arithmetic is evaluated (``arith.*`` on i32/i64/index, ``tt.get_program_id``,
+``tt.get_num_programs``); a bound that depends on a loaded value or a loop-carried value is unknown, and the caller
+falls back to a stated assumption. Programs are sampled (every program up to ``MAX_PROGRAMS``, evenly spread above),
+inner loops for up to ``MAX_OUTER`` outer iterations (scaled to the rest).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+MAX_PROGRAMS = 256
+MAX_OUTER = 64
+
+_LOC_RE = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
+_OP_RE = re.compile(r"^\s*(%[\w.$-]+)(?::\d+)?\s*=\s*([\w.]+)\s*(.*)$")
+_FOR_RE = re.compile(r"scf\.for\s+(%[\w.$-]+)\s*=\s*(%[\w.$-]+)\s+to\s+(%[\w.$-]+)\s+step\s+(%[\w.$-]+)")
+_ARG_RE = re.compile(r"(%[\w.$-]+)\s*:\s*(![\w.]+<[^>]*>|\w+)")
+_TENSOR_RE = re.compile(r"tensor<([\dx]+)x(?:!tt\.ptr<)?(\w+)")
+_SCALAR_PTR_RE = re.compile(r"^!tt\.ptr<(\w+)>")
+_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+
+
+def _elem_bytes(name: str) -> int:
+    if name.startswith("f8") or name.startswith("f4"):
+        return 1
+    return _BYTES.get(name, 4)
+
+
+def access_bytes(type_text: str) -> int:
+    """Bytes one tt.load / tt.store moves per program, from its pointer or value type."""
+    m = _TENSOR_RE.search(type_text)
+    if m:
+        return math.prod(int(d) for d in m.group(1).split("x")) * _elem_bytes(m.group(2))
+    m = _SCALAR_PTR_RE.match(type_text.strip())
+    return _elem_bytes(m.group(1)) if m else 0
+
+
+@dataclass
+class _Node:
+    line: str
+    children: list[_Node] = field(default_factory=list)
+    is_for: bool = False
+    loop_id: int = -1
+    depth: int = 0
+    bytes_per_iter: int = 0
+    step: int | None = None
+
+
+@dataclass
+class TtirLoop:
+    depth: int
+    trips: float | None  # iterations per program, summed over the loops around it (mean over programs)
+    max_trips: float | None
+    bytes_per_iter: int  # global bytes the loop body's own loads/stores move per program per iteration
+    step: int | None = None  # the step of the first evaluated run
+
+
+def _tree(text: str) -> tuple[list[str], list[_Node], list[_Node]]:
+    args: list[str] = []
+    root: list[_Node] = []
+    stack: list[list[_Node]] = [root]
+    parents: list[_Node] = []
+    loops: list[_Node] = []
+    in_func = False
+    for raw in text.splitlines():
+        line = _LOC_RE.sub("", raw).rstrip()
+        s = line.strip()
+        if not in_func:
+            if s.startswith("tt.func"):
+                in_func = True
+                sig = s[s.index("(") + 1 :]
+                args = [m.group(1) for m in _ARG_RE.finditer(sig)]
+            continue
+        if s.startswith("}"):
+            if len(stack) == 1:
+                break
+            stack.pop()
+            parents.pop()
+            if s.endswith("{"):  # "} else {"
+                node = _Node(s)
+                stack[-1].append(node)
+                stack.append(node.children)
+                parents.append(node)
+            continue
+        node = _Node(s)
+        stack[-1].append(node)
+        if s.startswith(("tt.load", "tt.store")) or " tt.load " in s or "tt.descriptor_load" in s:
+            owner = next((p for p in reversed(parents) if p.is_for), None)
+            if owner is not None:
+                owner.bytes_per_iter += access_bytes(s.rsplit(" : ", 1)[-1])
+        if s.endswith("{"):
+            if _FOR_RE.search(s):
+                node.is_for = True
+                node.loop_id = len(loops)
+                node.depth = 1 + sum(1 for p in parents if p.is_for)
+                loops.append(node)
+            stack.append(node.children)
+            parents.append(node)
+    return args, root, loops
+
+
+_BIN = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.divsi": lambda a, b: int(a / b) if b else None,
+    "arith.divui": lambda a, b: a // b if b else None,
+    "arith.floordivsi": lambda a, b: a // b if b else None,
+    "arith.ceildivsi": lambda a, b: -(-a // b) if b else None,
+    "arith.ceildivui": lambda a, b: -(-a // b) if b else None,
+    "arith.remsi": lambda a, b: int(math.fmod(a, b)) if b else None,
+    "arith.remui": lambda a, b: a % b if b else None,
+    "arith.maxsi": max,
+    "arith.maxui": max,
+    "arith.minsi": min,
+    "arith.minui": min,
+    "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b,
+    "arith.xori": lambda a, b: a ^ b,
+    "arith.shli": lambda a, b: a << b,
+    "arith.shrsi": lambda a, b: a >> b,
+    "arith.shrui": lambda a, b: a >> b,
+}
+_CMP = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "slt": lambda a, b: a < b,
+    "sle": lambda a, b: a <= b,
+    "sgt": lambda a, b: a > b,
+    "sge": lambda a, b: a >= b,
+    "ult": lambda a, b: a < b,
+    "ule": lambda a, b: a <= b,
+    "ugt": lambda a, b: a > b,
+    "uge": lambda a, b: a >= b,
+}
+_UNARY = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui")
+
+
+def _eval(node: _Node, env: dict, pid: tuple[int, int, int], grid: tuple[int, int, int]) -> None:
+    m = _OP_RE.match(node.line)
+    if not m or " : tensor<" in node.line or "tensor<" in m.group(3).split(" : ")[0]:
+        return
+    name, op, rest = m.groups()
+    body, _, typ = rest.partition(" : ")
+    ops = [o.strip() for o in body.split(",")]
+    val = lambda o: env.get(o)  # noqa: E731
+    out = None
+    if op == "arith.constant":
+        tok = body.strip()
+        if tok in ("true", "false"):
+            out = tok == "true"
+        elif re.fullmatch(r"-?\d+", tok):
+            out = int(tok)
+    elif op == "tt.get_program_id":
+        out = pid["xyz".index(body.strip()[0])] if body.strip()[:1] in "xyz" else None
+    elif op == "tt.get_num_programs":
+        out = grid["xyz".index(body.strip()[0])] if body.strip()[:1] in "xyz" else None
+    elif op in _BIN and len(ops) == 2 and None not in (val(ops[0]), val(ops[1])):
+        out = _BIN[op](int(val(ops[0])), int(val(ops[1])))
+    elif op in _UNARY and len(ops) == 1:
+        out = val(ops[0])
+    elif op == "arith.cmpi" and len(ops) == 3 and ops[0] in _CMP and None not in (val(ops[1]), val(ops[2])):
+        out = _CMP[ops[0]](val(ops[1]), val(ops[2]))
+    elif op == "arith.select" and len(ops) == 3 and val(ops[0]) is not None:
+        out = val(ops[1]) if val(ops[0]) else val(ops[2])
+    if out is not None:
+        env[name] = out
+
+
+def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], scale: float) -> None:
+    for node in nodes:
+        if not node.is_for:
+            _eval(node, env, pid, grid)
+            if node.children:
+                _run(node.children, env, pid, grid, counts, scale)
+            continue
+        iv, lb, ub, st = _FOR_RE.search(node.line).groups()
+        lo, hi, step = env.get(lb), env.get(ub), env.get(st)
+        if None in (lo, hi, step) or step <= 0:
+            counts[node.loop_id] = None
+            _mark_unknown(node.children, counts)
+            continue
+        trips = max(0, -(-(hi - lo) // step))
+        node.step = node.step or step
+        if counts[node.loop_id] is not None:
+            counts[node.loop_id] += trips * scale
+        samples = (
+            range(trips) if trips <= MAX_OUTER else [round(k * (trips - 1) / (MAX_OUTER - 1)) for k in range(MAX_OUTER)]
+        )
+        inner_scale = scale * (trips / len(samples)) if trips else 0
+        for k in samples:
+            env[iv] = lo + k * step
+            _run(node.children, env, pid, grid, counts, inner_scale)
+
+
+def _mark_unknown(nodes: list[_Node], counts: list) -> None:
+    for n in nodes:
+        if n.is_for:
+            counts[n.loop_id] = None
+        _mark_unknown(n.children, counts)
+
+
+def ttir_loops(text: str, scalars: dict[str, int], grid: list[int] | None) -> tuple[list[TtirLoop], str]:
+    """Every ``scf.for`` of the kernel with its iterations per program on ``scalars`` (argument name or position
+    → value), and a line saying what was evaluated."""
+    args, root, loops = _tree(text)
+    g = tuple((list(grid or [1]) + [1, 1, 1])[:3])
+    programs = math.prod(g)
+    env_base: dict = {}
+    for pos, name in enumerate(args):
+        key = name.lstrip("%")
+        value = scalars.get(key, scalars.get(str(pos)))
+        if isinstance(value, bool | int):
+            env_base[name] = int(value)
+    if programs <= MAX_PROGRAMS:
+        picks = range(programs)
+    else:
+        picks = sorted({round(k * (programs - 1) / (MAX_PROGRAMS - 1)) for k in range(MAX_PROGRAMS)})
+    per_program: list[list[float | None]] = []
+    for linear in picks:
+        pid = (linear % g[0], (linear // g[0]) % g[1], linear // (g[0] * g[1]))
+        counts: list[float | None] = [0.0] * len(loops)
+        _run(root, dict(env_base), pid, g, counts, 1.0)
+        per_program.append(counts)
+    out = []
+    for li, node in enumerate(loops):
+        vals = [c[li] for c in per_program]
+        known = None not in vals and vals
+        out.append(
+            TtirLoop(
+                node.depth,
+                sum(vals) / len(vals) if known else None,
+                max(vals) if known else None,
+                node.bytes_per_iter,
+                node.step,
+            )
+        )
+    detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"
+    return out, detail

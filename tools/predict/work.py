@@ -1,0 +1,154 @@
+"""From per-instruction costs and loops (read by the vendor modules) and trip counts to one wave's work.
+
+The hot loop is the loop with the most executed instructions (body x trips); its body is the per-iteration work,
+every other instruction counts as often as its own loops run (once outside any loop).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tools.models.predict import LoopFigures
+from tools.predict.model import WaveWork
+
+
+@dataclass
+class InstCost:
+    issue: float = 1  # issue slots
+    valu: float = 0  # vector ALU pipe cycles
+    matrix: float = 0  # matrix pipe cycles
+    chain: float = 1  # cycles before the same wave can issue again
+    lds_bytes: float = 0
+    load_bytes: float = 0
+    store_bytes: float = 0
+
+
+@dataclass
+class IsaLoop:
+    header: str
+    depth: int
+    members: frozenset[int]  # instruction indices, inner loops included
+    parent: int | None = None  # index into the loop list
+    counter_step: int | None = None  # |immediate| the loop adds to the register its exit compare reads
+
+
+def unroll_of(lp: IsaLoop, src, isa_bytes: float) -> tuple[int, str | None]:
+    """How many source iterations one ISA iteration does: from bytes (k x the source body's global bytes per
+    program) when the body loads or stores, else from the loop counter's step against the source step."""
+    if src.bytes_per_iter and isa_bytes >= 1.5 * src.bytes_per_iter:
+        k = round(isa_bytes / src.bytes_per_iter)
+        return (
+            k,
+            f"its body moves {isa_bytes:.0f} B per program per iteration, {k}x the source loop's {src.bytes_per_iter} B",
+        )
+    c, step = lp.counter_step, src.step
+    if c and step and c % step == 0 and 2 <= c // step <= 32:
+        return c // step, f"its counter advances by {c}, {c // step}x the source step {step}"
+    if c and step and step != 1 and 2 <= c <= 32 and c % 2 == 0:
+        return c, f"its trip counter advances by {c} per iteration"
+    return 1, None
+
+
+def assign_trips(
+    loops: list[IsaLoop], plan: list | None, default: float, isa_bytes: list[float]
+) -> tuple[list[float], list[float], list[str]]:
+    """Per ISA loop, its iterations per program (mean, max; summed over the loops around it) and notes.
+
+    ``plan`` holds the source loops (TtirLoop: depth, trips, max_trips, bytes_per_iter) in program order; ISA loops
+    of a depth take those of the same depth in order when the counts agree, else the largest. A loop the compiler
+    unrolled moves k times the source loop's bytes per iteration (``isa_bytes``: per program), so it runs trips / k.
+    Without a plan every loop runs ``default`` times per enclosing iteration."""
+    mean, peak, notes = [], [], []
+    order: dict[int, int] = {}
+    for li, lp in enumerate(loops):
+        seen = order.get(lp.depth, 0)
+        order[lp.depth] = seen + 1
+        row = [t for t in (plan or []) if t.depth == lp.depth and t.trips is not None]
+        if not plan:
+            mean.append(default**lp.depth)
+            peak.append(default**lp.depth)
+            continue
+        if not row:
+            row = [t for t in plan if t.trips is not None]
+        if not row:
+            mean.append(default**lp.depth)
+            peak.append(default**lp.depth)
+            continue
+        same_depth = [o for o in loops if o.depth == lp.depth]
+        src = row[seen] if len(same_depth) == len(row) else max(row, key=lambda t: t.trips)
+        unroll, why = unroll_of(lp, src, isa_bytes[li])
+        if unroll == 1 and len(same_depth) > len(row):
+            # a remainder loop beside an unrolled copy of the same source loop: trips mod the unroll factor
+            others = [unroll_of(o, src, isa_bytes[loops.index(o)])[0] for o in same_depth if o is not lp]
+            k = max(others, default=1)
+            if k > 1:
+                notes.append(
+                    f"loop {lp.header}: the remainder of a {k}x unrolled copy: {src.trips:g} mod {k} iterations"
+                )
+                mean.append(src.trips % k)
+                peak.append(src.max_trips % k)
+                continue
+        if why:
+            notes.append(f"loop {lp.header}: {why}: unrolled {unroll}x, so {src.trips:g} / {unroll} iterations")
+        mean.append(src.trips / unroll)
+        peak.append(src.max_trips / unroll)
+    return mean, peak, notes
+
+
+def wave_work(
+    costs: list[InstCost], loops: list[IsaLoop], plan: list | None, default: float, waves_per_block: int, in_flight
+) -> tuple[WaveWork, float, float]:
+    """Sum ``costs`` into a WaveWork, with the hot loop's trips per program (mean, max). ``in_flight(members)`` → (bytes a wave has issued at its first wait in that
+    instruction set, whether loads stay in flight past it); called on the hot loop (walked as two iterations), or
+    on every instruction (once) when there is no loop."""
+    n = len(costs)
+    count = [1.0] * n
+    exclusive: list[set[int]] = []
+    for li, lp in enumerate(loops):
+        inner = set().union(*(o.members for o in loops if o.parent == li)) if loops else set()
+        exclusive.append(set(lp.members) - inner)
+    isa_bytes = [waves_per_block * sum(costs[i].load_bytes + costs[i].store_bytes for i in ex) for ex in exclusive]
+    trips, peaks, notes = assign_trips(loops, plan, default, isa_bytes)
+    for li in sorted(range(len(loops)), key=lambda i: loops[i].depth):
+        for i in exclusive[li]:
+            count[i] = trips[li]
+    executed = [sum(count[i] for i in exclusive[li]) for li in range(len(loops))]
+    hot = max(range(len(loops)), key=lambda i: executed[i]) if loops else None
+    w = WaveWork(notes=notes)
+    for li, lp in enumerate(loops):
+        w.loops.append(
+            LoopFigures(
+                header=lp.header,
+                depth=lp.depth,
+                instructions=len(lp.members),
+                trips=trips[li],
+                executed_instructions=executed[li],
+                hot=li == hot,
+            )
+        )
+    hot_set = exclusive[hot] if hot is not None else set()
+    for i, c in enumerate(costs):
+        if i in hot_set:
+            w.instructions_iter += 1
+            w.issue_iter += c.issue
+            w.valu_iter += c.valu
+            w.matrix_iter += c.matrix
+            w.lds_bytes_iter += c.lds_bytes
+            w.global_bytes_iter += c.load_bytes + c.store_bytes
+            w.load_bytes_iter += c.load_bytes
+            w.chain_cycles_iter += c.chain
+        else:
+            k = count[i]
+            w.instructions_once += k
+            w.issue_once += k * c.issue
+            w.valu_once += k * c.valu
+            w.matrix_once += k * c.matrix
+            w.lds_bytes_once += k * c.lds_bytes
+            w.global_bytes_once += k * (c.load_bytes + c.store_bytes)
+            w.load_bytes_once += k * c.load_bytes
+            w.chain_cycles_once += k * c.chain
+    members = sorted(loops[hot].members) if hot is not None else list(range(n))
+    w.in_flight_bytes, w.pipelined = in_flight(members, hot is not None)
+    if hot is None:
+        return w, 1.0, 1.0
+    return w, trips[hot], peaks[hot]
