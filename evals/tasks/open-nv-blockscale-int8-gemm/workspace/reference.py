@@ -1,4 +1,4 @@
-"""Reference for open-blockscale-int8-gemm: C = sum over 128-wide K groups g of (A_g B_g^T) * a_scale[:, g] *
+"""Reference for open-nv-blockscale-int8-gemm: C = sum over 128-wide K groups g of (A_g B_g^T) * a_scale[:, g] *
 b_scale[n // 128, g], in fp64."""
 
 import torch

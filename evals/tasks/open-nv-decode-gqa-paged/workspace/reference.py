@@ -1,4 +1,4 @@
-"""Reference for open-decode-gqa-paged: per sequence, gather its pages of the KV cache, then every query head
+"""Reference for open-nv-decode-gqa-paged: per sequence, gather its pages of the KV cache, then every query head
 attends (softmax(q k^T / sqrt(D)) v) over the keys of its KV head, in fp64."""
 
 import torch

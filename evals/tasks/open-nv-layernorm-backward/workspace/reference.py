@@ -1,4 +1,4 @@
-"""Reference for open-layernorm-backward: the gradients of y = (x - mean) * rstd * w + b, in fp64, packed as
+"""Reference for open-nv-layernorm-backward: the gradients of y = (x - mean) * rstd * w + b, in fp64, packed as
 (M + 2, N): dx in rows 0..M-1, dw in row M, db in row M + 1."""
 
 import torch

@@ -1,4 +1,4 @@
-"""Reference for open-linear-scan: h[t] = a[t] * h[t - 1] + x[t] along the sequence, h[-1] = 0, in fp64."""
+"""Reference for open-nv-linear-scan: h[t] = a[t] * h[t - 1] + x[t] along the sequence, h[-1] = 0, in fp64."""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""Reference for open-logsoftmax-vocab: log-softmax of each row of logits in fp64."""
+"""Reference for open-nv-logsoftmax-vocab: log-softmax of each row of logits in fp64."""
 
 import torch
 

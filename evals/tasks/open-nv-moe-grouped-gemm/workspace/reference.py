@@ -1,4 +1,4 @@
-"""Reference for open-moe-grouped-gemm: every expert's rows of x times that expert's weight, in fp64."""
+"""Reference for open-nv-moe-grouped-gemm: every expert's rows of x times that expert's weight, in fp64."""
 
 import torch
 

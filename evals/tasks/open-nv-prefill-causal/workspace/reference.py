@@ -1,4 +1,4 @@
-"""Reference for open-prefill-causal: causal softmax(q k^T / sqrt(D)) v per (batch, head) in fp64."""
+"""Reference for open-nv-prefill-causal: causal softmax(q k^T / sqrt(D)) v per (batch, head) in fp64."""
 
 import torch
 
