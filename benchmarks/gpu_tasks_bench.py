@@ -1,7 +1,9 @@
 """Check and time the gpu-runtime eval tasks' baselines against their reference solutions on the GPU that is present,
 before the (slower, stricter) `kernelpilot eval run`. One process, all tasks: the solution is the task's
 solution.patch applied to a copy of its workspace; Triton variants override module constants of the solution
-(e.g. ``{"OPTIONS": {...}}``) to compare configurations in the same run.
+(e.g. ``{"OPTIONS": {...}}``) to compare configurations in the same run. A task that keeps a best-known answer in
+``solutions/excellent.patch`` (the open-ended tasks) also gets the variant ``excellent`` (that patch applied to the
+workspace), and its time over the solution's is printed as ``excellent/good``.
 
     python benchmarks/gpu_tasks_bench.py TASK [TASK...] [--variants variants.json] [--out results.json]
 
@@ -29,6 +31,7 @@ import torch
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+EXCELLENT = "solutions/excellent.patch"  # the best answer we know, kept by the open-ended tasks
 PEAKS = {"H100": (3.35e12, 989e12), "H200": (4.8e12, 989e12)}  # datasheet, as evals/harness/devices.py
 
 
@@ -41,10 +44,10 @@ def _import(path: Path, name: str):
     return mod
 
 
-def solution_dir(task_dir: Path, tmp: Path) -> Path:
-    sol = tmp / f"{task_dir.name}-solution"
+def solution_dir(task_dir: Path, tmp: Path, patch: str = "solution.patch", name: str = "solution") -> Path:
+    sol = tmp / f"{task_dir.name}-{name}"
     shutil.copytree(task_dir / "workspace", sol)
-    subprocess.run(["git", "apply", str(task_dir / "solution.patch")], cwd=sol, check=True)
+    subprocess.run(["git", "apply", str(task_dir / patch)], cwd=sol, check=True)
     return sol
 
 
@@ -187,6 +190,9 @@ def main() -> int:
             jobs[(d.name, "baseline")] = submit(build, d, spec, d / "workspace", tmp, None, f"{d.name}-base")
             for vname, ov in {"solution": {}, **variants.get(d.name, {})}.items():
                 jobs[(d.name, vname)] = submit(build, d, spec, sol, tmp, ov, f"{d.name}-{vname}")
+            if (d / EXCELLENT).exists():
+                best = solution_dir(d, tmp, EXCELLENT, "excellent")
+                jobs[(d.name, "excellent")] = submit(build, d, spec, best, tmp, None, f"{d.name}-excellent")
     prebuilt: dict[str, dict] = {}
     for (task, vname), fut in jobs.items():
         try:
@@ -213,6 +219,9 @@ def main() -> int:
                 f"{'ok' if c['ok'] else 'WRONG'} (max err {c['max_err']:.3g})",
                 flush=True,
             )
+        if "excellent" in r["ms"] and "solution" in r["ms"]:
+            r["excellent_over_good"] = r["ms"]["solution"] / r["ms"]["excellent"]
+            print(f"{d.name:28s} excellent/good {r['excellent_over_good']:.2f}x", flush=True)
     if args.out:
         args.out.write_text(
             json.dumps({"device": device_name, "date": time.strftime("%Y-%m-%d"), "results": results}, indent=1)
