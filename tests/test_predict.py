@@ -55,7 +55,7 @@ def test_default_device_per_arch_and_h200_by_name():
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
 def test_vector_add_moves_three_arrays_once_and_is_launch_bound(arch):
-    (p,) = predict_kernels(dump_ir(VECTOR_ADD, arch).kernels, arch=arch)
+    (p,) = predict_file(VECTOR_ADD, arch).launches
     f = p.figures
     # x and y read, out written: 3 x N x 4 B with N = 4096; the ISA requests exactly that (4 programs x 1024)
     assert f.bytes_moved == f.bytes_requested == f.unique_tensor_bytes == 3 * 4096 * 4
@@ -112,6 +112,19 @@ def test_flydsl_example_reads_its_constant_grid_and_states_its_trip_assumption()
     assert any("gpu.launch_func" in n for n in p.notes)
     assert p.trips.source == "assumption" and "pass --trips" in p.trips.detail
     assert p.predicted_us is not None and p.figures.resident_waves_per_cu == 4
+
+
+@pytest.mark.slow
+def test_flydsl_trips_come_from_an_execution_on_the_check_engine():
+    mfma = REPO / "examples" / "prefetch" / "flydsl_mfma"
+    r = predict_file(mfma / "prefetched.py", "gfx942", baseline=mfma / "baseline.py")
+    (before,), (after,) = r.baseline_launches, r.launches
+    # kernelpilot_entry(k_tiles=64): the baseline's loop runs 64 times; the prefetch peels the first tile's loads
+    # into the prologue, so its loop runs 63 times (counted back edges per wave on the CPU engine)
+    assert before.trips.source == after.trips.source == "check"
+    assert (before.trips.trips, after.trips.trips) == (64, 63)
+    assert "1 workgroup(s), 4 waves" in before.trips.detail
+    assert r.predicted_speedup == pytest.approx(before.predicted_us / after.predicted_us, rel=1e-3)
 
 
 @pytest.mark.slow

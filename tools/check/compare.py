@@ -225,7 +225,7 @@ def _llvm_kernels(path: Path, arch: str, timeout: float):
     return kernels
 
 
-def _run_llvm(kernels, desc, bufs, arch, who: str):
+def _run_llvm(kernels, desc, bufs, arch, who: str, visits: list | None = None):
     from tools.check import engine, flydsl_abi, triton_abi
     from tools.check.ir import load_kernel
 
@@ -256,6 +256,8 @@ def _run_llvm(kernels, desc, bufs, arch, who: str):
         machine = engine.Machine(kernel, engine.Launch(grid=grid, block=block), prepared.memory,
                                  prepared.allocations, params, arch, dynamic_lds)  # fmt: skip
         run = machine.run()
+        if visits is not None:
+            visits.append((name, kernel, run.block_waves, machine.n_wg * machine.waves_per_wg, machine.n_wg))
         written |= run.written
         counts = run.event_counts
         for e in run.events:
@@ -288,6 +290,52 @@ def outputs(
             if bad:
                 raise InputError(f"{path.name}: {bad[0].kind} {bad[0].access} at {bad[0].line}", hint="")
     return {b["name"]: _typed(o, b["dtype"]) for b, o in zip(desc["buffers"], outs, strict=True)}
+
+
+def _loops_of(kernel) -> list[dict]:
+    """Natural-loop approximations of an LLVM kernel: a branch to a block at or before its own position in reverse
+    post-order is a back edge (header = target, latch = source); nesting by span containment."""
+    spans = set()
+    index_of = {blk.id: blk.index for blk in kernel.blocks}
+    for b in kernel.blocks:
+        term = b.body[-1] if b.body else None
+        if term is None or term.opcode not in ("br", "switch"):
+            continue
+        if term.opcode == "br":  # as Machine._terminator reads them: (target) or (cond, false, true)
+            targets = [term.ops[0].ref] if len(term.ops) == 1 else [term.ops[1].ref, term.ops[2].ref]
+        else:
+            targets = [term.ops[1].ref] + [term.ops[i + 1].ref for i in range(2, len(term.ops), 2)]
+        for t in targets:
+            if t in index_of and index_of[t] <= b.index:
+                spans.add((index_of[t], b.index))
+    out = []
+    for s in sorted(spans):
+        depth = 1 + sum(1 for o in spans if o != s and o[0] <= s[0] and s[1] <= o[1])
+        out.append({"header": s[0], "latch": s[1], "depth": depth})
+    return out
+
+
+def executed_loops(
+    path: str | Path, arch: str = "gfx942", *, seed: int = 0, shape: dict | None = None, timeout: float = 600
+) -> list[dict]:
+    """Run ``path`` once on the CPU engine and count, per kernel launch, how many waves executed each loop header:
+    ``{"kernel", "waves", "workgroups", "loops": [{"header", "latch", "depth", "executions"}]}`` with ``executions``
+    the latch's executions per wave (the back edge runs once per iteration; summed over the loops around it)."""
+    path = Path(path).resolve()
+    from tools.frontends import detect_frontend
+
+    frontend = detect_frontend(path)
+    visits: list = []
+    with tempfile.TemporaryDirectory(prefix="kp-trips-") as tmp:
+        ((desc, bufs, _),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp), timeout=timeout)
+        _run_llvm(_llvm_kernels(path, arch, timeout), desc, bufs, arch, "before", visits)
+    out = []
+    for name, kernel, block_waves, waves, groups in visits:
+        loops = _loops_of(kernel)
+        for lp in loops:
+            lp["executions"] = block_waves.get(lp["latch"], 0) / max(waves, 1)
+        out.append({"kernel": name, "waves": waves, "workgroups": groups, "loops": loops})
+    return out
 
 
 def _dedupe(events: list[MemoryEvent], keep: int = 12) -> list[MemoryEvent]:

@@ -73,6 +73,18 @@ def _flydsl_launch(k: KernelDump) -> tuple[list[int], int] | None:
     return None
 
 
+def _executed_plan(executed: dict):
+    """The CPU engine's loop executions (tools.check.compare.executed_loops) as a trip plan."""
+    from tools.predict.trips import TtirLoop
+
+    loops = [TtirLoop(lp["depth"], lp["executions"], lp["executions"], 0) for lp in executed["loops"]]
+    detail = (
+        f"executed on the CPU engine of check: {executed['workgroups']} workgroup(s), {executed['waves']} waves; "
+        "loop back edges counted per wave (the mean is also used as the longest wave's)"
+    )
+    return loops, detail
+
+
 def _trip_plan(k: KernelDump, grid: list[int] | None):
     """(TTIR loops with trips, detail) from the loop bounds on the example arguments, or (None, why not)."""
     ttir = _stage(k, "ttir")
@@ -116,9 +128,12 @@ def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None,
     )
 
 
-def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | None = None) -> LaunchPrediction:
+def predict_launch(
+    k: KernelDump, *, device: str | None = None, trips: float | None = None, executed: dict | None = None
+) -> LaunchPrediction:
     """The predicted time of one compiled kernel's launch (its KernelDump.launch) on ``device`` (default: the
-    architecture's usual device). ``trips``: the hot loop's iterations when no evidence gives them."""
+    architecture's usual device). ``trips``: the hot loop's iterations, stated; ``executed``: this launch's loop
+    counts from the CPU engine (``executed_trips``); else the loop bounds on the example arguments, else one."""
     m = device_for(k.arch, device)
     notes: list[str] = []
     grid = k.launch.grid if k.launch else None
@@ -142,7 +157,14 @@ def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | N
         return _undetermined(k, m, "occupancy unknown (no register figures)", grid, programs, threads)
     if not k.final_isa or not Path(k.final_isa).exists():
         return _undetermined(k, m, "no final ISA to read", grid, programs, threads)
-    plan, plan_detail = _trip_plan(k, grid)
+    source = "loop-bounds"
+    if executed and executed.get("loops"):
+        plan, plan_detail = _executed_plan(executed)
+        source = "check"
+    else:
+        plan, plan_detail = _trip_plan(k, grid)
+        if executed and executed.get("skipped"):
+            notes.append(executed["skipped"])
     default = float(trips) if trips else DEFAULT_TRIPS
     text = Path(k.final_isa).read_text(errors="replace")
     if is_amd(k.arch):
@@ -160,7 +182,7 @@ def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | N
     elif trips is not None:
         evidence = TripEvidence(source="assumption", trips=mean, max_trips=peak, detail=f"--trips {trips:g} (stated)")
     elif plan:
-        evidence = TripEvidence(source="loop-bounds", trips=mean, max_trips=peak, detail=plan_detail)
+        evidence = TripEvidence(source=source, trips=mean, max_trips=peak, detail=plan_detail)
     else:
         evidence = TripEvidence(
             source="assumption",
@@ -191,12 +213,42 @@ def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | N
     )
 
 
+MAX_CHECK_WORKGROUPS = 64  # the CPU engine runs every workgroup in lock step; beyond this the loop bounds are used
+
+
+def executed_trips(source: str | Path, kernels: list[KernelDump], arch: str, timeout: float = 600) -> list[dict]:
+    """Per launch of an AMD kernel file, its loops' executions on the CPU engine of check (trip evidence (a)); an
+    entry with ``skipped`` (why) where the engine was not run or failed, so the next evidence is used."""
+    if not is_amd(arch) or not kernels:
+        return [{} for _ in kernels]
+    groups = sum(math.prod(k.launch.grid) if k.launch and k.launch.grid else 0 for k in kernels)
+    if groups > MAX_CHECK_WORKGROUPS:
+        why = f"not run on the CPU engine: {groups} workgroups (at most {MAX_CHECK_WORKGROUPS}; no sampling yet)"
+        return [{"skipped": why} for _ in kernels]
+    from tools.check.compare import executed_loops
+    from tools.errors import KernelpilotError
+
+    try:
+        runs = executed_loops(source, arch, timeout=timeout)
+    except KernelpilotError as exc:
+        return [{"skipped": f"the CPU engine could not run it: {exc.message}"} for _ in kernels]
+    if len(runs) != len(kernels):
+        return [{"skipped": "the CPU engine ran a different number of launches"} for _ in kernels]
+    return runs
+
+
 def predict_kernels(
-    kernels: list[KernelDump], *, arch: str, device: str | None = None, trips: float | None = None
+    kernels: list[KernelDump],
+    *,
+    arch: str,
+    device: str | None = None,
+    trips: float | None = None,
+    executed: list[dict] | None = None,
 ) -> list[LaunchPrediction]:
-    """Each launch of a call, in order."""
+    """Each launch of a call, in order (``executed``: one entry per launch from ``executed_trips``)."""
     normalize_arch(arch)
-    return [predict_launch(k, device=device, trips=trips) for k in kernels]
+    runs = executed or [{} for _ in kernels]
+    return [predict_launch(k, device=device, trips=trips, executed=e) for k, e in zip(kernels, runs, strict=True)]
 
 
 def total_of(launches: list[LaunchPrediction]) -> tuple[float | None, str | None]:
