@@ -111,6 +111,16 @@ def _trip_plan(k: KernelDump, grid: list[int] | None):
     return loops, detail
 
 
+def _wave_work(k: KernelDump, text: str, m: Machine, plan, default: float, waves_per_block: int):
+    if is_amd(k.arch):
+        from tools.predict.amd import amd_wave_work
+
+        return amd_wave_work(text, k.name, k.arch, m, plan, default, waves_per_block)
+    from tools.predict.nvidia import nvidia_wave_work
+
+    return nvidia_wave_work(text, k.name, m, plan, default, waves_per_block)
+
+
 def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None, threads=None) -> LaunchPrediction:
     return LaunchPrediction(
         name=k.name,
@@ -167,16 +177,10 @@ def predict_launch(
             notes.append(executed["skipped"])
     default = float(trips) if trips else DEFAULT_TRIPS
     text = Path(k.final_isa).read_text(errors="replace")
-    if is_amd(k.arch):
-        from tools.predict.amd import amd_wave_work
-
-        work, mean, peak = amd_wave_work(
-            text, k.name, k.arch, m, plan if trips is None else None, default, waves_per_block
-        )
-    else:
-        from tools.predict.nvidia import nvidia_wave_work
-
-        work, mean, peak = nvidia_wave_work(text, k.name, m, plan if trips is None else None, default, waves_per_block)
+    try:
+        work, mean, peak = _wave_work(k, text, m, plan if trips is None else None, default, waves_per_block)
+    except LookupError as exc:
+        return _undetermined(k, m, str(exc), grid, programs, threads)
     if not work.loops:
         evidence = TripEvidence(source="no-loop", trips=1, max_trips=1, detail="the kernel has no loop")
     elif trips is not None:
