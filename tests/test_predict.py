@@ -240,3 +240,14 @@ def test_cli_json_has_the_documented_keys_per_launch_and_in_total():
         assert key in launch["figures"], key
     assert set(launch["band"]) >= {"low", "high", "status"}
     assert d["predicted_speedup"] == pytest.approx(d["baseline_predicted_us"] / d["predicted_us"], rel=1e-3)
+
+
+def test_a_profiler_name_finds_its_mangled_sass_function_or_says_none_is_there():
+    from tools.isa.sass import SassFunction
+    from tools.predict.nvidia import find_function
+
+    funcs = [SassFunction("_Z10fir_kernelPKfS0_Pfii", [], {}), SassFunction("_Z12sgemm_kernelPKfS0_Pfiii", [], {})]
+    # "fir_kernel(float const*, ...)" is what the profiler prints; its Itanium mangling starts with 10fir_kernel
+    assert find_function(funcs, "fir_kernel(float const*, float const*, float*, int, int)").name == funcs[0].name
+    with pytest.raises(LookupError, match="no SASS function for transpose_kernel"):
+        find_function(funcs, "transpose_kernel(float const*, float*, int, int)")
