@@ -142,7 +142,7 @@ def find_function(funcs: list, kernel: str):
     if exact is not None:
         return exact
     base = re.split(r"[(<]", kernel, maxsplit=1)[0].split("::")[-1].split()[-1] if kernel.strip() else ""
-    found = [fn for fn in funcs if base and re.search(rf"(?<![A-Za-z]){len(base)}{re.escape(base)}", fn.name)]
+    found = [fn for fn in funcs if base and re.search(rf"(?<!\d){len(base)}{re.escape(base)}", fn.name)]
     if len(found) == 1 or (found and len(funcs) == 1):
         return found[0]
     if len(funcs) == 1 and not base:
