@@ -38,6 +38,7 @@ REQUIRED = (
     "hbm_achievable_gbs",
     "l2_bytes",
     "dram_latency_cycles",
+    "loaded_dram_latency_cycles",
     "valu_cycles",
     "lds_bytes_per_cycle",
     "launch_overhead_us",

@@ -67,7 +67,9 @@ def predict(
     """(predicted_us, bound, figures) for one launch."""
     cus = int(m.value("compute_units"))
     units = m.value("issue_units_per_cu")
-    latency = m.value("dram_latency_cycles")
+    # a timing model of a whole launch: the latency a load sees with the GPU full of requests (prefetch-data-load's
+    # structural threshold keeps the idle figure, dram_latency_cycles)
+    latency = m.value("loaded_dram_latency_cycles")
     bw = m.value("hbm_achievable_gbs") * 1e9
     g = max(1, shape.resident_blocks_per_cu)
     wpb = shape.waves_per_block
