@@ -251,3 +251,13 @@ def test_a_profiler_name_finds_its_mangled_sass_function_or_says_none_is_there()
     assert find_function(funcs, "fir_kernel(float const*, float const*, float*, int, int)").name == funcs[0].name
     with pytest.raises(LookupError, match="no SASS function for transpose_kernel"):
         find_function(funcs, "transpose_kernel(float const*, float*, int, int)")
+
+
+@pytest.mark.slow
+def test_strided_lanes_cost_a_sector_per_element():
+    (p,) = predict_kernels(dump_ir(DATA / "column_copy.py", "sm_90").kernels, arch="sm_90")
+    # neighbouring lanes are `cols` = 512 floats apart: each 4-byte element costs a whole 32-byte sector (8x), and
+    # the other columns' halves of those sectors are not assumed to survive in L2
+    assert p.figures.bytes_moved == 8 * p.figures.bytes_requested
+    assert p.figures.bytes_requested == 2 * 4096 * 512 * 4
+    assert any("DRAM traffic x8.00" in n for n in p.notes)

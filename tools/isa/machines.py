@@ -39,6 +39,7 @@ REQUIRED = (
     "l2_bytes",
     "dram_latency_cycles",
     "loaded_dram_latency_cycles",
+    "memory_sector_bytes",
     "valu_cycles",
     "lds_bytes_per_cycle",
     "launch_overhead_us",

@@ -85,6 +85,29 @@ def _executed_plan(executed: dict):
     return loops, detail
 
 
+def _scalars(k: KernelDump) -> dict[str, int]:
+    """The launch's integer scalars by name and by position among the non-constexpr arguments (TTIR's order)."""
+    scalars: dict[str, int] = {}
+    pos = 0
+    for a in k.launch.arguments if k.launch else []:
+        if a.kind == "constexpr":
+            continue
+        if a.kind == "scalar" and isinstance(a.value, bool | int):
+            scalars[a.name] = int(a.value)
+            scalars[str(pos)] = int(a.value)
+        pos += 1
+    return scalars
+
+
+def _traffic(k: KernelDump, m: Machine) -> tuple[float, str | None]:
+    ttir = _stage(k, "ttir")
+    if ttir is None or not ttir.exists() or not k.launch or not k.launch.arguments:
+        return 1.0, None
+    from tools.predict.coalesce import traffic_factor
+
+    return traffic_factor(ttir.read_text(), _scalars(k), int(m.value("memory_sector_bytes")))
+
+
 def _trip_plan(k: KernelDump, grid: list[int] | None):
     """(TTIR loops with trips, detail) from the loop bounds on the example arguments, or (None, why not)."""
     ttir = _stage(k, "ttir")
@@ -94,16 +117,7 @@ def _trip_plan(k: KernelDump, grid: list[int] | None):
         return None, "the launch's argument values were not recorded"
     from tools.predict.trips import ttir_loops
 
-    scalars: dict[str, int] = {}
-    pos = 0
-    for a in k.launch.arguments:
-        if a.kind == "constexpr":
-            continue
-        if a.kind == "scalar" and isinstance(a.value, bool | int):
-            scalars[a.name] = int(a.value)
-            scalars[str(pos)] = int(a.value)
-        pos += 1
-    loops, detail = ttir_loops(ttir.read_text(), scalars, grid)
+    loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid)
     if not loops:
         return [], "the TTIR has no scf.for"
     if all(t.trips is None for t in loops):
@@ -198,7 +212,10 @@ def predict_launch(
     if k.launch and k.launch.arguments:
         sizes = [a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes]
         unique = sum(sizes) if sizes else None
-    shape = LaunchShape(programs, waves_per_block, resident, unique)
+    factor, strided = _traffic(k, m)
+    if strided:
+        notes.append(strided)
+    shape = LaunchShape(programs, waves_per_block, resident, unique, factor)
     us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
     return LaunchPrediction(
         name=k.name,
