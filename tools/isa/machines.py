@@ -118,6 +118,6 @@ def device_for(arch: str, device: str | None = None) -> Machine:
     if m.arch != arch:
         same = [n for n in machine_names() if machine(n).arch == arch]
         raise InputError(
-            f"device '{device}' is {m.arch}, not {arch}", hint=f"for {arch} use --device {' or '.join(same) or '…'}"
+            f"device '{device}' is {m.arch}, not {arch}", hint=f"devices of {arch}: {', '.join(same) or 'none'}"
         )
     return m
