@@ -104,7 +104,8 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
             events.append(MemoryEvent(kernel=who, count=counts.get((e.kind, e.instruction), 1),
                                       **e.__dict__))  # fmt: skip
         digests = [hashlib.sha1(prepared.memory[a.start : a.start + a.size]).hexdigest() for a in prepared.allocations]
-        launches.append({"kernel": name, "digests": digests})
+        launches.append({"kernel": name, "digests": digests, "waves": machine.n_wg * machine.waves_per_wg,
+                         "workgroups": machine.n_wg, "block_waves": {str(b): n for b, n in run.block_waves.items()}})  # fmt: skip
     out = [bytes(prepared.memory[a.start : a.start + a.size]) for a in prepared.allocations]
     return out, written, events, launches
 

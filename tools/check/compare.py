@@ -1,4 +1,5 @@
-"""check: run BEFORE and AFTER on the same generated inputs and compare every buffer they write.
+"""Long because it drives both engines for check and for predict's trip counts (executed_loops): check: run BEFORE
+and AFTER on the same generated inputs and compare every buffer they write.
 
 Two engines. ``llvm`` compiles both files (dump-ir, file mode), takes each kernel's LLVM IR stage and executes it on
 the CPU lane by lane (tools.check.engine), so it sees what the GPU would run, including out-of-bounds accesses and
@@ -380,6 +381,68 @@ def _kernels_for(path: Path, default: list, desc: dict, shape: dict, compiles: d
     if key not in compiles:
         compiles[key] = _llvm_kernels(path, arch, left(), shape, use_cache)
     return compiles[key]
+
+
+def _loops_of(kernel) -> list[dict]:
+    """Natural-loop approximations of an LLVM kernel: a branch to a block at or before its own position in reverse
+    post-order is a back edge (header = target, latch = source); nesting by span containment."""
+    spans = set()
+    index_of = {blk.id: blk.index for blk in kernel.blocks}
+    for b in kernel.blocks:
+        term = b.body[-1] if b.body else None
+        if term is None or term.opcode not in ("br", "switch"):
+            continue
+        if term.opcode == "br":  # as Machine._terminator reads them: (target) or (cond, false, true)
+            targets = [term.ops[0].ref] if len(term.ops) == 1 else [term.ops[1].ref, term.ops[2].ref]
+        else:
+            targets = [term.ops[1].ref] + [term.ops[i + 1].ref for i in range(2, len(term.ops), 2)]
+        for t in targets:
+            if t in index_of and index_of[t] <= b.index:
+                spans.add((index_of[t], b.index))
+    out = []
+    for s in sorted(spans):
+        depth = 1 + sum(1 for o in spans if o != s and o[0] <= s[0] and s[1] <= o[1])
+        out.append({"header": s[0], "latch": s[1], "depth": depth})
+    return out
+
+
+def executed_loops(
+    path: str | Path,
+    arch: str = "gfx942",
+    *,
+    seed: int = 0,
+    shape: dict | None = None,
+    timeout: float = 600,
+    max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+) -> list[dict]:
+    """Run ``path`` once on the CPU engine (``tools.check._llvm_child``) and count, per kernel launch, how many waves
+    executed each loop header: ``{"kernel", "waves", "workgroups", "loops": [{"header", "latch", "depth",
+    "executions"}]}`` with ``executions`` the latch's executions per wave (the back edge runs once per iteration;
+    summed over the loops around it)."""
+    path = Path(path).resolve()
+    from tools.check.ir import load_kernel
+    from tools.frontends import detect_frontend
+
+    frontend = detect_frontend(path)
+    left = _deadline(timeout)
+    with tempfile.TemporaryDirectory(prefix="kp-trips-") as tmp:
+        ((_, _, _, case_dir),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp) / "in",
+                                                 timeout=left())  # fmt: skip
+        kernels = _llvm_kernels(path, arch, left(), shape)
+        ((got,),) = [list(r.values()) for r in _run_llvm([{"before": (kernels, case_dir)}], arch,
+                                                          int(max_memory_gb * 1e9), Path(tmp) / "run", left())]  # fmt: skip
+        if isinstance(got, BaseException):
+            raise got
+        texts = {k["name"]: Path(k["llvm"]).read_text() for k in kernels}
+    out = []
+    for launch in got[3]:
+        name = launch["kernel"]
+        block_waves = {int(b): n for b, n in launch["block_waves"].items()}
+        loops = _loops_of(load_kernel(texts[name], name))
+        for lp in loops:
+            lp["executions"] = block_waves.get(lp["latch"], 0) / max(launch["waves"], 1)
+        out.append({"kernel": name, "waves": launch["waves"], "workgroups": launch["workgroups"], "loops": loops})
+    return out
 
 
 def _dedupe(events: list[MemoryEvent], keep: int = 12) -> list[MemoryEvent]:

@@ -59,6 +59,7 @@ class RunResult:
     events: list[Event]
     event_counts: dict[tuple[str, str], int]
     steps: int
+    block_waves: dict[int, int] = field(default_factory=dict)  # block index -> waves that executed it, summed
 
 
 @dataclass
@@ -128,6 +129,7 @@ class Machine:
         self.event_counts: dict[tuple[str, str], int] = {}
         self.mask = self.alive.copy()
         self.steps = 0
+        self.block_waves: dict[int, int] = {}
 
     # ------------------------------------------------------------------------------------------------ values
     def _broadcast(self, value, ty: Ty):
@@ -390,6 +392,8 @@ class Machine:
                 )
             self.mask = pc == cur
             self.all_active = bool(self.mask.sum() == self.alive.sum())
+            waves = int(np.unique(np.flatnonzero(self.mask) // WAVE).size)
+            self.block_waves[cur] = self.block_waves.get(cur, 0) + waves
             block = blocks[cur]
             self._phis(block, prev)
             nxt = None
@@ -402,7 +406,7 @@ class Machine:
                 raise unsupported("a block without terminator")
             prev = np.where(self.mask, cur, prev)
             pc = np.where(self.mask, nxt, pc)
-        return RunResult(self.mem, self.written, self.events, self.event_counts, self.steps)
+        return RunResult(self.mem, self.written, self.events, self.event_counts, self.steps, self.block_waves)
 
     def _phis(self, block, prev):
         if not block.phis:

@@ -38,6 +38,8 @@ REQUIRED = (
     "hbm_achievable_gbs",
     "l2_bytes",
     "dram_latency_cycles",
+    "loaded_dram_latency_cycles",
+    "memory_sector_bytes",
     "valu_cycles",
     "lds_bytes_per_cycle",
     "launch_overhead_us",
@@ -116,6 +118,6 @@ def device_for(arch: str, device: str | None = None) -> Machine:
     if m.arch != arch:
         same = [n for n in machine_names() if machine(n).arch == arch]
         raise InputError(
-            f"device '{device}' is {m.arch}, not {arch}", hint=f"for {arch} use --device {' or '.join(same) or '…'}"
+            f"device '{device}' is {m.arch}, not {arch}", hint=f"devices of {arch}: {', '.join(same) or 'none'}"
         )
     return m

@@ -73,6 +73,41 @@ def _flydsl_launch(k: KernelDump) -> tuple[list[int], int] | None:
     return None
 
 
+def _executed_plan(executed: dict):
+    """The CPU engine's loop executions (tools.check.compare.executed_loops) as a trip plan."""
+    from tools.predict.trips import TtirLoop
+
+    loops = [TtirLoop(lp["depth"], lp["executions"], lp["executions"], 0) for lp in executed["loops"]]
+    detail = (
+        f"executed on the CPU engine of check: {executed['workgroups']} workgroup(s), {executed['waves']} waves; "
+        "loop back edges counted per wave (the mean is also used as the longest wave's)"
+    )
+    return loops, detail
+
+
+def _scalars(k: KernelDump) -> dict[str, int]:
+    """The launch's integer scalars by name and by position among the non-constexpr arguments (TTIR's order)."""
+    scalars: dict[str, int] = {}
+    pos = 0
+    for a in k.launch.arguments if k.launch else []:
+        if a.kind == "constexpr":
+            continue
+        if a.kind == "scalar" and isinstance(a.value, bool | int):
+            scalars[a.name] = int(a.value)
+            scalars[str(pos)] = int(a.value)
+        pos += 1
+    return scalars
+
+
+def _traffic(k: KernelDump, m: Machine) -> tuple[float, str | None]:
+    ttir = _stage(k, "ttir")
+    if ttir is None or not ttir.exists() or not k.launch or not k.launch.arguments:
+        return 1.0, None
+    from tools.predict.coalesce import traffic_factor
+
+    return traffic_factor(ttir.read_text(), _scalars(k), int(m.value("memory_sector_bytes")))
+
+
 def _trip_plan(k: KernelDump, grid: list[int] | None):
     """(TTIR loops with trips, detail) from the loop bounds on the example arguments, or (None, why not)."""
     ttir = _stage(k, "ttir")
@@ -82,21 +117,22 @@ def _trip_plan(k: KernelDump, grid: list[int] | None):
         return None, "the launch's argument values were not recorded"
     from tools.predict.trips import ttir_loops
 
-    scalars: dict[str, int] = {}
-    pos = 0
-    for a in k.launch.arguments:
-        if a.kind == "constexpr":
-            continue
-        if a.kind == "scalar" and isinstance(a.value, bool | int):
-            scalars[a.name] = int(a.value)
-            scalars[str(pos)] = int(a.value)
-        pos += 1
-    loops, detail = ttir_loops(ttir.read_text(), scalars, grid)
+    loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid)
     if not loops:
         return [], "the TTIR has no scf.for"
     if all(t.trips is None for t in loops):
         return None, "the scf.for bounds depend on values not known before the launch (loaded or loop-carried)"
     return loops, detail
+
+
+def _wave_work(k: KernelDump, text: str, m: Machine, plan, default: float, waves_per_block: int):
+    if is_amd(k.arch):
+        from tools.predict.amd import amd_wave_work
+
+        return amd_wave_work(text, k.name, k.arch, m, plan, default, waves_per_block)
+    from tools.predict.nvidia import nvidia_wave_work
+
+    return nvidia_wave_work(text, k.name, m, plan, default, waves_per_block)
 
 
 def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None, threads=None) -> LaunchPrediction:
@@ -116,9 +152,12 @@ def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None,
     )
 
 
-def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | None = None) -> LaunchPrediction:
+def predict_launch(
+    k: KernelDump, *, device: str | None = None, trips: float | None = None, executed: dict | None = None
+) -> LaunchPrediction:
     """The predicted time of one compiled kernel's launch (its KernelDump.launch) on ``device`` (default: the
-    architecture's usual device). ``trips``: the hot loop's iterations when no evidence gives them."""
+    architecture's usual device). ``trips``: the hot loop's iterations, stated; ``executed``: this launch's loop
+    counts from the CPU engine (``executed_trips``); else the loop bounds on the example arguments, else one."""
     m = device_for(k.arch, device)
     notes: list[str] = []
     grid = k.launch.grid if k.launch else None
@@ -142,25 +181,26 @@ def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | N
         return _undetermined(k, m, "occupancy unknown (no register figures)", grid, programs, threads)
     if not k.final_isa or not Path(k.final_isa).exists():
         return _undetermined(k, m, "no final ISA to read", grid, programs, threads)
-    plan, plan_detail = _trip_plan(k, grid)
+    source = "loop-bounds"
+    if executed and executed.get("loops"):
+        plan, plan_detail = _executed_plan(executed)
+        source = "check"
+    else:
+        plan, plan_detail = _trip_plan(k, grid)
+        if executed and executed.get("skipped"):
+            notes.append(executed["skipped"])
     default = float(trips) if trips else DEFAULT_TRIPS
     text = Path(k.final_isa).read_text(errors="replace")
-    if is_amd(k.arch):
-        from tools.predict.amd import amd_wave_work
-
-        work, mean, peak = amd_wave_work(
-            text, k.name, k.arch, m, plan if trips is None else None, default, waves_per_block
-        )
-    else:
-        from tools.predict.nvidia import nvidia_wave_work
-
-        work, mean, peak = nvidia_wave_work(text, k.name, m, plan if trips is None else None, default, waves_per_block)
+    try:
+        work, mean, peak = _wave_work(k, text, m, plan if trips is None else None, default, waves_per_block)
+    except LookupError as exc:
+        return _undetermined(k, m, str(exc), grid, programs, threads)
     if not work.loops:
         evidence = TripEvidence(source="no-loop", trips=1, max_trips=1, detail="the kernel has no loop")
     elif trips is not None:
         evidence = TripEvidence(source="assumption", trips=mean, max_trips=peak, detail=f"--trips {trips:g} (stated)")
     elif plan:
-        evidence = TripEvidence(source="loop-bounds", trips=mean, max_trips=peak, detail=plan_detail)
+        evidence = TripEvidence(source=source, trips=mean, max_trips=peak, detail=plan_detail)
     else:
         evidence = TripEvidence(
             source="assumption",
@@ -172,7 +212,10 @@ def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | N
     if k.launch and k.launch.arguments:
         sizes = [a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes]
         unique = sum(sizes) if sizes else None
-    shape = LaunchShape(programs, waves_per_block, resident, unique)
+    factor, strided = _traffic(k, m)
+    if strided:
+        notes.append(strided)
+    shape = LaunchShape(programs, waves_per_block, resident, unique, factor)
     us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
     return LaunchPrediction(
         name=k.name,
@@ -191,12 +234,42 @@ def predict_launch(k: KernelDump, *, device: str | None = None, trips: float | N
     )
 
 
+MAX_CHECK_WORKGROUPS = 64  # the CPU engine runs every workgroup in lock step; beyond this the loop bounds are used
+
+
+def executed_trips(source: str | Path, kernels: list[KernelDump], arch: str, timeout: float = 600) -> list[dict]:
+    """Per launch of an AMD kernel file, its loops' executions on the CPU engine of check (trip evidence (a)); an
+    entry with ``skipped`` (why) where the engine was not run or failed, so the next evidence is used."""
+    if not is_amd(arch) or not kernels:
+        return [{} for _ in kernels]
+    groups = sum(math.prod(k.launch.grid) if k.launch and k.launch.grid else 0 for k in kernels)
+    if groups > MAX_CHECK_WORKGROUPS:
+        why = f"not run on the CPU engine: {groups} workgroups (at most {MAX_CHECK_WORKGROUPS}; no sampling yet)"
+        return [{"skipped": why} for _ in kernels]
+    from tools.check.compare import executed_loops
+    from tools.errors import KernelpilotError
+
+    try:
+        runs = executed_loops(source, arch, timeout=timeout)
+    except KernelpilotError as exc:
+        return [{"skipped": f"the CPU engine could not run it: {exc.message}"} for _ in kernels]
+    if len(runs) != len(kernels):
+        return [{"skipped": "the CPU engine ran a different number of launches"} for _ in kernels]
+    return runs
+
+
 def predict_kernels(
-    kernels: list[KernelDump], *, arch: str, device: str | None = None, trips: float | None = None
+    kernels: list[KernelDump],
+    *,
+    arch: str,
+    device: str | None = None,
+    trips: float | None = None,
+    executed: list[dict] | None = None,
 ) -> list[LaunchPrediction]:
-    """Each launch of a call, in order."""
+    """Each launch of a call, in order (``executed``: one entry per launch from ``executed_trips``)."""
     normalize_arch(arch)
-    return [predict_launch(k, device=device, trips=trips) for k in kernels]
+    runs = executed or [{} for _ in kernels]
+    return [predict_launch(k, device=device, trips=trips, executed=e) for k, e in zip(kernels, runs, strict=True)]
 
 
 def total_of(launches: list[LaunchPrediction]) -> tuple[float | None, str | None]:

@@ -14,7 +14,7 @@ from tools.models.predict import LaunchPrediction, PredictResult
 HELP = "predict each launch's time on a GPU from its ISA and launch, and what bounds it"
 
 
-def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> tuple[list[KernelDump], str]:
+def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> tuple[list[KernelDump], str, bool]:
     """The launches of ``source`` in order: a kernel file (compiled by dump-ir; a call form captures every launch)
     or a recorded variant folder (meta.json + compiled files, benchmarks/predict_data/FORMAT.md)."""
     from tools.predict.artifacts import is_variant_dir, read_variant
@@ -22,7 +22,7 @@ def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> 
     path = Path(source)
     if is_variant_dir(path):
         kernels = read_variant(path, arch)
-        return kernels, kernels[0].arch
+        return kernels, kernels[0].arch, False
     if path.is_dir():
         raise InputError(
             f"{path} is a folder without meta.json",
@@ -33,7 +33,7 @@ def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> 
     from tools.dump_ir.dump import dump_ir
 
     result = dump_ir(path, arch, timeout=timeout)
-    return result.kernels, result.arch
+    return result.kernels, result.arch, True
 
 
 def _summary(p: PredictResult) -> str:
@@ -61,12 +61,16 @@ def predict_file(
     timeout: float = 600,
 ) -> PredictResult:
     """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
-    from tools.predict import band_of, predict_kernels, speedup_band, total_of
+    from tools.predict import band_of, executed_trips, predict_kernels, speedup_band, total_of
+
+    def predicted(src):
+        kernels, karch, is_file = load_kernels(src, arch, timeout)
+        runs = executed_trips(src, kernels, karch, timeout) if is_file and trips is None else None
+        return predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs), karch
 
     arch = normalize_arch(arch) if arch else None
-    kernels, arch = load_kernels(source, arch, timeout)
+    launches, arch = predicted(source)
     m = device_for(arch, device)
-    launches = predict_kernels(kernels, arch=arch, device=device, trips=trips)
     total, bound = total_of(launches)
     result = PredictResult(
         summary="",
@@ -79,9 +83,8 @@ def predict_file(
         band=band_of(m),
     )
     if baseline is not None:
-        before, _ = load_kernels(baseline, arch, timeout)
         result.baseline = str(baseline)
-        result.baseline_launches = predict_kernels(before, arch=arch, device=device, trips=trips)
+        result.baseline_launches, _ = predicted(baseline)
         result.baseline_predicted_us, _ = total_of(result.baseline_launches)
         if result.baseline_predicted_us and total:
             result.predicted_speedup = round(result.baseline_predicted_us / total, 4)

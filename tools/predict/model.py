@@ -55,6 +55,7 @@ class LaunchShape:
     waves_per_block: int
     resident_blocks_per_cu: int  # from occupancy (registers, LDS / shared memory, block size)
     unique_tensor_bytes: int | None = None
+    traffic_factor: float = 1.0  # DRAM bytes per requested byte of strided (uncoalesced) accesses (coalesce.py)
 
 
 def _us(cycles: float, m: Machine) -> float:
@@ -67,7 +68,9 @@ def predict(
     """(predicted_us, bound, figures) for one launch."""
     cus = int(m.value("compute_units"))
     units = m.value("issue_units_per_cu")
-    latency = m.value("dram_latency_cycles")
+    # a timing model of a whole launch: the latency a load sees with the GPU full of requests (prefetch-data-load's
+    # structural threshold keeps the idle figure, dram_latency_cycles)
+    latency = m.value("loaded_dram_latency_cycles")
     bw = m.value("hbm_achievable_gbs") * 1e9
     g = max(1, shape.resident_blocks_per_cu)
     wpb = shape.waves_per_block
@@ -81,7 +84,9 @@ def predict(
     waves = shape.programs * wpb
     requested = waves * per_wave["bytes"]
     moved = requested
-    if shape.unique_tensor_bytes and requested > shape.unique_tensor_bytes:
+    if shape.traffic_factor > 1:  # strided accesses: whole sectors per element, neighbours' sectors not reused
+        moved = requested * shape.traffic_factor
+    elif shape.unique_tensor_bytes and requested > shape.unique_tensor_bytes:
         moved = float(shape.unique_tensor_bytes)
     dram_share = moved / requested if requested else 0.0
 

@@ -135,13 +135,25 @@ def counter_step(insts: list[SassInst], first: int, last: int) -> int | None:
     return None
 
 
+def find_function(funcs: list, kernel: str):
+    """The SASS function of ``kernel``: by its exact (mangled) name, else by the identifier a demangled profiler name
+    starts with (``fir_kernel(float const*, ...)`` → ``_Z10fir_kernelPKfS0_Pfii``); LookupError when none is."""
+    exact = next((fn for fn in funcs if fn.name == kernel), None)
+    if exact is not None:
+        return exact
+    base = re.split(r"[(<]", kernel, maxsplit=1)[0].split("::")[-1].split()[-1] if kernel.strip() else ""
+    found = [fn for fn in funcs if base and re.search(rf"(?<!\d){len(base)}{re.escape(base)}", fn.name)]
+    if len(found) == 1 or (found and len(funcs) == 1):
+        return found[0]
+    if len(funcs) == 1 and not base:
+        return funcs[0]
+    raise LookupError(f"no SASS function for {kernel} among {len(funcs)} in the listing")
+
+
 def nvidia_wave_work(
     sass_text: str, kernel: str, m: Machine, plan: list | None, default_trips: float, waves_per_block: int
 ) -> tuple[WaveWork, float, float]:
-    funcs = parse_sass(sass_text)
-    f = next((fn for fn in funcs if fn.name == kernel), funcs[0] if funcs else None)
-    if f is None:
-        raise ValueError(f"no SASS function in the listing for {kernel}")
+    f = find_function(parse_sass(sass_text), kernel)
     loops = []
     for lp in find_loops(f):
         label = f.insts[lp.first].labels[0] if f.insts[lp.first].labels else f"/*{f.insts[lp.first].addr:04x}*/"

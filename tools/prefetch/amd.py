@@ -30,9 +30,15 @@ from dataclasses import dataclass, field
 from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
 from tools.isa.source_attr import attribute_loc
-from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch.descriptors import unchecked_lookahead
+from tools.prefetch.loops import (
+    WALK_ITERATIONS,
+    classify_loop,
+    load_and_copy_counts,
+    load_latency_cycles,
+    short_iteration_note,
+)
 
 # Issue cycles per instruction class, wave64 on CDNA (estimates: VALU issues over 4 cycles, an MFMA occupies the
 # matrix core for its passes x 4 cycles; CDNA3 ISA §7 "MFMA passes" table). Good for comparing two versions of a loop.
@@ -51,8 +57,9 @@ CATEGORY_CYCLES = {
     "lds_other": 4,
 }
 MEMORY_ISSUE_CYCLES = 4
-# A load that misses to HBM takes several hundred cycles on CDNA3 (~500-800); below this the latency is exposed.
-LOAD_LATENCY_CYCLES = 500
+# A load that misses to HBM: the MI300X figure of the machine table (tools/isa/machines/mi300x.yaml); below this the
+# latency is exposed. gfx90a and gfx950 have the same figure there.
+LOAD_LATENCY_CYCLES = load_latency_cycles("gfx942", "gfx942")
 LDS_LATENCY_CYCLES = 64  # an LDS access without bank conflicts (CDNA3: ~64-128)
 
 LOAD_CATEGORIES = ("vmem_load", "vmem_load_lds")
@@ -63,9 +70,6 @@ _COPY_RE = re.compile(
     r"^(v_mov_b32|v_mov_b64|v_pk_mov_b32|s_mov_b32|s_mov_b64|v_readfirstlane_b32|"
     r"v_accvgpr_write|v_accvgpr_read|v_accvgpr_mov)(_e32|_e64|_b32)?$"
 )
-MAX_LOADS = 32  # records listed per loop (the counts cover all); keeps an MCP result within an agent's budget
-MAX_COPIES = 16
-WALK_ITERATIONS = 3  # the loop body is walked as this many consecutive iterations
 MAX_PATH_STATES = 20000  # per load: beyond this the paths are too many to follow; the load is undetermined
 
 
@@ -504,19 +508,6 @@ def load_hidden(placed_late: bool | None, stall_cycles: int | None) -> bool | No
     return placed_late and not stall_cycles
 
 
-@dataclass
-class KernelLoops:
-    """One kernel's loop analysis, as both vendors' paths return it (``analyze_kernel`` / ``analyze_sass``)."""
-
-    name: str
-    loops: list[LoopReport]
-    prologue_loads: int  # loads before the hot loop
-    has_source_lines: bool
-    resources: Resources | None
-    arch: str | None
-    path: str = ""  # the ISA file it came from (set by the caller that read it)
-
-
 # --- latencies per iteration -------------------------------------------------------------------------------------
 
 
@@ -742,10 +733,12 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
             )
         )
 
-    verdict, reason = classify_loop(loads, mfma, valu, compute)
+    verdict, reason = classify_loop(loads, mfma, valu, compute, LOAD_LATENCY_CYCLES)
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     if verdict == "prefetched" and est is not None:
-        reason += short_iteration_note(est.latencies, est.work_cycles, min(waits) if waits else None)
+        reason += short_iteration_note(
+            est.latencies, est.work_cycles, LOAD_LATENCY_CYCLES, min(waits) if waits else None
+        )
     header = cfg.blocks[loop.header]
     return LoopReport(
         header=header.label or f"block {loop.header}",
@@ -765,93 +758,6 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
         memory_latencies_per_iteration=est.latencies if est else None,
         latency_note=est.note if est else None,
         warnings=unchecked_lookahead(kernel, loads),
-    )
-
-
-def load_and_copy_counts(loads: list[LoadSite], copies: list[CopySite], barriers: list[BarrierRegion]) -> dict:
-    """The LoopReport fields counted from the load, copy and barrier records: one definition for both vendors, so
-    the summary line, ``--verify`` and the eval checks read the same counts."""
-    waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
-    kinds = [c.kind for c in copies]
-    return {
-        "loads": loads[:MAX_LOADS],
-        "loads_total": len(loads),
-        "loads_next_iteration": sum(1 for ld in loads if ld.consumed == "next-iteration"),
-        "loads_exposed": sum(1 for ld in loads if ld.waited_too_soon is True),
-        "loads_undetermined": sum(1 for ld in loads if ld.waited_too_soon is None or ld.consumed == "undetermined"),
-        "scalar_loads": sum(1 for ld in loads if ld.memory == "scalar"),
-        "closest_wait_cycles": min(waits) if waits else None,
-        "bytes_per_lane_per_iteration": sum(ld.bytes_per_lane for ld in loads),
-        "barriers": barriers[:8],
-        "barriers_total": len(barriers),
-        "barriers_with_loads_in_flight": sum(1 for br in barriers if br.loads_in_flight),
-        "head_copies": kinds.count("loaded-data"),
-        "copies": sorted(copies, key=lambda c: c.kind == "other")[:MAX_COPIES],  # loaded data, accumulators first
-        "loaded_data_copies": kinds.count("loaded-data"),
-        "accumulator_copies": kinds.count("accumulator"),
-        "other_copies": kinds.count("other"),
-    }
-
-
-def short_iteration_note(latencies: float, work_cycles: int, closest_wait_cycles: int | None = None) -> str:
-    """For a prefetched loop that still stalls, why: one iteration's work is shorter than a memory latency, or (when
-    it is not) the carried loads issue too late in the iteration, so their waits come too soon after them."""
-    if latencies < 0.5:
-        return ""
-    if work_cycles < LOAD_LATENCY_CYCLES:
-        return (
-            f"; still ~{latencies} memory latencies per iteration: one iteration's work (~{work_cycles} cycles) "
-            f"covers only part of a ~{LOAD_LATENCY_CYCLES}-cycle latency (prefetch further ahead, or rely on more "
-            "waves)"
-        )
-    gap = f" (the closest is ~{closest_wait_cycles} cycles)" if closest_wait_cycles is not None else ""
-    return (
-        f"; still ~{latencies} memory latencies per iteration: one iteration's work (~{work_cycles} cycles) would "
-        f"cover a ~{LOAD_LATENCY_CYCLES}-cycle latency, but the waits come too soon after the loads{gap} (issue the "
-        "next iteration's loads earlier in the loop body, or move the waits that retire them later)"
-    )
-
-
-def classify_loop(loads: list[LoadSite], mfma: int, compute_ops: int, compute_cycles: int) -> tuple[str, str]:
-    """The loop's verdict and the one-line reason for it, from the load records alone (shared by the AMD and NVIDIA
-    paths). ``prefetched`` needs every load decided and none exposed; its reason states the same counts."""
-    if not loads:
-        return "no-loads", "the loop issues no memory load"
-    total = len(loads)
-    carried = [ld for ld in loads if ld.consumed == "next-iteration"]
-    exposed = [ld for ld in loads if ld.waited_too_soon is True]
-    undecided = [ld for ld in loads if ld.waited_too_soon is None or ld.consumed == "undetermined"]
-    counts = f"{len(carried)} of {total} load(s) are consumed in the next iteration"
-    if exposed:
-        worst = min(exposed, key=lambda ld: ld.load_to_wait_cycles or 0)
-        where = f" ({worst.source})" if worst.source else ""
-        why = f" ({worst.wait_reason})" if worst.wait_reason else ""
-        detail = (
-            f"{len(exposed)} of {total} load(s) are waited for too soon; the closest wait{why} is "
-            f"{worst.load_to_wait_instructions} instruction(s) / ~{worst.load_to_wait_cycles} cycles after "
-            f"`{worst.text}`{where}, far below a ~{LOAD_LATENCY_CYCLES}-cycle memory latency; {counts}"
-        )
-        if undecided:
-            detail += f"; {len(undecided)} undetermined"
-        if mfma == 0 and compute_ops <= 2 * total:
-            return "memory-bound", (
-                detail + f"; with {compute_ops} compute instruction(s) for {total} load(s) there is little work to "
-                "hide latency behind: prefetching helps only a little, more loads in flight or more waves do more"
-            )
-        return "exposed-latency", detail
-    if undecided:
-        first = undecided[0]
-        return "undetermined", (
-            f"{len(undecided)} of {total} load(s) cannot be classified ({first.undetermined_reason}, e.g. "
-            f"`{first.text}` [{first.index}]); {counts}; no load is decided as exposed"
-        )
-    if carried:
-        return "prefetched", (
-            f"{counts} (loop-carried); none is exposed: every wait is in a later iteration, or late enough in its own "
-            "that the latency model sees no stall on it"
-        )
-    return "prefetched", (
-        f"{counts}; every load has at least ~{LOAD_LATENCY_CYCLES} estimated cycles of work before its wait"
     )
 
 

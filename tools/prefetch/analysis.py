@@ -13,7 +13,7 @@ from tools.errors import InputError
 from tools.isa import arch as archmod
 from tools.models.dump import LaunchInfo, Resources
 from tools.models.prefetch import BaselineComparison, LoopReport, PrefetchReport, RegisterHeadroom
-from tools.prefetch.amd import KernelLoops
+from tools.prefetch.loops import KernelLoops
 
 SOURCE_SUFFIXES, ISA_SUFFIXES, SASS_SUFFIXES = inputs.SOURCE_SUFFIXES, inputs.ISA_SUFFIXES, inputs.SASS_SUFFIXES
 MAX_LOOPS = 16

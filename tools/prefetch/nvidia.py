@@ -13,16 +13,18 @@ from collections import deque
 from tools.isa.sass import SassFunction, SassInst, find_hot_loop, find_loops, parse_sass
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
-from tools.prefetch.amd import (
-    LOAD_LATENCY_CYCLES,
+from tools.prefetch.loops import (
     WALK_ITERATIONS,
     KernelLoops,
     classify_loop,
     load_and_copy_counts,
+    load_latency_cycles,
     short_iteration_note,
 )
 
 LOADS = ("LDG", "LDGSTS", "LD", "LDS128")
+# A global load that misses L2: the H100 figure of the machine table (tools/isa/machines/h100.yaml).
+LOAD_LATENCY_CYCLES = load_latency_cycles("sm_90", "sm_90")
 # Issue cycles (estimates): tensor-core MMA occupies its pipe for ~16 cycles, everything else issues in ~2.
 MMA_CYCLES = 16
 DEFAULT_CYCLES = 2
@@ -210,12 +212,14 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
                     else "no load issues after this barrier",
                 )
             )
-    verdict, reason = classify_loop(loads, mma, len(compute), 0)
+    verdict, reason = classify_loop(loads, mma, len(compute), 0, LOAD_LATENCY_CYCLES)
     copies = _copies(body, loads)
     iteration, latencies = _estimate_latencies(body)
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     if verdict == "prefetched":
-        reason += short_iteration_note(latencies, sum(_cycles(i) for i in body), min(waits) if waits else None)
+        reason += short_iteration_note(
+            latencies, sum(_cycles(i) for i in body), LOAD_LATENCY_CYCLES, min(waits) if waits else None
+        )
     return LoopReport(
         header=f.insts[start].labels[0] if f.insts[start].labels else f"/*{f.insts[start].addr:04x}*/",
         first_instruction=start,
