@@ -79,3 +79,55 @@ def test_gqa_noop_is_correct_but_not_faster(tmp_path):
 def test_gqa_traps_fail_on_outcomes(trap, failing, tmp_path):
     s = score_candidate(GQA, tmp_path, kernel=GQA_TRAPS / trap)
     assert not s.passed and s.code == failing, s.reasons
+
+
+# Alternative designs (our own, tests/data/eval_alternatives/gqa_*.patch on the task's workspace): each is correct
+# (the oracle) and faster on its own terms; a design the scorer cannot yet judge is marked with the tool's gap.
+LATENCY_CHECK_GAP = (
+    "correct and predicted faster (outcome 'faster'), but the task's structural hot_loop_memory_latencies <= 0.6 "
+    "check, kept until tools/predict charges a load that waits for another load in the same iteration, rejects it"
+)
+GQA_ALTERNATIVES = [
+    # the table row in one VGPR (lane l holds entry l; a row has 64 entries, one per lane), read with v_readlane;
+    # V / scale / p loaded one block ahead: no table load in the loop, 60 VGPRs, predicted 1.53x like the reference
+    pytest.param(
+        "gqa_readlane_row.patch",
+        id="readlane_row",
+        marks=pytest.mark.xfail(strict=True, reason=LATENCY_CHECK_GAP + " (~0.8 per iteration on gfx950)"),
+    ),
+    # two blocks per iteration, their six loads waited for once (an odd last block masked, no remainder loop): 62
+    # VGPRs; predicted 1.48x even though the stated 40 trips are charged to a loop that runs 20 times
+    pytest.param(
+        "gqa_unroll2.patch",
+        id="unroll2",
+        marks=pytest.mark.xfail(
+            strict=True, reason=LATENCY_CHECK_GAP + " (~0.9 per two-block iteration on gfx950: ~0.45 per block)"
+        ),
+    ),
+    pytest.param(
+        "gqa_scalar_table.patch",
+        id="scalar_table",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="predicted 1.53x at 60 VGPRs, but the oracle (kernelpilot check) cannot run FlyDSL's s_buffer_load: "
+            "`ptrtoint ptr addrspace(8) -> i128` of the buffer resource crashes the CPU engine (tools/check gap)",
+        ),
+    ),
+    pytest.param(
+        "gqa_fallback_loop.patch",
+        id="fallback_loop",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="the readlane design plus a plain loop for the blocks past 64 (runs 0 times at n_blocks = 40); the "
+            "task's stated trips (40) are charged to every loop, the fallback loop included, so it is predicted "
+            "0.99x where it is 1.53x (tools/predict gap: no per-loop trip evidence for FlyDSL's runtime bounds)",
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("patch", GQA_ALTERNATIVES)
+def test_gqa_alternative_designs_pass_on_outcomes(patch, tmp_path):
+    s = score_candidate(GQA, tmp_path, patch=DATA / patch)
+    assert s.correct and s.passed, s.reasons
+    assert ("faster", True) in codes(s)

@@ -118,7 +118,11 @@ class LoopReport(BaseModel):
     last_instruction: int
     instruction_count: int
     depth: int
-    is_hot: bool
+    is_hot: bool = Field(
+        description="the loop with the most executed instructions (instructions x trips, see hot_loop_basis)"
+    )
+    trips: float | None = Field(None, description="iterations per wave from the predictor's trip evidence")
+    executed_instructions: float | None = Field(None, description="instructions x trips per wave (the predictor's)")
     verdict: LoopVerdict
     reason: str
     loads: list[LoadSite] = Field(default_factory=list, description="at most 32, in issue order (counts cover all)")
@@ -208,6 +212,11 @@ class PrefetchReport(BaseModel):
     has_source_lines: bool = Field(description="False when the ISA carries no .loc / line info")
     loops: list[LoopReport] = Field(default_factory=list, description="hot loop first; at most 16")
     loops_total: int = 0
+    hot_loop_basis: str | None = Field(
+        None,
+        description="how the hot loop was picked: by executed instructions from trip counts (their evidence), or "
+        "the static pick (most MFMA + memory instructions) with the assumption that states why",
+    )
     headroom: RegisterHeadroom | None = None
     prologue_loads: int = Field(0, description="loads issued before the hot loop (a prefetch prologue has some)")
     spill_count: int | None = Field(None, description="VGPR spills (AMD) or spill-store bytes (NVIDIA)")

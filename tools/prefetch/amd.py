@@ -761,19 +761,24 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
     )
 
 
-def analyze_kernel(kernel: Kernel, arch: str | None) -> tuple[list[LoopReport], int]:
+def analyze_kernel(kernel: Kernel, arch: str | None, hot_header: str | None = None) -> tuple[list[LoopReport], int]:
     """Loop reports (hot loop first, then by instruction order) and the loads issued before the hot loop (vector
-    loads, and scalar loads of computed addresses: the s_loads of kernel arguments do not count)."""
+    loads, and scalar loads of computed addresses: the s_loads of kernel arguments do not count). ``hot_header``:
+    the hot loop's header label where the caller knows it (the loop with the most executed instructions); otherwise
+    the static pick (``find_hot_loop``: the most MFMA + memory instructions)."""
     cfg = build_cfg(kernel)
-    hot = find_hot_loop(cfg)
+    hot_loop = next((lp for lp in cfg.loops if hot_header and cfg.blocks[lp.header].label == hot_header), None)
+    if hot_loop is None:
+        found = find_hot_loop(cfg)
+        hot_loop = found.loop if found is not None else None
     reports = []
     for lp in cfg.loops:
-        reports.append(analyze_loop(kernel, cfg, lp, arch, hot is not None and lp is hot.loop))
+        reports.append(analyze_loop(kernel, cfg, lp, arch, lp is hot_loop))
     reports.sort(key=lambda r: (not r.is_hot, r.first_instruction))
     prologue = 0
-    if hot is not None:
+    if hot_loop is not None:
         written = 0
-        for i in kernel.instructions[: hot.first_instruction]:
+        for i in kernel.instructions[: min(hot_loop.instruction_indices(cfg))]:
             if i.category in LOAD_CATEGORIES or (is_scalar_load(i) and i.uses & written):
                 prologue += 1
             written |= i.defs

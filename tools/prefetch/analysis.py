@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tools import inputs
-from tools.errors import InputError
+from tools.errors import InputError, KernelpilotError
 from tools.isa import arch as archmod
-from tools.models.dump import LaunchInfo, Resources
+from tools.models.dump import KernelDump, LaunchInfo, Resources
+from tools.models.predict import LoopFigures
 from tools.models.prefetch import BaselineComparison, LoopReport, PrefetchReport, RegisterHeadroom
 from tools.prefetch.loops import KernelLoops
 
@@ -48,10 +49,32 @@ def _is_sass(text: str) -> bool:
 
 def _load_input(
     source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600
-) -> tuple[list[tuple[str, str, Resources | None, LaunchInfo | None]], str | None, str]:
-    """[(isa_text, isa_path, resources, launch)], arch, origin — compiling kernel sources through dump-ir."""
+) -> tuple[list[tuple[str, str, Resources | None, LaunchInfo | None]], str | None, str, list[KernelDump]]:
+    """[(isa_text, isa_path, resources, launch)], arch, origin, dump-ir's kernels — compiling kernel sources through
+    dump-ir."""
     found = inputs.load_isa_inputs(source, arch, frontend=frontend, timeout=timeout, tool="prefetch-data-load")
-    return [(i.text, i.path, i.resources, i.launch) for i in found.items], found.arch, found.origin
+    items = [(i.text, i.path, i.resources, i.launch) for i in found.items]
+    return items, found.arch, found.origin, list(found.kernels)
+
+
+def _executed_loops(dump: KernelDump | None) -> tuple[dict[str, LoopFigures] | None, str]:
+    """The predictor's loops of one compiled kernel by header (instructions x trips per wave) and the trips'
+    evidence; (None, why) when there is no launch to predict or the trips would only be an assumption."""
+    if dump is None:
+        return None, "no compiled kernel with a launch (an ISA input)"
+    try:
+        from tools.predict import predict_launch
+    except ImportError:
+        return None, "this build has no predictor"
+    try:
+        p = predict_launch(dump)
+    except KernelpilotError as exc:
+        return None, exc.message
+    if p.undetermined or not p.loops:
+        return None, p.undetermined or "the predictor found no loop"
+    if p.trips.source == "assumption":
+        return None, p.trips.detail
+    return {lp.header: lp for lp in p.loops}, f"{p.trips.source}: {p.trips.detail}"
 
 
 def _block_threads(arch: str, res: Resources, launch: LaunchInfo | None) -> int:
@@ -155,7 +178,7 @@ def _headroom(arch: str | None, res: Resources | None, hot: LoopReport | None) -
 
 
 def _analyze_text(
-    text: str, path: str, arch: str | None, kernel: str | None, res: Resources | None
+    text: str, path: str, arch: str | None, kernel: str | None, res: Resources | None, hot_header: str | None = None
 ) -> list[KernelLoops]:
     """Every (selected) kernel's loops in one ISA text, AMDGCN or SASS."""
     if _is_sass(text):
@@ -172,7 +195,7 @@ def _analyze_text(
     for k in isa.kernels:
         if kernel and kernel != k.name and kernel not in k.name:
             continue
-        loops, prologue = analyze_kernel(k, arch)
+        loops, prologue = analyze_kernel(k, arch, hot_header if kernel == k.name else None)
         has_loc = any(i.loc is not None for i in k.instructions)
         kres = res if res is not None and len(isa.kernels) == 1 else None
         if kres is None and k.metadata is not None:
@@ -205,10 +228,40 @@ def analyze_prefetch(
     return rep
 
 
+def _hot_by_execution(best: KernelLoops, texts, dumps: list[KernelDump]) -> tuple[list[LoopReport], int, str]:
+    """``best``'s loops with the hot loop re-picked as the one with the most executed instructions (the predictor's
+    instructions x trips) where trip counts come from evidence, each loop given its trips; otherwise the static pick,
+    with the assumption stated. A fallback loop that the example launch never enters is then not "the" hot loop."""
+    loops, prologue = best.loops, best.prologue_loads
+    figures, evidence = _executed_loops(next((k for k in dumps if k.name == best.name), None))
+    static = f"the static pick (most MFMA + memory instructions), assuming every loop runs equally often: {evidence}"
+    if not figures or not loops:
+        return loops, prologue, static
+    for lp in loops:
+        f = figures.get(lp.header)
+        lp.trips, lp.executed_instructions = (f.trips, f.executed_instructions) if f else (None, None)
+    ranked = [lp for lp in loops if lp.executed_instructions is not None]
+    top = max(ranked, key=lambda lp: lp.executed_instructions, default=None)
+    if top is None:
+        return loops, prologue, static
+    basis = f"the loop with the most executed instructions (instructions x trips per wave; trips from {evidence})"
+    if top.is_hot:
+        return loops, prologue, basis
+    text, path, res = next((t, p, r) for t, p, r, _ in texts if p == best.path)
+    if _is_sass(text):
+        return loops, prologue, f"{static}; by executed instructions it would be {top.header} (SASS: not re-picked)"
+    redo = next(c for c in _analyze_text(text, path, best.arch, best.name, res, top.header) if c.name == best.name)
+    for lp in redo.loops:
+        lp.trips, lp.executed_instructions = next(
+            ((o.trips, o.executed_instructions) for o in loops if o.header == lp.header), (None, None)
+        )
+    return redo.loops, redo.prologue_loads, basis
+
+
 def _analyze_one(
     source_or_isa: str | Path, arch: str | None, kernel: str | None, frontend: str | None, timeout: float
 ) -> PrefetchReport:
-    texts, arch, origin = _load_input(source_or_isa, arch, frontend, timeout)
+    texts, arch, origin, dumps = _load_input(source_or_isa, arch, frontend, timeout)
     candidates = []
     launches = {path: launch for _, path, _, launch in texts}
     for text, path, res, _ in texts:
@@ -228,6 +281,7 @@ def _analyze_one(
     name, loops, prologue, has_loc, res, karch, path = (
         best.name, best.loops, best.prologue_loads, best.has_source_lines, best.resources, best.arch, best.path
     )  # fmt: skip
+    loops, prologue, basis = _hot_by_execution(best, texts, dumps)
     hot = next((lp for lp in loops if lp.is_hot), None)
     notes = []
     if not has_loc:
@@ -280,6 +334,7 @@ def _analyze_one(
         has_source_lines=has_loc,
         loops=loops[:MAX_LOOPS],
         loops_total=len(loops),
+        hot_loop_basis=basis if loops else None,
         headroom=headroom,
         prologue_loads=prologue,
         spill_count=spills,

@@ -38,10 +38,15 @@ def format_report(rep: PrefetchReport) -> str:
     lines = [rep.summary]
     for note in rep.notes:
         lines.append(f"note: {note}")
+    if rep.hot_loop_basis:
+        lines.append(f"hot loop: {rep.hot_loop_basis}")
     for lp in rep.loops:
         tag = "HOT " if lp.is_hot else ""
+        runs = ""
+        if lp.executed_instructions is not None:
+            runs = f" ({lp.trips:g} trips, {lp.executed_instructions:.0f} executed instructions per wave)"
         lines.append(
-            f"\n{tag}loop {lp.header} [{lp.first_instruction}..{lp.last_instruction}] depth {lp.depth}: "
+            f"\n{tag}loop {lp.header} [{lp.first_instruction}..{lp.last_instruction}] depth {lp.depth}{runs}: "
             f"{lp.verdict} — {lp.reason}"
         )
         lines.append(
