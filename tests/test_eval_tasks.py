@@ -44,7 +44,10 @@ def test_plain_prompts_state_the_goal_without_naming_the_transformation():
 def test_hard_means_a_60_line_reference_or_two_coupled_transformations():
     for task in load_tasks():
         if task.spec.difficulty == "hard":
-            lines = _changed_lines(ROOT / "evals" / "tasks" / task.id / "solution.patch")
+            folder = ROOT / "evals" / "tasks" / task.id
+            lines = _changed_lines(folder / "solution.patch")
+            if "open-ended" in task.spec.tags:  # scored against the hardware: the best answer we know measures it
+                lines = max(lines, _changed_lines(folder / "solutions" / "excellent.patch"))
             assert lines >= 60 or "coupled" in task.spec.tags, f"{task.id}: {lines} changed lines, not tagged coupled"
 
 
