@@ -37,11 +37,18 @@ def test_reference_agent_passes_every_amd_static_task(out):
     assert all(s.correct is (True if _has_oracle(s) else None) for s in scores)
 
 
+def _speed_scored(score) -> bool:
+    """Tasks with a ``speed_bar`` are scored on the predicted speedup over their baseline (issue 22)."""
+    return next(t for t in load_tasks(SELECTION) if t.id == score.task_id).spec.speed_bar is not None
+
+
 def test_noop_agent_fails_every_amd_static_task_on_its_isa_checks(out):
     scores = run_suite(load_tasks(SELECTION), "noop", out, jobs=2, progress=lambda m: None)
     assert [s.task_id for s in scores if s.passed] == []
-    # the baseline is correct: it fails on structure, not on results (tasks without a CPU oracle: structure only)
-    assert all(s.correct is (True if _has_oracle(s) else None) and s.isa_ok is False for s in scores)
+    # the baseline is correct: it fails on structure, not on results (tasks without a CPU oracle: structure only);
+    # a task scored on predicted speed fails as predicted no faster than itself (1.000x, below its bar)
+    assert all(s.correct is (True if _has_oracle(s) else None) for s in scores)
+    assert all((s.code == "slower" and s.speedup == 1.0) if _speed_scored(s) else s.isa_ok is False for s in scores)
 
 
 def test_rerun_resumes_from_the_written_results(out):
