@@ -6,6 +6,8 @@
 #   bash benchmarks/cluster_throughput_device.sh single   # ~5.5 min: the same track on GPU 0 alone
 # Run both on the same (warm) machine, Dask first (cold Triton caches: the conservative order for the claim).
 MODE=${1:-dask}
+# the 16 gpu-runtime tasks of the earlier figures (the open-ended ones are timed by open_tasks_device.sh)
+TASKS=${TASKS:-axpby-loads-in-flight,attention-flash-fusion,bias-silu-residual-fusion,column-sum-coalesce,cross-entropy-online,decode-attention-split-kv,fir-local-memory,gemm-software-pipeline,gemv-warp-per-row,histogram-privatize,int8-dequant-gemm-fusion,matmul-tiling,rmsnorm-spills,sgemm-register-tiling,softmax-fusion,transpose-smem}
 set -u -o pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0
@@ -25,7 +27,7 @@ for _ in $(seq 60); do
 done
 echo "dask workers: ${n:-0}" | tee -a "$O/gpu.txt"
 s=$(date +%s.%N)
-timeout -k 10 330 python3 -m tools.cli eval run --agent reference --tasks gpu-runtime --out /tmp/dask \
+timeout -k 10 330 python3 -m tools.cli eval run --agent reference --tasks "$TASKS" --out /tmp/dask \
     --cluster tcp://127.0.0.1:8786 2>&1 | tee "$O/dask.log"
 e=$(date +%s.%N)
 echo "dask_2gpu_wall_s $(python3 -c "print(round($e-$s,1))")" | tee "$O/walls.txt"
@@ -33,7 +35,7 @@ kill $WORKER $SCHED 2>/dev/null; wait $WORKER $SCHED 2>/dev/null
 tar czf "$O/dask_runs.tgz" -C /tmp dask 2>/dev/null
 else
 s=$(date +%s.%N)
-CUDA_VISIBLE_DEVICES=0 timeout -k 10 330 python3 -m tools.cli eval run --agent reference --tasks gpu-runtime \
+CUDA_VISIBLE_DEVICES=0 timeout -k 10 420 python3 -m tools.cli eval run --agent reference --tasks "$TASKS" \
     --out /tmp/one 2>&1 | tee "$O/single.log"
 e=$(date +%s.%N)
 echo "single_host_1gpu_wall_s $(python3 -c "print(round($e-$s,1))")" | tee -a "$O/walls.txt"

@@ -5,6 +5,9 @@ lock that keeps one scoring's GPU phase exclusive; speed-of-light floors. Failur
 
 from __future__ import annotations
 
+import ast
+import operator
+import os
 import random
 from pathlib import Path
 
@@ -13,11 +16,53 @@ from evals.harness.correctness import KernelProcess, base_spec, child_env, compa
 from evals.harness.devices import Runtime, peaks_for
 from evals.metrics import geomean
 from evals.models import CaseOutcome, ShapeCase, StageCode, TimingOutcome
+from tools.errors import InputError
 from tools.profilers.timing import abba, summarize_times
 
 HOST_CALLS = 1  # per side and round: calls made with the GPU idle, for the side-stream check
 
 Failure = tuple[StageCode, str]
+
+
+_ARITH = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+
+
+def shape_expression(text: str, params: dict) -> float:
+    """A task's ``bytes``/``flops`` expression (``4*B*(S - S//3)*HKV*D``) over a shape's params: numbers, names,
+    + - * / // % ** and parentheses only. Task folders can come from other people (``--tasks-dir``), so this is an
+    arithmetic evaluator, never Python's ``eval``."""
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.Name) and isinstance(params.get(node.id), int | float):
+            return params[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+            left, right = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Pow) and abs(right) > 64:
+                raise InputError(f"performance expression {text!r}: exponent {right} is too large")
+            return _ARITH[type(node.op)](left, right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            return -ev(node.operand) if isinstance(node.op, ast.USub) else ev(node.operand)
+        raise InputError(
+            f"performance expression {text!r}: {ast.dump(node)[:60]} is not allowed",
+            hint="use numbers, the shape's params, + - * / // % ** and parentheses",
+        )
+
+    try:
+        return float(ev(ast.parse(text, mode="eval")))
+    except (SyntaxError, ZeroDivisionError, OverflowError) as exc:
+        raise InputError(f"performance expression {text!r}: {exc}") from exc
 
 
 def sol_ms(task: Task, shape: ShapeCase, device_name: str) -> float | None:
@@ -28,9 +73,9 @@ def sol_ms(task: Task, shape: ShapeCase, device_name: str) -> float | None:
     env = {k: v for k, v in shape.params.items()}
     t = 0.0
     if perf.bytes:
-        t = max(t, eval(perf.bytes, {"__builtins__": {}}, env) / peaks[0])  # noqa: S307 - task files are ours
+        t = max(t, shape_expression(perf.bytes, env) / peaks[0])
     if perf.flops:
-        t = max(t, eval(perf.flops, {"__builtins__": {}}, env) / peaks[1])  # noqa: S307
+        t = max(t, shape_expression(perf.flops, env) / peaks[1])
     return t * 1e3
 
 
@@ -120,11 +165,19 @@ def _flock(name: str, shared: bool):
     return held()
 
 
+def gpu_key(runtime: Runtime) -> str:
+    """Which GPU a lock is for: the runtime's slot, else the device this process is pinned to (a Dask worker started by
+    ``eval worker`` runs with ``CUDA_VISIBLE_DEVICES=<its GPU>`` and no slot), else ``all``. Without the pinned device
+    the workers of one host shared a single lock and took turns on their different GPUs (2x H200, 2026-11-25)."""
+    pinned = os.environ.get("CUDA_VISIBLE_DEVICES") or os.environ.get("HIP_VISIBLE_DEVICES")
+    return (runtime.visible or pinned or "all").replace(",", "_")
+
+
 def gpu_lock(runtime: Runtime):
     """Exclusive use of this runtime's GPU for the GPU phase of one scoring (correctness and timing), across
     processes: two tasks may share a GPU, overlapping one's CPU work (workspace, agent, compile, process starts)
     with the other's GPU work, but never run kernels at the same time, so timings stay unperturbed."""
-    return _flock(f"gpu-{(runtime.visible or 'all').replace(',', '_')}", shared=False)
+    return _flock(f"gpu-{gpu_key(runtime)}", shared=False)
 
 
 def quiet_lock(runtime: Runtime, *, shared: bool):
@@ -132,7 +185,7 @@ def quiet_lock(runtime: Runtime, *, shared: bool):
     other scorings on that GPU (compiles, kernel processes importing torch) hold it shared. Without it a
     neighbour's compile steals the CPU from one side's kernel launches in some rounds and not others: noop
     candidates read 0.88× or 1.09× instead of 1.00× (H100, 2026-11-23)."""
-    return _flock(f"quiet-{(runtime.visible or 'all').replace(',', '_')}", shared=shared)
+    return _flock(f"quiet-{gpu_key(runtime)}", shared=shared)
 
 
 def _timed_rounds(task: Task, servers: dict, runtime: Runtime, rng: random.Random):
