@@ -260,3 +260,23 @@ def test_strided_lanes_cost_a_sector_per_element():
     assert p.figures.bytes_moved == 8 * p.figures.bytes_requested
     assert p.figures.bytes_requested == 2 * 4096 * 512 * 4
     assert any("DRAM traffic x8.00" in n for n in p.notes)
+
+
+def test_a_pytorch_op_is_not_modelled_and_left_out_of_the_total():
+    from tools.models.predict import Band, LaunchFigures, LaunchPrediction, TripEvidence
+    from tools.predict import library_op, not_modelled_notes, total_of
+
+    fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, std::array<char*, 1ul> >"
+    assert library_op(fill) and not library_op("histogram_kernel(unsigned char const*, int*, long)")
+
+    def launch(name, us, not_modelled=None):
+        return LaunchPrediction(name=name, arch="sm_90", device="h100", predicted_us=us, bound="hbm_bandwidth" if us
+                                else None, band=Band(source="x"), figures=LaunchFigures(),
+                                trips=TripEvidence(source="no-loop", detail="x"), not_modelled=not_modelled)  # fmt: skip
+
+    call = [launch(fill, None, "a PyTorch (ATen) op"), launch("histogram_kernel", 12.5)]
+    # the fill is left out, the user's kernel counts; an undetermined user kernel still makes the total undetermined
+    assert total_of(call) == (12.5, "hbm_bandwidth")
+    assert not_modelled_notes(call) == [f"launch 0 {fill}: not modelled (a PyTorch (ATen) op)"]
+    assert total_of([*call, launch("other", None)]) == (None, None)
+    assert total_of(call[:1]) == (None, None)
