@@ -388,6 +388,10 @@ def summarize(rows: list[Row], pairs: list[PairRow]) -> dict:
         "spearman_speedup_without_noop": spearman(
             [p.predicted_speedup for p in changes], [p.measured_speedup for p in changes]
         ),
+        # the band the machine file states (tools/isa/machines/<device>.yaml band): 10th-90th percentiles of
+        # measured / predicted time over the variants, and of measured / predicted speedup over the pairs
+        "band_time_ratio": _band([r.measured_us / r.predicted_us for r in rows if r.error_pct is not None]),
+        "band_speedup_ratio": _band([p.measured_speedup / p.predicted_speedup for p in ok]),
         "launches_profiled": len(launch_errors),
         "median_abs_launch_error_pct": statistics.median(launch_errors) if launch_errors else None,
         "worst": [{"variant": r.variant, "error_pct": r.error_pct, "bound": r.bound} for r in worst],
@@ -395,6 +399,16 @@ def summarize(rows: list[Row], pairs: list[PairRow]) -> dict:
             bound: {"variants": len(errs), "median_error_pct": statistics.median(errs)}
             for bound, errs in sorted(_errors_by_bound(rows).items())
         },
+    }
+
+
+def _band(ratios: list[float]) -> dict:
+    """The 10th and 90th percentiles (and the median) of measured / predicted ratios, over how many."""
+    return {
+        "p10": percentile(ratios, 10),
+        "p50": percentile(ratios, 50),
+        "p90": percentile(ratios, 90),
+        "n": len(ratios),
     }
 
 
@@ -508,6 +522,10 @@ def render(report: dict) -> str:
         f"{_fmt(s['spearman_speedup_without_noop'], '.3f')} over {s['pairs_without_noop']}",
         f"per launch (vs the profiler's untimed, unflushed split): median |error| "
         f"{_fmt(s['median_abs_launch_error_pct'], '.1f')} % over {s['launches_profiled']} launches",
+        f"band (10th-90th percentile, measured / predicted): time x{_fmt(s['band_time_ratio']['p10'], '.3f')}"
+        f"-x{_fmt(s['band_time_ratio']['p90'], '.3f')} over {s['band_time_ratio']['n']} variants; speedup "
+        f"x{_fmt(s['band_speedup_ratio']['p10'], '.3f')}-x{_fmt(s['band_speedup_ratio']['p90'], '.3f')} over "
+        f"{s['band_speedup_ratio']['n']} pairs",
         "median signed error by bound: "
         + ", ".join(f"{b} {v['median_error_pct']:+.1f} % ({v['variants']})" for b, v in s["by_bound"].items()),
         "worst: " + ", ".join(f"{w['variant']} {w['error_pct']:+.0f} % ({w['bound']})" for w in s["worst"]),
