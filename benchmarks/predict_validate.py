@@ -1,11 +1,18 @@
 """The speed model against the GPU: every recorded variant's predicted time vs its measured time (issue 22).
 
-    python benchmarks/predict_validate.py DATA_DIR_OR_TGZ [--json OUT] [--device h100]
+    python benchmarks/predict_validate.py DATA_DIR_OR_TGZ [DATA ...] [--json OUT] [--device h100]
 
 DATA is what ``benchmarks/predict_collect.py`` wrote on the GPU machine (layout: benchmarks/predict_data/FORMAT.md):
 the folder holding ``manifest.json``, a folder above it, or the packed ``.tgz`` (unpacked to a temporary folder).
-Each variant is predicted from its recorded artifacts only (the SASS, TTIR and launches of the kernels the GPU's own
-Triton compiled and ran), through ``tools.predict`` (``read_variant`` → ``predict_kernels`` → ``total_of``).
+Several data sets are read in order: a later one's variants replace the earlier ones' of the same name (a partial
+re-collection), its pairs are added (the same before/after pair replaced). Each variant is predicted from its
+recorded artifacts only (the SASS, TTIR and launches of the kernels the GPU's own Triton or nvcc compiled and ran),
+through ``tools.predict`` (``read_variant`` → ``predict_launch`` → ``total_of``). A PyTorch op the call launches
+(a fill before the user's kernel) has no ISA in the artifacts: it is left out of the total and named.
+
+CUDA tasks' launches carry no argument values (a C launcher), so their loop bounds cannot be evaluated: their hot
+loop's trips are a stated assumption, the one that makes the kernel's global loads and stores move the task's own
+``performance.bytes`` (task.yaml, on its first performance shape), marked as such in the row.
 
 Printed: one row per variant (measured_us, predicted_us, error %, bound, trip evidence, or why no prediction), then
 the median and 90th percentile of |error| over the predicted variants, and Spearman's ρ between the predicted and
@@ -25,7 +32,7 @@ import sys
 import tarfile
 import tempfile
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -192,6 +199,7 @@ class Row:
     bound: str | None = None
     trips: str | None = None
     reason: str | None = None  # why there is no prediction (or no measurement)
+    not_modelled: list[str] = field(default_factory=list)  # launches left out of the total, and why
     launches: list[dict] = field(default_factory=list)
 
 
@@ -211,16 +219,89 @@ def _trips_summary(sources: list[str]) -> str:
     return " ".join(s if n == 1 else f"{s}×{n}" for s, n in counts.items())
 
 
+_BYTES_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b}
+
+
+def task_bytes(task: str, root: Path = REPO) -> tuple[float, str] | None:
+    """(bytes, how) a task's call moves by its own task.yaml (``performance.bytes`` on ``performance.shapes[0]``'s
+    params: names, numbers, + - * / and parentheses only); None when the task states none."""
+    import ast
+
+    import yaml
+
+    path = root / "evals" / "tasks" / task / "task.yaml"
+    if not path.is_file():
+        return None
+    perf = (yaml.safe_load(path.read_text()) or {}).get("performance") or {}
+    expr, shapes = perf.get("bytes"), perf.get("shapes") or []
+    if not expr or not shapes:
+        return None
+    params = shapes[0].get("params") or {}
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in params:
+            return params[node.id]
+        if isinstance(node, ast.BinOp):
+            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(node.op))
+            if op:
+                return _BYTES_OPS[op](ev(node.left), ev(node.right))
+        raise ValueError(f"unsupported term in {expr!r}")
+
+    try:
+        value = float(ev(ast.parse(str(expr), mode="eval")))
+    except (SyntaxError, ValueError):
+        return None
+    return value, f"task.yaml performance.bytes = {expr} on {shapes[0].get('name')} {params}"
+
+
+def stated_trips(kernel, device: str, stated: tuple[float, str]) -> float | None:
+    """The hot-loop trips at which one launch's global loads and stores request ``stated`` bytes: the model's
+    requested bytes are linear in the trips (once + trips x per-iteration), so two evaluations give the line."""
+    from tools.predict import predict_launch
+
+    one, two = (predict_launch(kernel, device=device, trips=t) for t in (1.0, 2.0))
+    if one.predicted_us is None or not one.loops:
+        return None
+    r1, r2 = one.figures.bytes_requested or 0.0, two.figures.bytes_requested or 0.0
+    if r2 <= r1:
+        return None
+    return max(1.0, 1.0 + (stated[0] - r1) / (r2 - r1))
+
+
+def _predict_launches(folder: Path, meta: dict, device: str, arch: str) -> list:
+    """Every recorded launch predicted; a CUDA task's user kernels with the trips its stated bytes imply."""
+    from tools.predict import library_op, predict_kernels, predict_launch
+    from tools.predict.artifacts import read_variant
+
+    kernels = read_variant(folder, arch)
+    if meta.get("language") != "cuda" or meta.get("kind") != "task":
+        return predict_kernels(kernels, arch=kernels[0].arch, device=device)
+    stated = task_bytes(meta.get("group") or "")
+    out = []
+    for k in kernels:
+        trips = stated_trips(k, device, stated) if stated and not library_op(k.name) else None
+        p = predict_launch(k, device=device, trips=trips)
+        if trips is not None and p.predicted_us is not None:
+            p.trips.detail = (
+                f"stated: {trips:.4g} iterations, the trips at which the ISA's global loads and stores move the "
+                f"task's stated {stated[0]:.4g} B ({stated[1]}); CUDA launches record no argument values"
+            )
+        out.append(p)
+    return out
+
+
 def predict_variant(folder: Path, device: str, arch: str) -> Row:
     """One variant's row: measured time from meta.json, predicted time from its recorded artifacts."""
-    from tools.predict import predict_kernels, total_of
-    from tools.predict.artifacts import read_variant
+    from tools.predict import total_of
 
     meta = json.loads((folder / "meta.json").read_text())
     row = Row(variant=folder.name, language=meta.get("language"), measured_us=meta.get("measured_us"))
     try:
-        kernels = read_variant(folder, arch)
-        launches = predict_kernels(kernels, arch=kernels[0].arch, device=device)
+        launches = _predict_launches(folder, meta, device, arch)
     except KernelpilotError as exc:
         row.reason = exc.message
         return row
@@ -239,12 +320,20 @@ def predict_variant(folder: Path, device: str, arch: str) -> Row:
                 "trips": p.trips.source,
                 "trips_detail": p.trips.detail,
                 "undetermined": p.undetermined,
+                "not_modelled": p.not_modelled,
             }
         )
-    row.trips = _trips_summary([p.trips.source for p in launches])
+    row.trips = _trips_summary([p.trips.source for p in launches if not p.not_modelled])
+    row.not_modelled = [
+        f"{p.name}: {p.not_modelled}"
+        + (f" (profiled {lp['profiled_us']:g} us)" if lp["profiled_us"] is not None else "")
+        for p, lp in zip(launches, row.launches, strict=True)
+        if p.not_modelled
+    ]
     total, bound = total_of(launches)
     if total is None:
-        row.reason = "; ".join(f"{p.name}: {p.undetermined}" for p in launches if p.undetermined) or "no launch"
+        why = [f"{p.name}: {p.undetermined}" for p in launches if p.undetermined and not p.not_modelled]
+        row.reason = "; ".join(why) or "no launch"
         return row
     row.predicted_us, row.bound = total, bound
     if row.measured_us:
@@ -299,6 +388,10 @@ def summarize(rows: list[Row], pairs: list[PairRow]) -> dict:
         "spearman_speedup_without_noop": spearman(
             [p.predicted_speedup for p in changes], [p.measured_speedup for p in changes]
         ),
+        # the band the machine file states (tools/isa/machines/<device>.yaml band): 10th-90th percentiles of
+        # measured / predicted time over the variants, and of measured / predicted speedup over the pairs
+        "band_time_ratio": _band([r.measured_us / r.predicted_us for r in rows if r.error_pct is not None]),
+        "band_speedup_ratio": _band([p.measured_speedup / p.predicted_speedup for p in ok]),
         "launches_profiled": len(launch_errors),
         "median_abs_launch_error_pct": statistics.median(launch_errors) if launch_errors else None,
         "worst": [{"variant": r.variant, "error_pct": r.error_pct, "bound": r.bound} for r in worst],
@@ -306,6 +399,16 @@ def summarize(rows: list[Row], pairs: list[PairRow]) -> dict:
             bound: {"variants": len(errs), "median_error_pct": statistics.median(errs)}
             for bound, errs in sorted(_errors_by_bound(rows).items())
         },
+    }
+
+
+def _band(ratios: list[float]) -> dict:
+    """The 10th and 90th percentiles (and the median) of measured / predicted ratios, over how many."""
+    return {
+        "p10": percentile(ratios, 10),
+        "p50": percentile(ratios, 50),
+        "p90": percentile(ratios, 90),
+        "n": len(ratios),
     }
 
 
@@ -318,25 +421,46 @@ def _errors_by_bound(rows: list[Row]) -> dict[str, list[float]]:
     return out
 
 
-def validate(data: Path, device: str) -> dict:
-    """Predict every variant of the unpacked data folder ``data``; the rows, pairs and summary (JSON-ready)."""
+_DATA_KEYS = ("device", "triton", "torch", "cuda", "date", "timer", "calls")
+
+
+def merged(datas: list[Path]) -> tuple[dict[str, Path], list[dict], list[dict], list]:
+    """(variant -> folder, pairs, each data set's header, failures) over the unpacked data folders in order: a later
+    set's variant replaces an earlier one of the same name, a later pair (same before/after) replaces the earlier."""
+    folders: dict[str, Path] = {}
+    pairs: dict[tuple[str, str], dict] = {}
+    headers, failed = [], []
+    for data in datas:
+        manifest = read_manifest(data)
+        headers.append({k: manifest.get(k) for k in _DATA_KEYS} | {"variants": len(manifest["variants"])})
+        failed += manifest.get("failed") or []
+        for name in manifest["variants"]:
+            folders[name] = data / name
+        for p in manifest["pairs"]:
+            pairs[(p["before"], p["after"])] = p
+    return folders, list(pairs.values()), headers, failed
+
+
+def validate(data: Path | list[Path], device: str) -> dict:
+    """Predict every variant of the unpacked data folder(s) ``data`` (merged in order, see ``merged``); the rows,
+    pairs and summary (JSON-ready)."""
     from tools.isa.machines import machine
 
     m = machine(device)
-    manifest = read_manifest(data)
+    folders, pair_list, headers, failed = merged(data if isinstance(data, list) else [data])
     rows: dict[str, Row] = {}
-    for name in manifest["variants"]:
-        folder = data / name
+    for name, folder in folders.items():
         if not (folder / "meta.json").is_file():
             rows[name] = Row(variant=name, language=None, measured_us=None, reason="no meta.json in its folder")
             continue
         rows[name] = predict_variant(folder, m.name, m.arch)
-    pairs = pair_rows(manifest["pairs"], rows)
+    pairs = pair_rows(pair_list, rows)
     return {
-        "data": {k: manifest.get(k) for k in ("device", "triton", "torch", "cuda", "date", "timer", "calls")},
+        "data": dict(headers[0]),
+        "datasets": headers,
         "model_device": m.name,
         "predictor": predictor_commit(),
-        "failed_on_gpu": manifest.get("failed") or [],
+        "failed_on_gpu": failed,
         "variants": [asdict(r) for r in rows.values()],
         "pairs": [asdict(p) for p in pairs],
         "summary": summarize(list(rows.values()), pairs),
@@ -365,6 +489,10 @@ def render(report: dict) -> str:
     lines = [
         f"data: {d.get('device')}, triton {d.get('triton')}, torch {d.get('torch')}, {d.get('date')}; "
         f"model device {report['model_device']}",
+        *(
+            f"  data set {i}: {h.get('source')} ({h['variants']} variants, {h.get('date')})"
+            for i, h in enumerate(report.get("datasets") or [])
+        ),
         f"predictor: {(pc.get('predictor') or '?')[:12]} ({pc.get('predictor_subject') or '?'})"
         + (" + uncommitted changes" if pc.get("dirty") else "")
         + f"; checkout HEAD {(pc.get('head') or '?')[:12]}",
@@ -376,6 +504,7 @@ def render(report: dict) -> str:
             f"{r['variant']:<42} {_fmt(r['measured_us'], '11.1f')} {_fmt(r['predicted_us'], '12.1f')} "
             f"{_fmt(r['error_pct'], '+8.1f')}  {r['bound'] or '-':<15} {r['trips'] or '-'}"
             + (f"  [{r['reason']}]" if r["reason"] else "")
+            + "".join(f"  [not modelled: {n}]" for n in r.get("not_modelled") or [])
         )
     lines += ["", f"{'pair (speedup = before / after)':<60} {'measured':>8} {'predicted':>9}"]
     for p in report["pairs"]:
@@ -393,6 +522,10 @@ def render(report: dict) -> str:
         f"{_fmt(s['spearman_speedup_without_noop'], '.3f')} over {s['pairs_without_noop']}",
         f"per launch (vs the profiler's untimed, unflushed split): median |error| "
         f"{_fmt(s['median_abs_launch_error_pct'], '.1f')} % over {s['launches_profiled']} launches",
+        f"band (10th-90th percentile, measured / predicted): time x{_fmt(s['band_time_ratio']['p10'], '.3f')}"
+        f"-x{_fmt(s['band_time_ratio']['p90'], '.3f')} over {s['band_time_ratio']['n']} variants; speedup "
+        f"x{_fmt(s['band_speedup_ratio']['p10'], '.3f')}-x{_fmt(s['band_speedup_ratio']['p90'], '.3f')} over "
+        f"{s['band_speedup_ratio']['n']} pairs",
         "median signed error by bound: "
         + ", ".join(f"{b} {v['median_error_pct']:+.1f} % ({v['variants']})" for b, v in s["by_bound"].items()),
         "worst: " + ", ".join(f"{w['variant']} {w['error_pct']:+.0f} % ({w['bound']})" for w in s["worst"]),
@@ -407,7 +540,12 @@ def render(report: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", help="the predict_data folder (with manifest.json) or predict_data.tgz")
+    ap.add_argument(
+        "data",
+        nargs="+",
+        help="the predict_data folder (with manifest.json) or predict_data.tgz; several: later ones replace the "
+        "earlier ones' variants of the same name",
+    )
     ap.add_argument("--json", metavar="OUT", help="also write the rows, pairs and summary to this JSON file")
     ap.add_argument("--device", default="h100", help="the device model to predict for (tools/isa/machines/*.yaml)")
     args = ap.parse_args(argv)
@@ -418,12 +556,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"no predictor to validate: {missing}",
                 hint="run from a checkout that has tools/predict (git merge predict), with PYTHONPATH at its root",
             )
-        with open_data(args.data) as data:
-            report = validate(data, args.device)
+        with ExitStack() as stack:
+            datas = [stack.enter_context(open_data(d)) for d in args.data]
+            report = validate(datas, args.device)
     except KernelpilotError as exc:
         print(exc.render(), file=sys.stderr)
         return 2
-    report["data"]["source"] = str(args.data)
+    report["data"]["source"] = " + ".join(str(d) for d in args.data)
+    for header, d in zip(report["datasets"], args.data, strict=True):
+        header["source"] = str(d)
     print(render(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")

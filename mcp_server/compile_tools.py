@@ -170,7 +170,7 @@ async def check(
 
 def _predict_steps(r: PredictResult) -> list[str]:
     steps = []
-    undetermined = [lp for lp in r.launches if lp.predicted_us is None]
+    undetermined = [lp for lp in r.launches if lp.predicted_us is None and not lp.not_modelled]
     if undetermined:
         steps.append(f"undetermined: {undetermined[0].undetermined}")
     if any(lp.trips.source == "assumption" for lp in r.launches + r.baseline_launches):
@@ -186,6 +186,12 @@ def _predict_steps(r: PredictResult) -> list[str]:
         steps.append("launch overhead dominates: fuse launches or do more work per launch")
     if r.band.status == "unvalidated":
         steps.append("the band is unvalidated on this device: measure on a GPU before trusting a small speedup")
+    else:
+        steps.append(
+            f"band: the measured time lies within x{r.band.low:g}-x{r.band.high:g} of this prediction for 80 % of "
+            f"the validation's kernels ({r.band.note or r.band.source}); a predicted speedup whose band straddles 1 "
+            "decides nothing: measure on a GPU"
+        )
     return steps
 
 

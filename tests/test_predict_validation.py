@@ -183,3 +183,49 @@ def test_a_folder_without_manifest_exits_2_with_a_hint(tmp_path):
     proc = _run(REPO / "benchmarks" / "predict_validate.py", str(tmp_path), pythonpath=REPO)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"error: {tmp_path}: no manifest.json") and "\nhint: " in proc.stderr
+
+
+# ---- two data sets: the CUDA tasks collected again replace the first set's empty-cubin variants ----------------
+
+CUDA_DATA = REPO / "benchmarks" / "predict_data" / "h100-2026-11-25-cuda.tgz"
+CUDA_TASKS = ("axpby-loads-in-flight", "fir-local-memory", "gemv-warp-per-row", "histogram-privatize",
+              "sgemm-register-tiling", "transpose-smem")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    out = tmp_path_factory.mktemp("validate2") / "validation.json"
+    assert pv.main([str(DATA), str(CUDA_DATA), "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_a_second_data_set_replaces_the_variants_of_the_same_name(both):
+    # the CUDA set's 18 variants (6 tasks x 3) replace the first set's 18 of the same names: still 71 and 44 pairs
+    assert [h["variants"] for h in both["datasets"]] == [71, 18]
+    assert len(both["variants"]) == 71 and len(both["pairs"]) == 44
+    rows = {r["variant"]: r for r in both["variants"]}
+    for task in CUDA_TASKS:
+        for role in ("baseline", "reference", "noop"):
+            r = rows[f"task.{task}.{role}"]
+            # the first set's SASS held no function ("among 0 in the listing"); the second's holds the kernel
+            assert r["predicted_us"] is not None and r["reason"] is None, r
+
+
+def test_cuda_trips_are_stated_from_the_tasks_own_bytes(both):
+    # axpby baseline: a grid-stride loop over n = 2^26 floats, task.yaml bytes 12*n = 805306368 B
+    row = next(r for r in both["variants"] if r["variant"] == "task.axpby-loads-in-flight.baseline")
+    (launch,) = row["launches"]
+    assert launch["trips"] == "assumption" and "12*n" in launch["trips_detail"]
+    assert "stated 8.053e+08 B" in launch["trips_detail"]  # 805306368 at 4 significant digits
+
+
+def test_the_torch_fill_before_the_histogram_kernel_is_named_and_left_out(both):
+    for role in ("baseline", "reference", "noop"):
+        row = next(r for r in both["variants"] if r["variant"] == f"task.histogram-privatize.{role}")
+        fill, user = row["launches"][0], row["launches"][-1]
+        assert "FillFunctor" in fill["kernel"] and fill["not_modelled"].startswith("a PyTorch (ATen) op")
+        assert user["kernel"].startswith("histogram_kernel") and user["predicted_us"] is not None
+        # the total is the user's kernels only; the fill's profiled 1 us is stated beside it
+        modelled = sum(lp["predicted_us"] for lp in row["launches"] if not lp["not_modelled"])
+        assert row["predicted_us"] == pytest.approx(modelled, abs=1e-3)
+        assert len(row["not_modelled"]) == 1 and "profiled 1.02" in row["not_modelled"][0]

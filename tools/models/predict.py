@@ -20,8 +20,13 @@ class Band(BaseModel):
 
     low: float | None = None
     high: float | None = None
+    speedup_low: float | None = Field(
+        None, description="10th percentile of measured / predicted speedup over the validation's pairs"
+    )
+    speedup_high: float | None = Field(None, description="90th percentile of the same ratio")
     status: Literal["validated", "unvalidated"] = "unvalidated"
     source: str = Field(description="where the band comes from (a benchmarks/RESULTS.md section), or why none")
+    note: str | None = Field(None, description="what the band covers and what it does not (from the machine file)")
 
 
 class TripEvidence(BaseModel):
@@ -92,6 +97,11 @@ class LaunchPrediction(BaseModel):
     trips: TripEvidence
     loops: list[LoopFigures] = Field(default_factory=list)
     undetermined: str | None = Field(None, description="why there is no prediction")
+    not_modelled: str | None = Field(
+        None,
+        description="set on a library op the artifacts hold no ISA for (e.g. a PyTorch fill kernel): why it is left "
+        "out of the call's total",
+    )
     notes: list[str] = Field(default_factory=list)
 
 

@@ -16,7 +16,7 @@ from tools.models.dump import KernelDump
 from tools.models.predict import Band, LaunchFigures, LaunchPrediction, PairPrediction, TripEvidence
 from tools.predict.model import LaunchShape, predict
 
-__all__ = ["band_of", "predict_kernels", "predict_launch", "predict_pair"]
+__all__ = ["band_of", "library_op", "not_modelled_notes", "predict_kernels", "predict_launch", "predict_pair"]
 
 DEFAULT_TRIPS = 1.0
 
@@ -25,12 +25,25 @@ def band_of(m: Machine) -> Band:
     """The device's error band, from its machine file (the one place it is kept)."""
     b = m.band
     status = "validated" if b.get("status") == "validated" and b.get("low") and b.get("high") else "unvalidated"
+    ok = status == "validated"
     return Band(
-        low=b.get("low") if status == "validated" else None,
-        high=b.get("high") if status == "validated" else None,
+        low=b.get("low") if ok else None,
+        high=b.get("high") if ok else None,
+        speedup_low=b.get("speedup_low") if ok else None,
+        speedup_high=b.get("speedup_high") if ok else None,
         status=status,
         source=b.get("source") or "no validation",
+        note=b.get("note"),
     )
+
+
+# PyTorch's own kernels (a zeros() before the user's kernel): the artifacts hold no ISA for them
+_LIBRARY_OP_RE = re.compile(r"(^|[\s<(])(at::native::|at::cuda::|c10::)")
+
+
+def library_op(name: str) -> bool:
+    """Whether ``name`` is a PyTorch (ATen) kernel, which the recorded artifacts never hold the ISA of."""
+    return bool(_LIBRARY_OP_RE.search(name))
 
 
 def _stage(k: KernelDump, *names: str) -> Path | None:
@@ -194,7 +207,10 @@ def predict_launch(
     try:
         work, mean, peak = _wave_work(k, text, m, plan if trips is None else None, default, waves_per_block)
     except LookupError as exc:
-        return _undetermined(k, m, str(exc), grid, programs, threads)
+        p = _undetermined(k, m, str(exc), grid, programs, threads)
+        if library_op(k.name):
+            p.not_modelled = "a PyTorch (ATen) op: its ISA is in no artifact, so it is not modelled"
+        return p
     if not work.loops:
         evidence = TripEvidence(source="no-loop", trips=1, max_trips=1, detail="the kernel has no loop")
     elif trips is not None:
@@ -273,18 +289,26 @@ def predict_kernels(
 
 
 def total_of(launches: list[LaunchPrediction]) -> tuple[float | None, str | None]:
-    """The launches' summed time (None if any is undetermined) and the bound of the longest one."""
-    if not launches or any(p.predicted_us is None for p in launches):
+    """The launches' summed time and the bound of the longest one; None if any launch is undetermined, except
+    library ops that are ``not_modelled`` (left out of the sum, see ``not_modelled_notes``) beside a modelled one."""
+    modelled = [p for p in launches if not p.not_modelled]
+    if not modelled or any(p.predicted_us is None for p in modelled):
         return None, None
-    longest = max(launches, key=lambda p: p.predicted_us)
-    return round(sum(p.predicted_us for p in launches), 3), longest.bound
+    longest = max(modelled, key=lambda p: p.predicted_us)
+    return round(sum(p.predicted_us for p in modelled), 3), longest.bound
+
+
+def not_modelled_notes(launches: list[LaunchPrediction]) -> list[str]:
+    """One line per launch the total leaves out, and why."""
+    return [f"launch {i} {p.name}: not modelled ({p.not_modelled})" for i, p in enumerate(launches) if p.not_modelled]
 
 
 def speedup_band(speedup: float, band: Band) -> tuple[float, float] | None:
-    """A speedup's band when both times carry the validated per-launch band: the errors may go either way."""
-    if band.status != "validated" or not band.low or not band.high:
+    """A speedup's band from the validated device: speedup x the 10th and 90th percentiles of measured / predicted
+    speedup over the validation's pairs; None while the device (or its speedup band) is unvalidated."""
+    if band.status != "validated" or not band.speedup_low or not band.speedup_high:
         return None
-    return (speedup * band.low / band.high, speedup * band.high / band.low)
+    return (round(speedup * band.speedup_low, 4), round(speedup * band.speedup_high, 4))
 
 
 def predict_pair(
@@ -299,6 +323,7 @@ def predict_pair(
     a_us, bound = total_of(a)
     notes = [f"device {m.product}; band {band_of(m).status} ({band_of(m).source})"]
     for side, launches in (("before", b), ("after", a)):
+        notes += [f"{side} {n}" for n in not_modelled_notes(launches)]
         for p in launches:
             if p.trips.source == "assumption":
                 notes.append(f"{side} {p.name}: trips assumed ({p.trips.detail})")
@@ -306,7 +331,7 @@ def predict_pair(
     if not before or not after:
         why = "no kernel on the " + ("before" if not before else "after") + " side"
     else:
-        missing = [f"{p.name}: {p.undetermined}" for p in (*b, *a) if p.predicted_us is None]
+        missing = [f"{p.name}: {p.undetermined}" for p in (*b, *a) if p.predicted_us is None and not p.not_modelled]
         why = "; ".join(missing) or None
     if why:
         return PairPrediction(baseline_predicted_us=b_us, predicted_us=a_us, undetermined=why, notes=notes)

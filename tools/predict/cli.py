@@ -44,11 +44,17 @@ def _summary(p: PredictResult) -> str:
     text = f"{p.predicted_us:.1f} us predicted on {p.device} ({n} launch{'es' if n != 1 else ''}), bound: {p.bound}"
     if p.predicted_speedup is not None:
         text += f"; {p.predicted_speedup:.2f}x vs baseline ({p.baseline_predicted_us:.1f} us)"
-    if p.band.status == "unvalidated":
-        text += "; band unvalidated"
-    else:
-        text += f"; band x{p.band.low:g}-x{p.band.high:g}"
+    text += "; " + band_text(p.band)
+    if p.speedup_band:
+        text += f"; speedup band {p.speedup_band[0]:.2f}x-{p.speedup_band[1]:.2f}x"
     return text
+
+
+def band_text(b) -> str:
+    """The band as one phrase: the measured time lies within x low .. x high of the predicted one."""
+    if b.status == "unvalidated":
+        return "band unvalidated"
+    return f"band: measured / predicted x{b.low:g}-x{b.high:g} (10th-90th percentile)"
 
 
 def predict_file(
@@ -61,7 +67,7 @@ def predict_file(
     timeout: float = 600,
 ) -> PredictResult:
     """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
-    from tools.predict import band_of, executed_trips, predict_kernels, speedup_band, total_of
+    from tools.predict import band_of, executed_trips, not_modelled_notes, predict_kernels, speedup_band, total_of
 
     def predicted(src):
         kernels, karch, is_file = load_kernels(src, arch, timeout)
@@ -90,6 +96,8 @@ def predict_file(
             result.predicted_speedup = round(result.baseline_predicted_us / total, 4)
             sb = speedup_band(result.predicted_speedup, result.band)
             result.speedup_band = list(sb) if sb else None
+    result.notes += not_modelled_notes(launches)
+    result.notes += [f"baseline {n}" for n in not_modelled_notes(result.baseline_launches)]
     if any(lp.trips.source == "assumption" for lp in launches + result.baseline_launches):
         result.notes.append("some trip counts are assumed (see each launch's trips.detail); pass --trips N")
     result.notes.append(f"device figures and their sources: tools/isa/machines/{m.name}.yaml")
@@ -99,10 +107,13 @@ def predict_file(
 
 def format_launch(i: int, p: LaunchPrediction) -> list[str]:
     if p.predicted_us is None:
+        if p.not_modelled:
+            return [f"  [{i}] {p.name}: not modelled: {p.not_modelled}"]
         return [f"  [{i}] {p.name}: undetermined: {p.undetermined}"]
     f = p.figures
     lines = [
-        f"  [{i}] {p.name}: {p.predicted_us:.2f} us, bound: {p.bound}  (grid {p.grid}, {p.block_threads} threads)",
+        f"  [{i}] {p.name}: {p.predicted_us:.2f} us, bound: {p.bound}  (grid {p.grid}, {p.block_threads} threads); "
+        + band_text(p.band),
         f"      bytes moved {f.bytes_moved:.0f} (requested {f.bytes_requested:.0f}, tensors {f.unique_tensor_bytes}); "
         f"in flight {f.bytes_in_flight_per_cu:.0f} B/CU ({f.resident_waves_per_cu} waves x "
         f"{f.bytes_in_flight_per_wave:.0f} B); {f.rounds} round(s) on {f.active_cus} CUs/SMs",
@@ -124,7 +135,7 @@ def format_result(r: PredictResult) -> str:
         lines.append(f"{r.source}:")
     for i, p in enumerate(r.launches):
         lines += format_launch(i, p)
-    lines.append(f"band: {r.band.status} ({r.band.source})")
+    lines.append(f"band: {r.band.status} ({r.band.source})" + (f"; {r.band.note}" if r.band.note else ""))
     lines += [f"note: {n}" for n in r.notes]
     return "\n".join(lines)
 
