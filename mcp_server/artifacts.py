@@ -51,9 +51,21 @@ def dumps_dir() -> Path:
 
 
 def dump_id_of(out_dir: str) -> str | None:
-    """The dump id for a dump-ir output directory inside the cache, else None."""
+    """The dump id for a dump-ir output directory inside the cache, else None: ``<key>-<variant>`` for an entry at
+    ``dumps/<key>/<variant>`` (tools/cache.py), one URI segment either way."""
     p = Path(out_dir).resolve()
-    return p.name if p.parent == dumps_dir().resolve() else None
+    root = dumps_dir().resolve()
+    if p.parent.parent == root:
+        return f"{p.parent.name}-{p.name}"
+    return p.name if p.parent == root else None
+
+
+def _dump_entry(dump_id: str) -> Path | None:
+    parts = dump_id.split("-")
+    if not 1 <= len(parts) <= 2 or not all(x and all(c in "0123456789abcdef" for c in x) for x in parts):
+        return None
+    entry = dumps_dir().joinpath(*parts)
+    return entry if entry.is_dir() else None
 
 
 def dump_uri(dump_id: str, kernel: str, stage: str) -> str:
@@ -64,8 +76,8 @@ def resolve_dump(dump_id: str, kernel: str, stage: str) -> Path:
     """The file behind a dump URI: read from the entry's result.json, else found by stage name."""
     from tools.frontends.base import stage_name
 
-    entry = dumps_dir() / dump_id
-    if "/" in dump_id or dump_id in {"", ".", ".."} or not entry.is_dir():
+    entry = _dump_entry(dump_id)
+    if entry is None:
         raise InputError(f"no dump '{dump_id}' in the cache", hint="run dump-ir again; its result lists the URIs")
     result = entry / "result.json"
     if result.exists():
