@@ -46,8 +46,9 @@ def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
     assert trap[0].resources.waves_per_simd == 7  # 66 VGPRs
     s = _score(task)
     predicted_speed(task, baseline, trap, s)
-    # faster than the baseline (1.33x: its data is a block ahead) but not than the reference's 1.53x: under the bar
-    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.33, abs=0.01)
+    # faster than the baseline (1.35x with predictor 1ed7afb: its data is a block ahead) but not than the reference's
+    # 1.53x: under the task's 1.4 bar
+    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.35, abs=0.01)
 
 
 def test_no_prediction_is_incomplete_not_passed(task, baseline):
