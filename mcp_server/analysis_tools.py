@@ -191,7 +191,9 @@ async def prefetch_data_load(
             steps = (
                 ["keep the rewrite; measure it with kernel-trace"]
                 if v.ok
+                # what failed (an outcome), then the structural warnings that may explain it
                 else [f"fix: {c.name}: {c.detail}" for c in v.checks if not c.ok]
+                + [f"look at: {c.name}: {c.detail}" for c in v.checks if c.ok and c.severity == "warning"]
             )
             return PrefetchOutput(summary=v.summary, next_steps=steps, verify=v)
         r = PrefetchReport.model_validate(got)
