@@ -191,25 +191,9 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
             ["hot_loop_prefetched", "loads_in_flight_at_barrier"],
             0,
         ),
-        # slot two blocks ahead and V/scale/p one ahead, but the slot is carried first and copied: the copy waits
-        (
-            "flydsl-gqa-paged-chain-budget",
-            "slot_copy_waits.py",
-            "gfx942",
-            ["hot_loop_prefetched", "prefetch_verified"],
-            "exposed-latency",
-        ),
-        # slot and data both one block ahead: the V/scale loads still wait for the slot inside the iteration
-        ("flydsl-gqa-paged-chain-budget", "whole_chain_one_ahead.py", "gfx942", ["loads_carried_ahead"], 3),
-        # everything two blocks ahead: two blocks of data live at once, 66 VGPRs, 7 waves (and the slot -> V wait
-        # stays inside the iteration)
-        (
-            "flydsl-gqa-paged-chain-budget",
-            "everything_two_ahead.py",
-            "gfx942",
-            ["hot_loop_prefetched", "loads_carried_ahead", "prefetch_verified", "vgpr_count", "waves_per_simd"],
-            7,
-        ),
+        # flydsl-gqa-paged-chain-budget is scored on outcomes (issue 22: correct, predicted faster than its bar, its
+        # VGPR/wave budget): tests/test_eval_outcome_tasks.py fails each of its traps for that reason (the copy that
+        # waits is slower, the chain one ahead waits a latency per block, everything two ahead breaks the budget)
         # Triton, a = a_next rotation: the v_mov copies wait for the loads at the end of the iteration, behind one
         # slice of MFMAs (~120 cycles on gfx950): 2 of 2 loads carried, but the hot loop is exposed-latency
         ("mfma-loop-prefetch", "loop_carried_copy.py", "gfx950", ["hot_loop_prefetched"], "exposed-latency"),

@@ -201,8 +201,8 @@ _SHAPE_FINDINGS = (
 def prefetch_verified(check: IsaCheck, kernel: KernelDump, baseline: KernelDump | None = None) -> CheckOutcome:
     """``tools.prefetch.verify_prefetch(baseline, candidate)`` finds a prefetch's shape on the ISA alone: prologue
     loads, in-loop loads feeding the next iteration, a longer load-to-wait distance, no more memory latencies per
-    iteration, loads not hoisted out as loop-invariant, about the same bytes per iteration, no new spills, no
-    occupancy drop beyond ``value`` (default 0) waves.
+    iteration, loads not hoisted out as loop-invariant, about the same bytes per iteration, no new spills. Occupancy is
+    the task's own ``waves_per_simd`` check (a budget), so a trap that prefetches but loses waves fails there alone.
 
     verify's own verdict is an outcome (correct, then faster); from ISA text it has neither a run nor a launch, so it
     says undetermined. This check is for the tasks whose point is the transformation itself (they say so), so it
@@ -214,8 +214,8 @@ def prefetch_verified(check: IsaCheck, kernel: KernelDump, baseline: KernelDump 
         return _outcome(check, kernel, None, False, "no baseline kernel for this arch to verify against")
     try:
         rep = verify_prefetch(
-            baseline.final_isa, kernel.final_isa, kernel.arch, allow_occupancy_drop=int(check.value or 0), gpu=False
-        )
+            baseline.final_isa, kernel.final_isa, kernel.arch, gpu=False
+        )  # occupancy is a budget the task states with its own waves_per_simd check, not part of the prefetch's shape
     except InputError as exc:
         return _outcome(check, kernel, None, False, f"verify_prefetch: {exc.message}")
     failed = [
