@@ -10,7 +10,9 @@ The kernel runs here, not in the CLI or the MCP worker: an endless loop ends wit
 memory is bounded twice — each launch's need is estimated before anything is allocated (over the cap: an
 InputError naming the figure), and the address space is capped (``tools.childproc.limit_memory``) for what the
 estimate misses. The child dies with its parent. It writes ``out/case<i>/<side>/out<j>.bin`` per buffer and
-``out/result.json`` (``tools.childproc``): per case and side ``{"written", "events"}`` or the error, by type.
+``out/result.json`` (``tools.childproc``): per case and side ``{"written", "events", "launches", "stores"}`` or the
+error, by type; ``stores<j>.bin`` (int32 per element of each written buffer) names the store that last wrote it, an
+index into ``stores`` (its kernel, source line and IR line; -1: no store wrote it).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
 
     prepared = engine.lay_out([(b["name"], data) for b, data in zip(desc["buffers"], bufs, strict=True)])
     events, written, launches = [], set(), []
+    stores = engine.StoreSites(prepared.memory.size)
     for index, k in enumerate(kernels):
         name, origin, frontend = k["name"], Path(k["origin"]), k["frontend"]
         kernel = load_kernel(Path(k["llvm"]).read_text(), name)
@@ -96,7 +99,7 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
                 "or raise its --max-memory",
             )
         machine = engine.Machine(kernel, engine.Launch(grid=grid, block=block), prepared.memory,
-                                 prepared.allocations, params, arch, dynamic_lds)  # fmt: skip
+                                 prepared.allocations, params, arch, dynamic_lds, stores)  # fmt: skip
         run = machine.run()
         written |= run.written
         counts = run.event_counts
@@ -107,21 +110,25 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
         launches.append({"kernel": name, "digests": digests, "waves": machine.n_wg * machine.waves_per_wg,
                          "workgroups": machine.n_wg, "block_waves": {str(b): n for b, n in run.block_waves.items()}})  # fmt: skip
     out = [bytes(prepared.memory[a.start : a.start + a.size]) for a in prepared.allocations]
-    return out, written, events, launches
+    sites = {j: stores.of_elements(a.start, a.size, desc["buffers"][j]["element_size"])
+             for j, a in enumerate(prepared.allocations) if j in written}  # fmt: skip
+    return out, written, events, launches, (sites, stores.sites)
 
 
 def _side(kernels, case_dir: Path, out_dir: Path, arch: str, who: str, max_bytes: int) -> dict:
     desc = json.loads((case_dir / "inputs.json").read_text())
     bufs = [(case_dir / f"buf{j}.bin").read_bytes() for j in range(len(desc["buffers"]))]
     try:
-        outs, written, events, launches = run_llvm(kernels, desc, bufs, arch, who, max_bytes)
+        outs, written, events, launches, (sites, site_info) = run_llvm(kernels, desc, bufs, arch, who, max_bytes)
     except (Exception, MemoryError) as exc:  # recorded by type; the parent decides what it means
         return failure(exc, f"running {who}")
     out_dir.mkdir(parents=True, exist_ok=True)
     for j, data in enumerate(outs):
         (out_dir / f"out{j}.bin").write_bytes(data)
+    for j, per_element in sites.items():  # which store wrote each element (an index into "stores", -1: none)
+        (out_dir / f"stores{j}.bin").write_bytes(per_element.astype("<i4").tobytes())
     return {"status": "ok", "written": sorted(written), "events": [e.model_dump(mode="json") for e in events],
-            "launches": launches}  # fmt: skip
+            "launches": launches, "stores": site_info}  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from tools.check.errors import UnsupportedIR
-from tools.check.launches import by_launch, shared_outputs
+from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import InputError, KernelpilotError
 from tools.executors import LOCAL
@@ -204,7 +204,26 @@ def desc_elems(desc: dict, i: int) -> int:
     return b["nbytes"] // b["element_size"]
 
 
-def compare_buffers(desc, before: list[bytes], after: list[bytes], written: dict[int, list[str]], atol, rtol):
+def _stores(side_dir: Path, sites: list[dict]):
+    """(buffer, element) → the source line of the store that last wrote it on one side (``_llvm_child``'s
+    ``stores<j>.bin``), its IR line where it has no debug location; None where no store wrote it."""
+    per_buffer = {int(f.stem[6:]): np.fromfile(f, dtype="<i4") for f in side_dir.glob("stores*.bin")}
+
+    def line(buf: int, element: int) -> str | None:
+        arr = per_buffer.get(buf)
+        site = int(arr[element]) if arr is not None and element < len(arr) else -1
+        if site < 0 or site >= len(sites):
+            return None
+        s = sites[site]
+        return s["line"] if s["line"] != "(no debug location)" else s["instruction"]
+
+    return line
+
+
+def compare_buffers(desc, before: list[bytes], after: list[bytes], written: dict[int, list[str]], atol, rtol,
+                    stores: dict | None = None):  # fmt: skip
+    """Element by element, every written buffer; ``stores`` ({side: (buffer, element) → source line}) names the
+    store that wrote each listed mismatch on each side (the llvm engine)."""
     verdicts, mismatches = [], []
     for i in sorted(written):
         b = desc["buffers"][i]
@@ -227,8 +246,10 @@ def compare_buffers(desc, before: list[bytes], after: list[bytes], written: dict
                                       mismatches=len(bad), max_abs_diff=diff,
                                       verdict="different" if len(bad) else "same"))  # fmt: skip
         for j in bad[: max(0, MAX_MISMATCHES - len(mismatches))]:
+            lines = {who: stores[who](i, int(j)) for who in ("before", "after")} if stores else {}
             mismatches.append(Mismatch(buffer=b["name"], index=_index(int(j), i, desc), before=repr(x[j].item()),
-                                       after=repr(y[j].item())))  # fmt: skip
+                                       after=repr(y[j].item()), before_store=lines.get("before"),
+                                       after_store=lines.get("after")))  # fmt: skip
     return verdicts, mismatches
 
 
@@ -245,6 +266,9 @@ def judge(case: CaseResult) -> CaseResult:
     elif diff:
         first = case.mismatches[0] if case.mismatches else None
         where = f"; first at {first.buffer}{first.index}: {first.before} → {first.after}" if first else ""
+        if first and (first.before_store or first.after_store):
+            told = {"BEFORE": first.before_store, "AFTER": first.after_store}
+            where += " (stored by " + ", ".join(f"{who} at {w or 'no store'}" for who, w in told.items()) + ")"
         case.verdict, case.reason = (
             "different",
             (f"{sum(b.mismatches for b in diff)} element(s) differ in {', '.join(b.name for b in diff)}{where}"),
@@ -322,7 +346,8 @@ def _run_llvm(runs: list[dict[str, tuple[list, Path]]], arch: str, max_bytes: in
             if r["status"] == "ok":
                 n = len(list((out / f"case{i}" / who).glob("out*.bin")))
                 bufs = [(out / f"case{i}" / who / f"out{j}.bin").read_bytes() for j in range(n)]
-                per_side[who] = (bufs, set(r["written"]), [MemoryEvent(**e) for e in r["events"]], r["launches"])
+                per_side[who] = (bufs, set(r["written"]), [MemoryEvent(**e) for e in r["events"]], r["launches"],
+                                 _stores(out / f"case{i}" / who, r.get("stores") or []))  # fmt: skip
             elif r["status"] == "memory":
                 per_side[who] = InputError(
                     f"running {who} ran out of memory under the {max_bytes / 1e9:.1f} GB cap",
@@ -364,7 +389,7 @@ def outputs(
                                                               int(max_memory_gb * 1e9), Path(tmp) / "run", left())]  # fmt: skip
             if isinstance(got, BaseException):
                 raise got
-            outs, _, events, _ = got
+            outs, _, events, _, _ = got
             bad = [e for e in events if e.kind in ERROR_KINDS]
             if bad:
                 raise InputError(f"{path.name}: {bad[0].kind} {bad[0].access} at {bad[0].line}", hint="")
@@ -551,8 +576,11 @@ def check(
                     for got in run.values():
                         if isinstance(got, BaseException):
                             raise got
-                    (out_b, w_b, ev_b, l_b), (out_a, w_a, ev_a, l_a) = run["before"], run["after"]
+                    (out_b, w_b, ev_b, l_b, st_b), (out_a, w_a, ev_a, l_a, st_a) = run["before"], run["after"]
                     events = ev_b + ev_a
+                    to_a = paired(desc, got_a[0]) if own else {}
+                    stores = {"before": lambda i, j, st=st_b: st(i, j),
+                              "after": lambda i, j, st=st_a, to_a=to_a: st(to_a.get(i, i), j)}  # fmt: skip
                     if own:  # AFTER's own buffers: its entry's, in BEFORE's order
                         out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
                         w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
@@ -563,9 +591,9 @@ def check(
                     w_a = {i for i, (x, y) in enumerate(zip(got_a[1], out_a, strict=True)) if x != y}
                     out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
                     w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
-                    events = []
+                    events, stores = [], None
                 written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
-                case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol)
+                case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol, stores)
                 case.events = _dedupe(events)
                 judge(case)
                 if case.verdict == "different" and case.launches:

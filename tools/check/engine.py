@@ -22,8 +22,8 @@ import numpy as np
 from tools.check import ops
 from tools.check.errors import UnsupportedIR
 from tools.check.ir import Instr, Kernel, Ty, unsupported
-from tools.check.values import WAVE, from_bytes, to_bytes
-from tools.errors import InputError
+from tools.check.values import WAVE, from_bytes, to_bytes, wide, words
+from tools.errors import InputError, KernelpilotError
 
 GLOBAL_BASE = 1 << 40  # address of the first allocation: a null pointer is never valid
 MAX_EVENTS = 20  # events kept per kind and instruction; the rest are counted
@@ -50,6 +50,36 @@ class Event:
     line: str
     user_line: str
     instruction: str
+
+
+class StoreSites:
+    """Which store last wrote each byte of global memory, over every launch of a run: per byte the index of a site
+    (-1: no store wrote it), per site its kernel, source line (``file:line``, the outermost inlined call) and IR line.
+    A mismatching output element is then traced to the store instruction that produced it on each side."""
+
+    def __init__(self, size: int):
+        self.writer = np.full(size, -1, dtype=np.int32)
+        self.sites: list[dict] = []
+        self._index: dict[int, int] = {}
+        self._held: list[Instr] = []
+
+    def wrote(self, flat: np.ndarray, ins: Instr, machine: Machine) -> None:
+        if not flat.size:
+            return
+        site = self._index.get(id(ins))
+        if site is None:
+            site = self._index[id(ins)] = len(self.sites)
+            self._held.append(ins)  # its id stays its own while the run lasts
+            self.sites.append({"kernel": machine.k.name, "line": machine.where(ins)[1],
+                               "instruction": ins.text.split(", !dbg")[0].strip()})  # fmt: skip
+        self.writer[flat] = site
+
+    def of_elements(self, start: int, size: int, element_size: int) -> np.ndarray:
+        """Per element of the allocation at ``start`` the site that wrote its first written byte (-1: none)."""
+        w = self.writer[start : start + size]
+        w = w[: len(w) // element_size * element_size].reshape(-1, element_size)
+        first = np.argmax(w >= 0, axis=1)
+        return w[np.arange(w.shape[0]), first]
 
 
 @dataclass
@@ -80,6 +110,7 @@ class Machine:
         args: list,
         arch: str,
         dynamic_lds: int = 65536,
+        stores: StoreSites | None = None,
     ):
         ops.bind(kernel)  # each instruction's handler, chosen once per kernel
         self.k = kernel
@@ -125,6 +156,7 @@ class Machine:
         for (ty, pid), value in zip(kernel.params, args, strict=True):
             self.values[pid] = self._broadcast(value, ty)
         self.written: set[int] = set()
+        self.stores = stores if stores is not None else StoreSites(memory.size)
         self.events: list[Event] = []
         self.event_counts: dict[tuple[str, str], int] = {}
         self.mask = self.alive.copy()
@@ -137,8 +169,8 @@ class Machine:
             return [self._broadcast(v, m) for v, m in zip(value, ty.members, strict=True)]
         if ty.kind == "array":
             return [self._broadcast(v, ty.elem) for v in value]
-        if ty.kind == "rsrc":
-            return np.broadcast_to(np.asarray(value, dtype=np.uint64), (self.n, 4)).copy()
+        if ty.kind == "rsrc" or wide(ty):
+            return self.full(np.asarray(value, dtype=np.uint64), ty).copy()
         shape = (self.n, ty.count) if ty.kind == "vec" else (self.n,)
         if ty.kind == "int" and ty.bits > 1:
             value = int(value) & ((1 << ty.bits) - 1)
@@ -176,6 +208,8 @@ class Machine:
         shape = (self.n, ty.count) if ty.kind == "vec" else (self.n,)
         if ty.kind == "rsrc":
             shape = (self.n, 4)
+        elif wide(ty):
+            shape = (self.n, words(ty))
         return np.broadcast_to(x, shape)
 
     def merge(self, sel: np.ndarray, new, old, ty: Ty):
@@ -293,6 +327,7 @@ class Machine:
                                         None if base is None else base[lanes])  # fmt: skip
         data = to_bytes(value, ty, self.n)[lanes]
         self.mem[idx[valid]] = data[valid]
+        self.stores.wrote(idx[valid], ins, self)
         if valid.any():
             owners = np.unique(self._alloc_of(idx[valid]))
             self.written.update(int(o) for o in owners)
@@ -374,6 +409,29 @@ class Machine:
 
     # ------------------------------------------------------------------------------------------------ run
     def run(self, max_steps: int = 5_000_000) -> RunResult:
+        """Run the launch to its end. Whatever the engine cannot run is an :class:`UnsupportedIR` naming the
+        instruction and its source line (the verdict: undetermined), a failure of the engine's own on an instruction
+        included: a form of a construct it does not model must never read as an internal error or a verdict."""
+        self.current: Instr | None = None
+        try:
+            return self._run(max_steps)
+        except UnsupportedIR as exc:
+            if not exc.location and self.current is not None:
+                exc.location = self.where(self.current)[0]
+            raise
+        except (KernelpilotError, MemoryError):
+            raise
+        except Exception as exc:
+            ins = self.current
+            if ins is None:
+                raise
+            what = f"intrinsic {ins.callee}" if ins.callee.startswith("llvm.") else ins.opcode
+            err = UnsupportedIR(f"{what} in this form (the CPU engine failed on it: {type(exc).__name__}: {exc})",
+                                ins.text)  # fmt: skip
+            err.location = self.where(ins)[0]
+            raise err from exc
+
+    def _run(self, max_steps: int) -> RunResult:
         blocks = self.k.blocks
         index_of = {b.id: b.index for b in blocks}
         done = len(blocks)
@@ -399,6 +457,7 @@ class Machine:
             nxt = None
             for ins in block.body:
                 if ins.opcode in ("br", "switch", "ret", "unreachable"):
+                    self.current = ins
                     nxt = self._terminator(ins)
                     break
                 self.step(ins)
@@ -413,6 +472,7 @@ class Machine:
             return
         new = []
         for ins in block.phis:
+            self.current = ins
             out = self.values.get(ins.result)
             for op, pred in zip(ins.ops, ins.incoming, strict=True):
                 sel = self.mask & (prev == self.index_of.get(pred, -2))
@@ -448,13 +508,9 @@ class Machine:
         raise unsupported(ins.opcode, ins.text)
 
     def step(self, ins: Instr):
-        try:
-            with np.errstate(all="ignore"):
-                result = ins.handler(self, ins)
-        except UnsupportedIR as exc:
-            if not exc.location:
-                exc.location = self.where(ins)[0]
-            raise
+        self.current = ins
+        with np.errstate(all="ignore"):
+            result = ins.handler(self, ins)
         if result is not None:
             self.set(ins, result)
 

@@ -220,6 +220,9 @@ def parse_constant(text: str, ty: Ty):
         if rest in ("zeroinitializer", "undef", "poison"):
             return _zero_aggregate(ty)
         raise unsupported(f"aggregate constant '{text}'")
+    if ty.kind == "int" and ty.bits > 64:  # held as 32-bit words, lowest first (tools.check.values.wide)
+        v = scalar_constant(rest, ty)
+        return np.array([(v >> (32 * i)) & 0xFFFFFFFF for i in range(-(-ty.bits // 32))], dtype=np.uint64)
     return np.array(scalar_constant(rest, ty)).astype(ty.np_dtype)
 
 
@@ -438,7 +441,12 @@ def load_kernel(text: str, name: str | None = None) -> Kernel:
             continue  # unreachable
         phis, body = [], []
         for ins in b.instructions:
-            rec = _instr(ins)
+            try:
+                rec = _instr(ins)
+            except (InputError, MemoryError):
+                raise
+            except Exception as exc:  # a form of an instruction this reader does not know: no verdict on it
+                raise unsupported(f"'{ins.opcode}' in this form ({type(exc).__name__}: {exc})", str(ins)) from exc
             (phis if rec.opcode == "phi" else body).append(rec)
         blocks.append(Block(id=bid, index=order[bid], phis=phis, body=body))
     blocks.sort(key=lambda blk: blk.index)

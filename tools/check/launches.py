@@ -10,15 +10,20 @@ from __future__ import annotations
 from tools.errors import InputError
 
 
-def shared_outputs(desc_b: dict, desc_a: dict, out_b: list, out_a: list, w_b: set, w_a: set):
-    """AFTER's buffers and written set in BEFORE's numbering: the buffers the entry shares (passed or returned) pair
-    up in order; scratch a host function allocates is its own and is not compared."""
+def paired(desc_b: dict, desc_a: dict) -> dict[int, int]:
+    """BEFORE's buffer index → AFTER's, for the buffers the entry shares (passed or returned), in order."""
     mine = [i for i, b in enumerate(desc_b["buffers"]) if b.get("role", "entry") != "scratch"]
     theirs = [j for j, b in enumerate(desc_a["buffers"]) if b.get("role", "entry") != "scratch"]
     if len(mine) != len(theirs):
         raise InputError(f"BEFORE's entry passes or returns {len(mine)} tensor(s), AFTER's {len(theirs)}",
                          hint="both files' kernelpilot_entry() must take the same tensors")  # fmt: skip
-    pairs = dict(zip(mine, theirs, strict=True))
+    return dict(zip(mine, theirs, strict=True))
+
+
+def shared_outputs(desc_b: dict, desc_a: dict, out_b: list, out_a: list, w_b: set, w_a: set):
+    """AFTER's buffers and written set in BEFORE's numbering: the buffers the entry shares (passed or returned) pair
+    up in order; scratch a host function allocates is its own and is not compared."""
+    pairs = paired(desc_b, desc_a)
     mapped = [out_a[pairs[i]] if i in pairs else data for i, data in enumerate(out_b)]
     for i, j in pairs.items():
         if len(out_a[j]) != len(out_b[i]):

@@ -12,14 +12,16 @@ import numpy as np
 
 from tools.check.inline_asm import asm_handler
 from tools.check.ir import Instr, unsupported
-from tools.check.ops_amdgcn import AMDGCN_INTRINSICS
-from tools.check.values import WAVE, as_signed, fit_to_type, from_bytes, mask_bits, round_bf16, to_bytes
+from tools.check.ops_amdgcn import AMDGCN_INTRINSICS, rsrc_decode, rsrc_encode
+from tools.check.values import WAVE, as_signed, fit_to_type, from_bytes, mask_bits, round_bf16, to_bytes, wide, words
 
 
 def _int_binop(m, ins: Instr):
     a, b = m.get(ins.ops[0]), m.get(ins.ops[1])
     bits = ins.ty.scalar.bits
     op = ins.opcode
+    if bits > 64:
+        raise unsupported(f"i{bits} {op}", ins.text)
     if bits == 1:
         a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
         table = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor, "add": np.logical_xor,
@@ -90,6 +92,8 @@ _ICMP = {"eq": np.equal, "ne": np.not_equal, "ugt": np.greater, "uge": np.greate
 def _icmp(m, ins: Instr):
     a, b = m.get(ins.ops[0]), m.get(ins.ops[1])
     sty = ins.ops[0].ty.scalar
+    if wide(sty):
+        raise unsupported(f"icmp on i{sty.bits}", ins.text)
     bits = sty.bits if sty.kind == "int" else 64
     if ins.predicate.startswith("s"):
         a, b = as_signed(np.asarray(a), bits), as_signed(np.asarray(b), bits)
@@ -119,9 +123,43 @@ def _select(m, ins: Instr):
     if ins.ty.kind in ("struct", "array"):
         raise unsupported("select of aggregates", ins.text)
     c = np.asarray(c)
-    if ins.ty.kind in ("vec", "rsrc") and c.ndim == 1:
+    if (ins.ty.kind in ("vec", "rsrc") or wide(ins.ty)) and c.ndim == 1:
         c = c[:, None]
     return np.where(c, a, b)
+
+
+def _low64(w: np.ndarray) -> np.ndarray:
+    """The low 64 bits of a wide integer's 32-bit words."""
+    return w[:, 0] | (w[:, 1] << np.uint64(32))
+
+
+def _wide_cast(m, ins: Instr, x):
+    """Casts to or from integers wider than 64 bits and buffer resources as integers (``ptrtoint ptr
+    addrspace(8) … to i128``, ``inttoptr``): the 128-bit descriptor's words (:func:`ops_amdgcn.rsrc_encode`)."""
+    src, dst, op = ins.ops[0].ty, ins.ty, ins.opcode
+    if op == "ptrtoint" and src.kind == "rsrc":
+        w = rsrc_encode(m.full(x, src))
+        return w if wide(dst) and words(dst) == 4 else mask_bits(_low64(w), dst.bits)
+    if op == "inttoptr" and dst.kind == "rsrc" and wide(src) and words(src) == 4:
+        return rsrc_decode(m.full(x, src))
+    if op in ("trunc", "ptrtoint", "inttoptr") and wide(src) and not wide(dst):
+        bits = dst.bits if dst.kind == "int" else dst.size * 8
+        low = _low64(m.full(x, src))
+        return (low & np.uint64(1)).astype(bool) if bits == 1 else mask_bits(low, bits)
+    if op in ("zext", "sext") and wide(dst) and not wide(src) and src.kind == "int":
+        v = np.broadcast_to(np.asarray(x, dtype=np.uint64), (m.n,))
+        neg = np.zeros(m.n, dtype=bool)
+        if op == "sext":
+            signed = as_signed(v, src.bits) if src.bits > 1 else -(v != 0).astype(np.int64)
+            v, neg = np.ascontiguousarray(signed).view(np.uint64), signed < 0
+        fill = np.where(neg, np.uint64(0xFFFFFFFF), np.uint64(0))
+        low = [v & np.uint64(0xFFFFFFFF), v >> np.uint64(32)]
+        return np.stack(low + [fill] * (words(dst) - 2), axis=1)
+    if op in ("zext", "trunc") and wide(src) and wide(dst):
+        w = m.full(x, src)
+        n = words(dst)
+        return w[:, :n] if n <= w.shape[1] else np.pad(w, ((0, 0), (0, n - w.shape[1])))
+    raise unsupported(f"{op} from {src} to {dst}", ins.text)
 
 
 def _cast(m, ins: Instr):
@@ -129,6 +167,8 @@ def _cast(m, ins: Instr):
     src, dst = ins.ops[0].ty, ins.ty
     op = ins.opcode
     ss, ds = src.scalar, dst.scalar
+    if op != "bitcast" and (wide(ss) or wide(ds) or ss.kind == "rsrc" or ds.kind == "rsrc"):
+        return _wide_cast(m, ins, x)
     if op == "zext":
         return mask_bits(np.asarray(x).astype(np.uint64), ds.bits) if ds.bits > 1 else np.asarray(x, dtype=bool)
     if op == "sext":

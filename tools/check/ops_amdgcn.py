@@ -35,16 +35,33 @@ def _rsrc_from_ptr(m, ins):
     return out
 
 
+def rsrc_decode(d: np.ndarray) -> np.ndarray:
+    """A 128-bit buffer descriptor's four 32-bit words (n, 4) → [base, stride, num_records, flags]: word 1 holds
+    base bits 32..47 and the stride in bits 16..29 (the hardware's V# layout)."""
+    d = d.astype(np.uint64)
+    base = d[:, 0] | ((d[:, 1] & np.uint64(0xFFFF)) << np.uint64(32))
+    stride = (d[:, 1] >> np.uint64(16)) & np.uint64(0x3FFF)
+    return np.stack([base, stride, d[:, 2], d[:, 3]], axis=1)
+
+
+def rsrc_encode(r: np.ndarray) -> np.ndarray:
+    """[base, stride, num_records, flags] (n, 4) → the descriptor's four 32-bit words: :func:`rsrc_decode` undone."""
+    r = r.astype(np.uint64)
+    lo = np.uint64(0xFFFFFFFF)
+    word1 = ((r[:, 0] >> np.uint64(32)) & np.uint64(0xFFFF)) | ((r[:, 1] & np.uint64(0x3FFF)) << np.uint64(16))
+    return np.stack([r[:, 0] & lo, word1, r[:, 2] & lo, r[:, 3] & lo], axis=1)
+
+
 def _rsrc(m, op):
-    """A buffer resource operand as (n, 4) [base, stride, num_records, flags]; <4 x i32> descriptors are decoded."""
-    v = m.full(m.get(op), op.ty) if op.ty.kind != "rsrc" else m.full(m.get(op), op.ty)
+    """A buffer resource operand as (n, 4) [base, stride, num_records, flags]; <4 x i32> and i128 descriptors are
+    decoded."""
+    v = m.full(m.get(op), op.ty)
     if op.ty.kind == "rsrc":
         return v
-    if op.ty.kind == "vec" and op.ty.count == 4:
-        d = v.astype(np.uint64)
-        base = d[:, 0] | ((d[:, 1] & np.uint64(0xFFFF)) << np.uint64(32))
-        stride = (d[:, 1] >> np.uint64(16)) & np.uint64(0x3FFF)
-        return np.stack([base, stride, d[:, 2], d[:, 3]], axis=1)
+    if (op.ty.kind == "vec" and op.ty.count == 4 and op.ty.elem.kind == "int" and op.ty.elem.bits == 32) or (
+        op.ty.kind == "int" and op.ty.bits == 128
+    ):
+        return rsrc_decode(v)
     raise unsupported(f"buffer resource of type {op.ty}")
 
 
@@ -59,6 +76,17 @@ def _buffer_load(m, ins):
     if np.any(r[:, 1] != 0) and "struct" not in ins.callee:
         raise unsupported("raw buffer access through a resource with a stride", ins.text)
     off = _buffer_offset(m, ins, 1)
+    return m.load_global(ins, r[:, 0] + off, ins.ty, limit=r[:, 2], base=r[:, 0])
+
+
+def _s_buffer_load(m, ins):
+    """``llvm.amdgcn.s.buffer.load.*(<4 x i32> rsrc, i32 offset, i32 cachepolicy)``: ``s_buffer_load`` reads
+    base + offset, zero past num_records. The backend issues it as a scalar load when the offset and resource are
+    wave-uniform and as a per-lane buffer load otherwise: the same bytes for each lane either way."""
+    r = _rsrc(m, ins.ops[0])
+    if np.any(r[:, 1] != 0):
+        raise unsupported("s.buffer.load through a resource with a stride", ins.text)
+    off = np.broadcast_to(np.asarray(m.get(ins.ops[1]), dtype=np.uint64), (m.n,)) & np.uint64(0xFFFFFFFF)
     return m.load_global(ins, r[:, 0] + off, ins.ty, limit=r[:, 2], base=r[:, 0])
 
 
@@ -284,6 +312,7 @@ AMDGCN_INTRINSICS: list[tuple[str, object]] = [
     ("llvm.amdgcn.raw.buffer.load", _buffer_load),
     ("llvm.amdgcn.raw.ptr.buffer.store", _buffer_store),
     ("llvm.amdgcn.raw.buffer.store", _buffer_store),
+    ("llvm.amdgcn.s.buffer.load", _s_buffer_load),
     ("llvm.amdgcn.mfma.", _mfma),
     ("llvm.amdgcn.update.dpp", _dpp),
     ("llvm.amdgcn.mov.dpp", _dpp),

@@ -2,7 +2,9 @@
 
 Integers are stored zero-extended in uint64 (i1 as bool), bfloat as float32 rounded to bfloat, vectors as a trailing
 axis. ``to_bytes``/``from_bytes`` are the memory and ``bitcast`` view of a value: little endian, vectors packed, and
-vectors of sub-byte integers (``<8 x i1>``) packed element 0 in the lowest bits, as LLVM lays them out.
+vectors of sub-byte integers (``<8 x i1>``) packed element 0 in the lowest bits, as LLVM lays them out. Integers
+wider than 64 bits (``i128``: a buffer resource as an integer) are stored as their 32-bit words, lowest first, on a
+trailing axis, the same array as the ``<4 x i32>`` they bitcast to; only moves and casts run on them (:func:`wide`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,17 @@ def fit_to_type(ty: Ty, x):
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
+def wide(ty: Ty) -> bool:
+    """An integer wider than 64 bits, held as 32-bit words (``words(ty)`` of them) on a trailing axis."""
+    return ty.kind == "int" and ty.bits > 64
+
+
+def words(ty: Ty) -> int:
+    if ty.bits % 32:
+        raise unsupported(f"values of type {ty}")
+    return ty.bits // 32
+
+
 def _packed_bits(ty: Ty) -> bool:
     """A vector of sub-byte integers (``<8 x i1>``, ``<2 x i4>``): its elements share bytes."""
     return ty.kind == "vec" and ty.elem.kind == "int" and ty.elem.bits < 8
@@ -61,6 +74,9 @@ def _packed_bits(ty: Ty) -> bool:
 def to_bytes(x: np.ndarray, ty: Ty, n: int) -> np.ndarray:
     """(n, …) lane values → (n, ty.size) bytes, little endian."""
     s = ty.scalar
+    if wide(ty):
+        raw = np.ascontiguousarray(np.broadcast_to(x, (n, words(ty))).astype(np.uint32))
+        return raw.view(np.uint8).reshape(n, ty.size)
     count = ty.count if ty.kind == "vec" else 1
     shape = (n, count) if ty.kind == "vec" else (n,)
     x = np.broadcast_to(x, shape)
@@ -92,12 +108,14 @@ def from_bytes(b: np.ndarray, ty: Ty):
     n = b.shape[0]
     s = ty.scalar
     b = np.ascontiguousarray(b)
+    if wide(ty):
+        return b.view(np.uint32).reshape(n, words(ty)).astype(np.uint64)
     if _packed_bits(ty):
         if s.bits * ty.count > 64 or (s.bits * ty.count) % 8:
             raise unsupported(f"memory or bitcast of {ty}")
-        wide = np.zeros((n, 8), dtype=np.uint8)
-        wide[:, : ty.size] = b
-        word = wide.view(np.uint64).reshape(n)
+        padded = np.zeros((n, 8), dtype=np.uint8)
+        padded[:, : ty.size] = b
+        word = padded.view(np.uint64).reshape(n)
         shifts = np.arange(ty.count, dtype=np.uint64) * np.uint64(s.bits)
         vals = (word[:, None] >> shifts[None, :]) & np.uint64((1 << s.bits) - 1)
         return vals.astype(bool) if s.bits == 1 else vals

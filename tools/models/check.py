@@ -16,6 +16,12 @@ class Mismatch(BaseModel):
     index: list[int] = Field(description="element index in the buffer (multi-dimensional when the tensor is dense)")
     before: str
     after: str
+    before_store: str | None = Field(
+        default=None, description="source line (file:line) of the store that last wrote this element in BEFORE"
+    )
+    after_store: str | None = Field(
+        default=None, description="source line (file:line) of the store that last wrote this element in AFTER"
+    )
 
 
 class BufferVerdict(BaseModel):
