@@ -144,7 +144,10 @@ def read_manifest(data: Path) -> dict:
 
 
 def predictor_missing() -> str | None:
-    """Why tools.predict cannot be used from this checkout, or None when it can."""
+    """Why tools.predict cannot be used from this checkout, or None when it can. The checkout is the script's own
+    (an editable install elsewhere must not stand in for a missing predict package here)."""
+    if not (REPO / "tools" / "predict" / "__init__.py").is_file():
+        return f"tools.predict is not in this checkout ({REPO})"
     for module in ("tools.predict", "tools.predict.artifacts"):
         try:
             if importlib.util.find_spec(module) is None:
