@@ -244,6 +244,9 @@ def kernel_dumps(source: str | Path, arch: str | None, frontend: str | None = No
     ]
 
 
+CHECK_TIMEOUT_S = 120.0  # past it, correctness is "not checked" with check's own hint (run kernelpilot check longer)
+
+
 def check_correctness(
     before: str | Path, after: str | Path, arch: str | None, timeout: float = 600, *, atol=CHECK_ATOL, rtol=CHECK_RTOL
 ) -> Correctness:
@@ -257,8 +260,8 @@ def check_correctness(
     from tools.isa import arch as archmod
 
     amd_arch = arch if arch and archmod.is_amd(arch) else "gfx942"  # check runs the AMDGPU LLVM IR
-    try:
-        rep = check(before, after, arch=amd_arch, atol=atol, rtol=rtol, timeout=timeout)
+    try:  # bounded: a verdict waits at most CHECK_TIMEOUT_S for the CPU run (a big GEMM takes minutes there)
+        rep = check(before, after, arch=amd_arch, atol=atol, rtol=rtol, timeout=min(timeout, CHECK_TIMEOUT_S))
     except KernelpilotError as exc:
         hint = f" ({exc.hint})" if exc.hint else ""
         return Correctness(checked=False, source="check", note=f"correctness not checked: check: {exc.message}{hint}")
