@@ -166,7 +166,10 @@ def test_flydsl_paged_decode_verify_shows_latencies_and_no_rotation_advice():
     rep = verify_prefetch(
         EX / "flydsl_paged_decode" / "baseline.py", EX / "flydsl_paged_decode" / "prefetched.py", gpu=False
     )
-    assert rep.ok and "~2.0 → ~0.9 memory latencies per iteration" in rep.summary
+    # no GPU and no validated band for gfx942 (the AMD model is unvalidated): the speed is undetermined, never a FAIL;
+    # the structure still explains the predicted gain
+    assert rep.summary.startswith("UNDETERMINED") and "predicted 2.88×" in rep.summary
+    assert "~2.0 → ~0.9 memory latencies per iteration" in rep.summary
     copies = next(c for c in rep.checks if c.name == "loop-carried-copies")
     assert copies.detail.startswith("loaded-data copies 0 → 3; accumulator copies 0 → 0")
     assert "rotation-max-header-size" not in copies.detail  # the loop is rotated: that remedy does not apply
