@@ -6,8 +6,8 @@ user's file and ``write()`` when it succeeded. Files come from two places: an au
 the kernel reads, a config found on ``PYTHONPATH``; a file it tried to open and did not find is recorded as missing,
 so creating it later is a change) and every imported module's ``__file__`` (``importlib.import_module("pkg.x")``, a
 parent folder's module, whose source may be read from ``__pycache__`` without an ``open``). Left out: the Python
-installation (stdlib, site-packages), kernelpilot's own package, the child's output folder, files the process
-wrote itself, temporary files gone by the end, and ``/proc``, ``/sys``, ``/dev``. Environment variables are
+installation (stdlib, site-packages), kernelpilot's own package and its editable-install metadata, the child's
+output folder, files the process wrote itself, temporary files gone by the end, and ``/proc``, ``/sys``, ``/dev``. Environment variables are
 recorded by name when Python code reads one from ``os.environ`` (``os.getenv``, ``os.environ.get``, ``in``);
 C code's ``getenv`` is not seen, which is why each frontend also declares the variables its compiler reads.
 
@@ -54,7 +54,12 @@ def skipped_dirs(extra: list[str | Path], keep: Path) -> tuple[str, ...]:
     dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/proc", "/sys", "/dev"}
     dirs |= {p for p in sysconfig.get_paths().values() if p}
     dirs |= set(getattr(site, "getsitepackages", list)()) | {site.getusersitepackages()}
-    dirs.add(str(Path(__file__).resolve().parent))  # tools/: versioned by kernelpilot's version in the key
+    tools = Path(__file__).resolve().parent
+    dirs.add(str(tools))  # tools/: versioned by kernelpilot's version in the key
+    # an editable install's metadata beside tools/ (read by every entry-point scan: torch's and triton's backend
+    # discovery), versioned the same way; recorded, it was a file outside every kernel's folder, so no entry was
+    # ever portable to a copy of the folder elsewhere
+    dirs |= {str(p) for p in tools.parent.glob("kernelpilot*.egg-info")}
     dirs |= {str(e) for e in extra}
     keep = keep.resolve()
     out = []
