@@ -44,6 +44,10 @@ class WaveWork:
     chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
     in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
     pipelined: bool = False  # the hot loop's first wait leaves this iteration's loads in flight
+    # DRAM latencies one hot-loop iteration waits in series beyond its first window, because a load's address comes
+    # from another global load issued in the same iteration (a block-table entry, then the block it names); 0 when
+    # every load of an iteration is independent of the others. Filled by the vendor modules (amd.py, nvidia.py).
+    dependent_waits_iter: float = 0
     loops: list[LoopFigures] = field(default_factory=list)
     matrix_unit: str = "mfma"
     notes: list[str] = field(default_factory=list)
@@ -95,7 +99,7 @@ def predict(
     flight = max(work.in_flight_bytes, 1.0)
     if load_iter:
         windows = load_iter / flight
-        iter_chain = latency * windows + (0 if work.pipelined else work.chain_cycles_iter)
+        iter_chain = latency * (windows + work.dependent_waits_iter) + (0 if work.pipelined else work.chain_cycles_iter)
         iter_chain = max(iter_chain, work.chain_cycles_iter)
     else:
         iter_chain = work.chain_cycles_iter
