@@ -1,5 +1,5 @@
-"""Long because it drives both engines for check and for predict's trip counts (executed_loops): check: run BEFORE
-and AFTER on the same generated inputs and compare every buffer they write.
+"""check: run BEFORE and AFTER on the same generated inputs (tools.check.inputs) and compare every buffer they write
+(tools.check.buffers); the LLVM engine's runs also give predict's trip counts (executed_loops).
 
 Two engines. ``llvm`` compiles both files (dump-ir, file mode), takes each kernel's LLVM IR stage and executes it on
 the CPU lane by lane (tools.check.engine), so it sees what the GPU would run, including out-of-bounds accesses and
@@ -18,17 +18,18 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.check.errors import UnsupportedIR
+from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, store_lines, typed
+from tools.check.errors import CheckTimeout, UnsupportedIR, deadline
+from tools.check.inputs import RESULT_FILE, generate_inputs
 from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import InputError, KernelpilotError
 from tools.executors import LOCAL
-from tools.models.check import BufferVerdict, CaseResult, CheckReport, MemoryEvent, Mismatch
+from tools.models.check import CaseResult, CheckReport, MemoryEvent
 
-MAX_MISMATCHES = 10
+__all__ = ["CheckTimeout", "check", "executed_loops", "format_report", "outputs"]
+
 DEFAULT_MAX_MEMORY_GB = 8.0  # the kernels' child: every lane of a launch is held at once
-RESULT_FILE = "result.json"  # what each child reports (tools.childproc); its exit code is never read
-ERROR_KINDS = ("past-allocation", "lds-out-of-range", "private-out-of-range", "lds-uninitialised", "lds-race")
 
 LLVM_LIMITS = [
     "all waves of a launch run in lock step: a missing barrier shows as an lds-race when one wave reads or overwrites "
@@ -45,250 +46,6 @@ INTERPRETER_LIMITS = [
     "and cannot see races, register spills or what the AMD compiler emits",
     "out-of-bounds accesses are not reported (masked loads are honoured; unmasked ones read host memory)",
 ]
-
-
-class CheckTimeout(KernelpilotError):
-    """check ran past its --timeout (the child running then was killed with its process group)."""
-
-
-def _deadline(timeout: float):
-    """A function returning the seconds left of ``timeout`` (one budget for the whole call), or raising
-    CheckTimeout once none are left."""
-    end = time.monotonic() + timeout
-
-    def left() -> float:
-        rest = end - time.monotonic()
-        if rest <= 0:
-            raise CheckTimeout(
-                f"check ran past its --timeout of {timeout:g}s", hint="raise `kernelpilot check --timeout`"
-            )
-        return rest
-
-    return left
-
-
-# ------------------------------------------------------------------------------------------------------- inputs
-def generate_inputs(
-    path: Path,
-    frontend: str,
-    cases: list[tuple[int, dict]],
-    out: Path,
-    *,
-    interpret=False,
-    load: Path | None = None,
-    timeout=600,
-    use_cache=True,
-):
-    """Run the inputs child once for all (seed, shape) cases; per case (description, buffers, outputs or None).
-
-    Inputs alone (not interpreter runs) are cached like dump-ir results (tools/cache.py): keyed by the file, its
-    folder, the cases, the frontend's environment variables and the torch version, and reused only while every file
-    and variable the child read is unchanged (its manifest). An agent re-checking AFTER against the same BEFORE, or
-    the eval oracle checking candidates, skips the child; ``use_cache=False`` runs it and replaces the entry.
-    """
-    from tools import cache
-
-    key = None if interpret or load else _inputs_key(path, frontend, cases)
-    entry = cache.find_entry(cache.CHECK_INPUTS, key, path.parent) if key and use_cache else None
-    if entry is not None:
-        out = entry
-    else:
-        _run_inputs_child(path, frontend, cases, out, interpret, load, timeout)
-        if key is not None:
-            cache.store(out, key, cache.manifest_from_reads(_child_reads(out), path.parent))
-    got = []
-    for i in range(len(cases)):
-        d = out / f"case{i}"
-        desc = json.loads((d / "inputs.json").read_text())
-        n = len(desc["buffers"])
-        bufs = [(d / f"buf{j}.bin").read_bytes() for j in range(n)]
-        outs = [(d / f"out{j}.bin").read_bytes() for j in range(n)] if interpret else None
-        got.append((desc, bufs, outs, d))
-    return got
-
-
-def _inputs_key(path: Path, frontend: str, cases) -> str:
-    from tools import __version__, cache
-    from tools.frontends import get_frontend
-    from tools.toolchain import package_version
-
-    h = hashlib.sha256(cache.source_folder(path).digest.encode())  # the file, its helpers, imported sub-folders
-    h.update((Path(__file__).parent / "_inputs_child.py").read_bytes())  # how inputs are described is part of it
-    env = cache.keyed_environment(get_frontend(frontend).env_keys)
-    h.update(json.dumps([str(path), frontend, cases, env, package_version("torch"), __version__, "manifest 1"],
-                        sort_keys=True).encode())  # fmt: skip
-    return h.hexdigest()[:24]
-
-
-def _child_reads(out: Path) -> dict | None:
-    from tools import readlog
-
-    try:
-        return json.loads((out / readlog.READS_FILE).read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _run_inputs_child(path, frontend, cases, out, interpret, load, timeout) -> None:
-    root = str(Path(__file__).resolve().parents[2])
-    argv = [sys.executable, "-m", "tools.check._inputs_child", str(path), frontend, json.dumps(cases), str(out)]
-    argv += (["interpret"] if interpret else []) + ([str(load)] if load else [])
-    user_path = os.environ.get("PYTHONPATH")  # the user's modules (PYTHONPATH=ext) load as they do for dump-ir
-    env = {"PYTHONPATH": root + (os.pathsep + user_path if user_path else "")}
-    if interpret:
-        env["TRITON_INTERPRET"] = "1"
-    Path(out).mkdir(parents=True, exist_ok=True)
-    result = LOCAL.run(argv, timeout=timeout, env=env, cwd=path.parent)
-    outcome = read_result(Path(out) / RESULT_FILE)  # the child's word; its exit code is the user's to choose
-    if outcome is not None and outcome["status"] == "ok":
-        return
-    tail = "\n".join(result.stderr.strip().splitlines()[-30:])
-    doing = "running under the interpreter" if interpret else "building inputs"
-    if result.timed_out:
-        raise CheckTimeout(
-            f"check's --timeout ran out while {doing} for {path.name} ({timeout:.0f}s of it were left)",
-            hint="use smaller shapes (`kernelpilot check … --shape KEY=VALUE`) or raise its --timeout",
-        )
-    if outcome is None:
-        how = f"was killed by {result.signal_name}" if result.signal_name else f"exited with {result.returncode}"
-        raise InputError(
-            f"the process {doing} for {path.name} {how} before it reported",
-            hint="the kernel file ended the interpreter (os._exit, a crash); run it with python to see",
-            details=tail,
-        )
-    if outcome["status"] == "convention":
-        raise InputError(
-            f"{path.name}: {outcome['message']}",
-            hint="define kernelpilot_inputs(seed, **shape) returning the launch arguments, or kernelpilot_entry() "
-            "in the example-argument form (see the README, 'check')",
-        )
-    if outcome["status"] == "error":
-        raise_recorded(outcome)
-    raise InputError(
-        f"{path.name} failed while {doing}: {outcome['message']}",
-        hint="fix the error below (it is your file's own)",
-        details=outcome.get("traceback") or tail,
-    )
-
-
-# ------------------------------------------------------------------------------------------------------- compare
-def _typed(data: bytes, dtype: str) -> np.ndarray:
-    raw = np.frombuffer(data, dtype=np.uint8)
-    if dtype == "bfloat16":
-        return (raw.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
-    if dtype.startswith("float8"):
-        from tools.check import xlane
-
-        fmt = ("bf8" if "e5m2" in dtype else "fp8") + ("_fnuz" if "fnuz" in dtype else "_ocp")
-        return xlane.fp8_decode(raw, fmt)
-    np_name = {"bool": "bool"}.get(dtype, dtype)
-    try:
-        return raw.view(np.dtype(np_name))
-    except TypeError:
-        return raw  # an exotic dtype: compare bytes
-
-
-def _index(flat: int, buf_index: int, desc: dict) -> list[int]:
-    for launch in desc["launches"]:
-        for a in launch["args"] + launch["kwargs"]:
-            if a.get("tensor") == buf_index and a["offset"] == 0 and a["shape"]:
-                dense = np.prod(a["shape"]) * 1 == desc_elems(desc, buf_index)
-                contiguous = list(np.cumprod([1, *a["shape"][::-1]])[:-1][::-1]) == a["strides"]
-                if dense and contiguous:
-                    return [int(i) for i in np.unravel_index(flat, a["shape"])]
-    return [flat]
-
-
-def desc_elems(desc: dict, i: int) -> int:
-    b = desc["buffers"][i]
-    return b["nbytes"] // b["element_size"]
-
-
-def _stores(side_dir: Path, sites: list[dict]):
-    """(buffer, element) → the source line of the store that last wrote it on one side (``_llvm_child``'s
-    ``stores<j>.bin``), its IR line where it has no debug location; None where no store wrote it."""
-    per_buffer = {int(f.stem[6:]): np.fromfile(f, dtype="<i4") for f in side_dir.glob("stores*.bin")}
-
-    def line(buf: int, element: int) -> str | None:
-        arr = per_buffer.get(buf)
-        site = int(arr[element]) if arr is not None and element < len(arr) else -1
-        if site < 0 or site >= len(sites):
-            return None
-        s = sites[site]
-        return s["line"] if s["line"] != "(no debug location)" else s["instruction"]
-
-    return line
-
-
-def compare_buffers(desc, before: list[bytes], after: list[bytes], written: dict[int, list[str]], atol, rtol,
-                    stores: dict | None = None):  # fmt: skip
-    """Element by element, every written buffer; ``stores`` ({side: (buffer, element) → source line}) names the
-    store that wrote each listed mismatch on each side (the llvm engine)."""
-    verdicts, mismatches = [], []
-    for i in sorted(written):
-        b = desc["buffers"][i]
-        x, y = _typed(before[i], b["dtype"]), _typed(after[i], b["dtype"])
-        same_bits = np.frombuffer(before[i], np.uint8) == np.frombuffer(after[i], np.uint8)
-        esize = len(before[i]) // max(len(x), 1) if len(x) else 1
-        equal = same_bits.reshape(-1, esize).all(axis=1) if len(x) else np.ones(0, bool)
-        diff = None
-        if x.dtype.kind == "f":
-            xf, yf = x.astype(np.float64), y.astype(np.float64)
-            if atol or rtol:
-                equal = equal | np.isclose(xf, yf, atol=atol, rtol=rtol, equal_nan=True)
-            finite = np.isfinite(xf) & np.isfinite(yf)
-            diff = float(np.max(np.abs(xf - yf)[finite])) if finite.any() else None
-        elif x.dtype.kind in "iu":
-            d = np.abs(x.astype(np.int64) - y.astype(np.int64))
-            diff = float(d.max()) if len(d) else None
-        bad = np.nonzero(~equal)[0]
-        verdicts.append(BufferVerdict(name=b["name"], dtype=b["dtype"], elements=len(x), written_by=written[i],
-                                      mismatches=len(bad), max_abs_diff=diff,
-                                      verdict="different" if len(bad) else "same"))  # fmt: skip
-        for j in bad[: max(0, MAX_MISMATCHES - len(mismatches))]:
-            lines = {who: stores[who](i, int(j)) for who in ("before", "after")} if stores else {}
-            mismatches.append(Mismatch(buffer=b["name"], index=_index(int(j), i, desc), before=repr(x[j].item()),
-                                       after=repr(y[j].item()), before_store=lines.get("before"),
-                                       after_store=lines.get("after")))  # fmt: skip
-    return verdicts, mismatches
-
-
-def judge(case: CaseResult) -> CaseResult:
-    """A case's verdict from its buffers and memory events (the numbers beside the verdict say the same)."""
-    after_bad = [e for e in case.events if e.kernel == "after" and e.kind in ERROR_KINDS]
-    before_bad = [e for e in case.events if e.kernel == "before" and e.kind in ERROR_KINDS]
-    diff = [b for b in case.buffers if b.verdict == "different"]
-    if after_bad and after_bad[0].kind == "past-allocation":  # its values are made up here: the access is the fault
-        e = after_bad[0]
-        case.verdict = "different"
-        case.reason = (f"AFTER: {e.kind} {e.access} of {e.bytes} B at offset {e.offset} of {e.buffer}, workgroup "
-                       f"{e.workgroup} thread {e.thread} ({e.user_line})")  # fmt: skip
-    elif diff:
-        first = case.mismatches[0] if case.mismatches else None
-        where = f"; first at {first.buffer}{first.index}: {first.before} → {first.after}" if first else ""
-        if first and (first.before_store or first.after_store):
-            told = {"BEFORE": first.before_store, "AFTER": first.after_store}
-            where += " (stored by " + ", ".join(f"{who} at {w or 'no store'}" for who, w in told.items()) + ")"
-        case.verdict, case.reason = (
-            "different",
-            (f"{sum(b.mismatches for b in diff)} element(s) differ in {', '.join(b.name for b in diff)}{where}"),
-        )
-    elif after_bad:
-        e = after_bad[0]
-        case.verdict = "different"
-        case.reason = f"AFTER: {e.kind} {e.access} of {e.bytes} B at offset {e.offset} of {e.buffer} ({e.user_line})"
-    elif before_bad:
-        e = before_bad[0]
-        case.verdict = "undetermined"
-        case.reason = (
-            f"BEFORE itself makes a {e.kind} {e.access} ({e.user_line}); outputs agree but prove nothing there"
-        )
-    elif not case.buffers:
-        case.verdict, case.reason = "undetermined", "neither kernel wrote any buffer"
-    else:
-        n = sum(b.elements for b in case.buffers)
-        case.verdict, case.reason = "same", f"{n} element(s) in {len(case.buffers)} written buffer(s) agree"
-    return case
 
 
 # ------------------------------------------------------------------------------------------------------- llvm engine
@@ -347,7 +104,7 @@ def _run_llvm(runs: list[dict[str, tuple[list, Path]]], arch: str, max_bytes: in
                 n = len(list((out / f"case{i}" / who).glob("out*.bin")))
                 bufs = [(out / f"case{i}" / who / f"out{j}.bin").read_bytes() for j in range(n)]
                 per_side[who] = (bufs, set(r["written"]), [MemoryEvent(**e) for e in r["events"]], r["launches"],
-                                 _stores(out / f"case{i}" / who, r.get("stores") or []))  # fmt: skip
+                                 store_lines(out / f"case{i}" / who, r.get("stores") or []))  # fmt: skip
             elif r["status"] == "memory":
                 per_side[who] = InputError(
                     f"running {who} ran out of memory under the {max_bytes / 1e9:.1f} GB cap",
@@ -379,7 +136,7 @@ def outputs(
     from tools.frontends import detect_frontend
 
     frontend = detect_frontend(path)
-    left = _deadline(timeout)
+    left = deadline(timeout)
     with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
         ((desc, bufs, outs, case_dir),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp) / "in",
                                                           interpret=engine == "interpreter", timeout=left())  # fmt: skip
@@ -393,7 +150,7 @@ def outputs(
             bad = [e for e in events if e.kind in ERROR_KINDS]
             if bad:
                 raise InputError(f"{path.name}: {bad[0].kind} {bad[0].access} at {bad[0].line}", hint="")
-    return {b["name"]: _typed(o, b["dtype"]) for b, o in zip(desc["buffers"], outs, strict=True)}
+    return {b["name"]: typed(o, b["dtype"]) for b, o in zip(desc["buffers"], outs, strict=True)}
 
 
 def _kernels_for(path: Path, default: list, desc: dict, shape: dict, compiles: dict, arch, left, use_cache) -> list:
@@ -449,7 +206,7 @@ def executed_loops(
     from tools.frontends import detect_frontend
 
     frontend = detect_frontend(path)
-    left = _deadline(timeout)
+    left = deadline(timeout)
     with tempfile.TemporaryDirectory(prefix="kp-trips-") as tmp:
         ((_, _, _, case_dir),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp) / "in",
                                                  timeout=left())  # fmt: skip
@@ -510,7 +267,7 @@ def check(
     from tools.paths import guard
 
     t0 = time.perf_counter()
-    left = _deadline(timeout)
+    left = deadline(timeout)
     a_path = _check_source(guard(after, "AFTER"))
     # an existing BEFORE is a file (inside the roots, in a confined call); anything else may be REF:PATH
     b_path = _check_source(guard(before, "BEFORE") if Path(before).exists() else _git_revision(str(before), a_path))

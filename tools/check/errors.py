@@ -1,8 +1,11 @@
-"""check's own error type: IR the CPU engine does not run. Told apart by type, never by the text of a message."""
+"""check's own error types: IR the CPU engine does not run, and a call past its --timeout. Told apart by type, never by
+the text of a message."""
 
 from __future__ import annotations
 
-from tools.errors import InputError
+import time
+
+from tools.errors import InputError, KernelpilotError
 
 
 class UnsupportedIR(InputError):
@@ -38,3 +41,23 @@ class UnsupportedIR(InputError):
         """What a check report says: ``undetermined: <construct> (at <instruction>, <source line>)``."""
         where = ", ".join(x for x in (self.instruction, self.location) if x and x != "(no debug location)")
         return f"undetermined: check does not run {self.what}" + (f" (at {where})" if where else "")
+
+
+class CheckTimeout(KernelpilotError):
+    """check ran past its --timeout (the child running then was killed with its process group)."""
+
+
+def deadline(timeout: float):
+    """A function returning the seconds left of ``timeout`` (one budget for the whole call), or raising
+    CheckTimeout once none are left."""
+    end = time.monotonic() + timeout
+
+    def left() -> float:
+        rest = end - time.monotonic()
+        if rest <= 0:
+            raise CheckTimeout(
+                f"check ran past its --timeout of {timeout:g}s", hint="raise `kernelpilot check --timeout`"
+            )
+        return rest
+
+    return left
