@@ -91,98 +91,20 @@ def predict_speed(
     device: str | None = None,
     trips: float | None = None,
 ):
-    """Both versions' predicted kernel time (``kernel_time_pair``) as a SpeedOutcome (and the PairPrediction, or
+    """Both versions' predicted kernel time (``tools.predict.predict_pair``, ``kernel_time``) as a SpeedOutcome (and the PairPrediction, or
     None); undetermined with the reason when this build has no predictor or the predictor cannot decide. ``trips``:
     the hot loop's iterations where the compiled code does not give them (FlyDSL's runtime loop bounds)."""
     if not before or not after:
         return no_speed("no compiled kernels to predict from (pass kernel files or their final ISA files)"), None
     try:
-        pred = kernel_time_pair(before, after, arch=arch, device=device, trips=trips)
+        from tools.predict import predict_pair
+
+        pred = predict_pair(before, after, arch=arch, device=device, trips=trips, kernel_time=True)
     except ImportError:
         return no_speed("this build has no time predictor (tools.predict)"), None
     except KernelpilotError as exc:
         return no_speed(f"the predictor could not run: {exc.message}"), None
     return speed_from_prediction(pred), pred
-
-
-# the model's terms of one launch's time, by the bound they name (tools.predict.model)
-_TERMS = {
-    "memory_latency": "latency_us",
-    "hbm_bandwidth": "hbm_us",
-    "issue": "issue_us",
-    "valu": "valu_us",
-    "mfma": "matrix_us",
-    "lds": "lds_us",
-}
-
-
-def _kernel_us(p) -> float:
-    """One launch's predicted GPU time without the device's fixed per-launch overhead."""
-    return p.predicted_us - (p.figures.launch_overhead_us or 0.0)
-
-
-def _kernel_bound(p) -> str | None:
-    """What bounds the kernel itself: the model's bound, or under a launch-overhead bound its largest term."""
-    if p.bound != "launch_overhead":
-        return p.bound
-    terms = {b: getattr(p.figures, f) or 0.0 for b, f in _TERMS.items()}
-    return max(terms, key=terms.get)
-
-
-def kernel_time_pair(
-    before: list[KernelDump],
-    after: list[KernelDump],
-    *,
-    arch: str,
-    device: str | None = None,
-    trips: float | None = None,
-):
-    """``tools.predict`` on both versions, compared on the kernels' predicted GPU time: when both sides make the same
-    number of launches the fixed per-launch overhead (the device's ``launch_overhead_us``, the same on both sides) is
-    left out of both times, so a small example launch compares the kernels, not the launch cost; with another number
-    of launches it stays in (an extra launch is a real cost). A PairPrediction like ``predict_pair``'s."""
-    from tools.isa.machines import device_for
-    from tools.models.predict import PairPrediction
-    from tools.predict import band_of, predict_kernels, speedup_band, total_of
-
-    m = device_for(arch, device)
-    b = predict_kernels(before, arch=arch, device=device, trips=trips)
-    a = predict_kernels(after, arch=arch, device=device, trips=trips)
-    notes = [f"device {m.product}; band {band_of(m).status} ({band_of(m).source})"]
-    notes += [
-        f"{side} {p.name}: trips assumed ({p.trips.detail})"
-        for side, launches in (("before", b), ("after", a))
-        for p in launches
-        if p.trips.source == "assumption"
-    ]
-    missing = [f"{p.name}: {p.undetermined}" for p in (*b, *a) if p.predicted_us is None]
-    if missing:
-        b_us, a_us = total_of(b)[0], total_of(a)[0]
-        return PairPrediction(
-            baseline_predicted_us=b_us, predicted_us=a_us, undetermined="; ".join(missing), notes=notes
-        )
-    if len(b) == len(a):
-        b_us, a_us = sum(_kernel_us(p) for p in b), sum(_kernel_us(p) for p in a)
-        overhead = a[0].figures.launch_overhead_us or 0.0
-        notes.append(
-            f"kernel time: the fixed per-launch overhead ({overhead:g} µs × {len(a)}, the same on both sides) is left "
-            "out of both times"
-        )
-        bound = _kernel_bound(max(a, key=_kernel_us))
-    else:
-        (b_us, _), (a_us, bound) = total_of(b), total_of(a)
-        notes.append(f"{len(b)} → {len(a)} launches: each launch's fixed overhead stays in both times")
-    if a_us <= 0:
-        return PairPrediction(baseline_predicted_us=b_us, predicted_us=a_us, undetermined="no kernel time", notes=notes)
-    speedup = round(b_us / a_us, 4)
-    return PairPrediction(
-        baseline_predicted_us=round(b_us, 3),
-        predicted_us=round(a_us, 3),
-        predicted_speedup=speedup,
-        speedup_band=speedup_band(speedup, band_of(m)),
-        bound=bound,
-        notes=notes,
-    )
 
 
 def predicted_fraction_of_sol(
@@ -192,19 +114,19 @@ def predicted_fraction_of_sol(
     the bytes the predictor says they move at the device's peak HBM bandwidth (``hbm_peak_gbs``). (None, why) when a
     launch has no prediction."""
     from tools.isa.machines import device_for
-    from tools.predict import predict_kernels
+    from tools.predict import kernel_us, predict_kernels
 
     m = device_for(arch, device)
     launches = predict_kernels(kernels, arch=arch, device=device, trips=trips)
     if not launches or any(p.predicted_us is None for p in launches):
         return None, "no prediction for every launch"
     moved = sum(p.figures.bytes_moved or 0.0 for p in launches)
-    kernel_us = sum(_kernel_us(p) for p in launches)
-    if not moved or kernel_us <= 0:
+    kernel_time = sum(kernel_us(p) for p in launches)
+    if not moved or kernel_time <= 0:
         return None, "the launches move no bytes the predictor counts"
     sol_us = moved / (m.value("hbm_peak_gbs") * 1e9) * 1e6
-    return sol_us / kernel_us, (
-        f"{moved / 1e3:.1f} kB at {m.value('hbm_peak_gbs'):g} GB/s = {sol_us:.3f} µs against {kernel_us:.2f} µs "
+    return sol_us / kernel_time, (
+        f"{moved / 1e3:.1f} kB at {m.value('hbm_peak_gbs'):g} GB/s = {sol_us:.3f} µs against {kernel_time:.2f} µs "
         f"predicted on {m.name}"
     )
 

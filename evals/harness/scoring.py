@@ -174,10 +174,10 @@ def predicted_speed_scored(task: Task) -> bool:
 
 def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], s: TaskScore) -> None:
     """The predicted-speed stage of an amd-static task: the kernels' predicted GPU time per arch (baseline against
-    candidate, ``tools.outcome.kernel_time_pair``: the same fixed launch overhead on both sides left out; the task's
-    ``prediction.trips`` where the code does not give the loop's), the geometric mean against the task's
-    ``speed_bar``. No prediction for an arch leaves the score
-    incomplete (``needs_gpu``: measure it), never a pass."""
+    candidate, ``tools.predict.predict_pair(kernel_time=True)``: the same fixed launch overhead on both sides left
+    out; the task's ``prediction.trips`` where the code does not give the loop's), the geometric mean against the
+    task's ``speed_bar``. No prediction for an arch leaves the score incomplete (``needs_gpu``: measure it), never a
+    pass."""
     from tools.outcome import predict_speed, predicted_fraction_of_sol
 
     bar = task.spec.speed_bar

@@ -16,7 +16,16 @@ from tools.models.dump import KernelDump
 from tools.models.predict import Band, LaunchFigures, LaunchPrediction, PairPrediction, TripEvidence
 from tools.predict.model import LaunchShape, predict
 
-__all__ = ["band_of", "library_op", "not_modelled_notes", "predict_kernels", "predict_launch", "predict_pair"]
+__all__ = [
+    "band_of",
+    "kernel_bound",
+    "kernel_us",
+    "library_op",
+    "not_modelled_notes",
+    "predict_kernels",
+    "predict_launch",
+    "predict_pair",
+]
 
 DEFAULT_TRIPS = 1.0
 
@@ -311,22 +320,57 @@ def speedup_band(speedup: float, band: Band) -> tuple[float, float] | None:
     return (round(speedup * band.speedup_low, 4), round(speedup * band.speedup_high, 4))
 
 
+# the model's terms of one launch's time, by the bound they name (tools.predict.model)
+_TERMS = {
+    "memory_latency": "latency_us",
+    "hbm_bandwidth": "hbm_us",
+    "issue": "issue_us",
+    "valu": "valu_us",
+    "mfma": "matrix_us",
+    "lds": "lds_us",
+}
+
+
+def kernel_us(p: LaunchPrediction) -> float:
+    """One launch's predicted GPU time without the device's fixed per-launch overhead."""
+    return p.predicted_us - (p.figures.launch_overhead_us or 0.0)
+
+
+def kernel_bound(p: LaunchPrediction) -> str | None:
+    """What bounds the kernel itself: the model's bound, or under a launch-overhead bound its largest term."""
+    if p.bound != "launch_overhead":
+        return p.bound
+    terms = {b: getattr(p.figures, f) or 0.0 for b, f in _TERMS.items()}
+    return max(terms, key=terms.get)
+
+
 def predict_pair(
-    before: list[KernelDump], after: list[KernelDump], *, arch: str, device: str | None = None
+    before: list[KernelDump],
+    after: list[KernelDump],
+    *,
+    arch: str,
+    device: str | None = None,
+    trips: float | None = None,
+    kernel_time: bool = False,
 ) -> PairPrediction:
     """Predicted before/after times and speedup for the verdicts: ``undetermined`` (with why) when either side has
-    no prediction; ``speedup_band`` None while the device's band is unvalidated."""
+    no prediction; ``speedup_band`` None while the device's band is unvalidated. ``trips``: the hot loop's iterations
+    where the compiled code does not give them.
+
+    ``kernel_time`` (what the verdicts and the eval compare): when both sides make the same number of launches the
+    fixed per-launch overhead (the device's ``launch_overhead_us``, the same on both sides) is left out of both
+    times, so a small example launch compares the kernels, not the launch cost; with another number of launches it
+    stays in (an extra launch is a real cost). Without it, the calls' whole predicted times."""
     m = device_for(arch, device)
-    b = predict_kernels(before, arch=arch, device=device)
-    a = predict_kernels(after, arch=arch, device=device)
-    b_us, _ = total_of(b)
-    a_us, bound = total_of(a)
+    b = predict_kernels(before, arch=arch, device=device, trips=trips)
+    a = predict_kernels(after, arch=arch, device=device, trips=trips)
     notes = [f"device {m.product}; band {band_of(m).status} ({band_of(m).source})"]
     for side, launches in (("before", b), ("after", a)):
         notes += [f"{side} {n}" for n in not_modelled_notes(launches)]
         for p in launches:
             if p.trips.source == "assumption":
                 notes.append(f"{side} {p.name}: trips assumed ({p.trips.detail})")
+    (b_us, _), (a_us, bound) = total_of(b), total_of(a)
     why = None
     if not before or not after:
         why = "no kernel on the " + ("before" if not before else "after") + " side"
@@ -335,6 +379,19 @@ def predict_pair(
         why = "; ".join(missing) or None
     if why:
         return PairPrediction(baseline_predicted_us=b_us, predicted_us=a_us, undetermined=why, notes=notes)
+    if kernel_time and len(b) == len(a):
+        mb, ma = [p for p in b if not p.not_modelled], [p for p in a if not p.not_modelled]
+        b_us, a_us = round(sum(kernel_us(p) for p in mb), 3), round(sum(kernel_us(p) for p in ma), 3)
+        overhead = ma[0].figures.launch_overhead_us or 0.0
+        notes.append(
+            f"kernel time: the fixed per-launch overhead ({overhead:g} µs × {len(a)}, the same on both sides) is left "
+            "out of both times"
+        )
+        bound = kernel_bound(max(ma, key=kernel_us))
+    elif kernel_time:
+        notes.append(f"{len(b)} → {len(a)} launches: each launch's fixed overhead stays in both times")
+    if a_us <= 0:
+        return PairPrediction(baseline_predicted_us=b_us, predicted_us=a_us, undetermined="no kernel time", notes=notes)
     speedup = round(b_us / a_us, 4)
     return PairPrediction(
         baseline_predicted_us=b_us,
