@@ -96,11 +96,19 @@ def assign_trips(
 
 
 def wave_work(
-    costs: list[InstCost], loops: list[IsaLoop], plan: list | None, default: float, waves_per_block: int, in_flight
+    costs: list[InstCost],
+    loops: list[IsaLoop],
+    plan: list | None,
+    default: float,
+    waves_per_block: int,
+    in_flight,
+    dependent_waits=None,
 ) -> tuple[WaveWork, float, float]:
     """Sum ``costs`` into a WaveWork, with the hot loop's trips per program (mean, max). ``in_flight(members)`` → (bytes a wave has issued at its first wait in that
     instruction set, whether loads stay in flight past it); called on the hot loop (walked as two iterations), or
-    on every instruction (once) when there is no loop."""
+    on every instruction (once) when there is no loop. ``dependent_waits(members)`` → (the hot loop's loads waited
+    for in series within one iteration beyond the first, the bytes of the loads behind another), when the vendor
+    reads them."""
     n = len(costs)
     count = [1.0] * n
     exclusive: list[set[int]] = []
@@ -151,4 +159,9 @@ def wave_work(
     w.in_flight_bytes, w.pipelined = in_flight(members, hot is not None)
     if hot is None:
         return w, 1.0, 1.0
+    if dependent_waits is not None:
+        waits, behind_bytes = dependent_waits(members)
+        # the in-flight windows already charge the loads behind another as a fraction of one window (their bytes
+        # over the bytes in flight); each of them waits a whole latency after the load it depends on
+        w.dependent_waits_iter = max(0.0, waits - behind_bytes / max(w.in_flight_bytes, 1.0))
     return w, trips[hot], peaks[hot]
