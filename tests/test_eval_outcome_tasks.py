@@ -74,7 +74,7 @@ def test_gqa_noop_is_correct_but_not_faster(tmp_path):
         # the slot is carried first and its copy waits for its load: predicted 1.69x, under the 1.8 bar
         ("slot_copy_waits.py", "slower"),
         # V/scale issued after their slot within one iteration: a load waiting for a load of the same iteration
-        # (WaveWork.dependent_waits_iter 0.625), predicted 1.21x
+        # (one latency more per block, WaveWork.dependent_waits_iter), predicted 0.98x
         ("whole_chain_one_ahead.py", "slower"),
     ],
 )

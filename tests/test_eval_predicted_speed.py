@@ -46,10 +46,9 @@ def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
     assert trap[0].resources.waves_per_simd == 7  # 66 VGPRs
     s = _score(task)
     predicted_speed(task, baseline, trap, s)
-    # faster than the baseline (1.14x) but not than the reference's 1.93x: under the task's 1.8 bar. Its iteration
-    # looks up block i+2's slot and loads V/scale from it (a load waiting for a load of the same iteration, as in the
-    # baseline), and its data two blocks ahead needs 66 VGPRs: 7 waves, so fewer bytes in flight per CU
-    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.14, abs=0.01)
+    # no faster than the baseline (0.98x), under the task's 1.8 bar: its iteration looks up block i+2's slot and then
+    # loads V/scale from it (a load waiting for a load of the same iteration, one latency more, as in the baseline)
+    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(0.98, abs=0.01)
 
 
 def test_no_prediction_is_incomplete_not_passed(task, baseline):
