@@ -1,4 +1,4 @@
-"""The hard FlyDSL tasks scored on outcomes (issue 22): a candidate passes when it is correct (the llvm-cpu oracle),
+"""The FlyDSL tasks scored on outcomes (issue 22): a candidate passes when it is correct (the llvm-cpu oracle),
 predicted faster than the task's ``speed_bar`` (the kernels' predicted GPU time, the fixed per-launch overhead left
 out) and within the task's budgets. Every candidate here goes through the real scorer (``evals.harness.scoring.score``)
 on a copy of the task's workspace, on the CPU: the reference solution, the baseline (noop), and each trap, which
@@ -112,3 +112,23 @@ def test_gqa_alternative_designs_pass_on_outcomes(patch, tmp_path):
     s = score_candidate(GQA, tmp_path, patch=DATA / patch)
     assert s.correct and s.passed, s.reasons
     assert ("faster", True) in codes(s)
+
+
+PV = "flydsl-paged-pv-chain"
+
+
+def test_paged_pv_reference_solution_passes_on_outcomes(tmp_path):
+    task = load_tasks([PV])[0]
+    s = score_candidate(PV, tmp_path, patch=task.dir / "solution.patch")
+    assert s.passed and s.correct, s.reasons
+    # 3.38x on MI300X (60.1 -> 17.8 µs) and MI355X (52.6 -> 15.6 µs): the baseline has 512 B in flight at its first
+    # wait (the slot and p) against 1792 B per block, 3.5 windows of the loaded DRAM latency per block; the reference
+    # has the block's 1792 B in flight, one window
+    assert s.speedup == pytest.approx(3.38, abs=0.01)
+    assert ("faster", True) in codes(s) and not any(o.code == "isa_check_failed" for o in s.outcomes)
+
+
+def test_paged_pv_noop_is_correct_but_not_faster(tmp_path):
+    s = score_candidate(PV, tmp_path)
+    assert not s.passed and s.correct
+    assert s.speedup == 1.0 and ("slower", False) in codes(s)
