@@ -35,9 +35,9 @@ def test_the_noop_is_predicted_no_faster_and_fails_the_bar(task, baseline):
     assert predicted_speed_scored(task)
     s = _score(task)
     predicted_speed(task, baseline, baseline, s)
-    # the same kernel on both sides: the same predicted time, 1.000x, below the task's 1.4 bar
+    # the same kernel on both sides: the same predicted time, 1.000x, below the task's 1.8 bar
     assert [(o.code, o.passed) for o in s.outcomes] == [("slower", False)]
-    assert s.speedup == 1.0 and s.outcomes[0].detail.startswith("predicted speedup 1.000× against the bar 1.4×")
+    assert s.speedup == 1.0 and s.outcomes[0].detail.startswith("predicted speedup 1.000× against the bar 1.8×")
     assert verdict(s, {"faster"}) == (False, "slower")
 
 
@@ -46,9 +46,9 @@ def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
     assert trap[0].resources.waves_per_simd == 7  # 66 VGPRs
     s = _score(task)
     predicted_speed(task, baseline, trap, s)
-    # faster than the baseline (1.35x with predictor 1ed7afb: its data is a block ahead) but not than the reference's
-    # 1.53x: under the task's 1.4 bar
-    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.35, abs=0.01)
+    # no faster than the baseline (0.98x), under the task's 1.8 bar: its iteration looks up block i+2's slot and then
+    # loads V/scale from it (a load waiting for a load of the same iteration, one latency more, as in the baseline)
+    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(0.98, abs=0.01)
 
 
 def test_no_prediction_is_incomplete_not_passed(task, baseline):

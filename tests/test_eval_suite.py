@@ -48,7 +48,6 @@ def test_noop_agent_fails_every_amd_static_task_on_its_isa_checks(out):
     # the baseline is correct: it fails on structure, not on results (tasks without a CPU oracle: structure only);
     # a task scored on predicted speed fails as predicted no faster than itself (1.000x, below its bar)
     assert all(s.correct is (True if _has_oracle(s) else None) for s in scores)
-    # (flydsl-gqa-paged-chain-budget also keeps one structural check, which the baseline fails first)
     assert all(
         ("slower" in [o.code for o in s.outcomes] and s.speedup == 1.0) if _speed_scored(s) else s.isa_ok is False
         for s in scores

@@ -109,20 +109,66 @@ def counter_step(insts: list[Instruction], members: frozenset[int]) -> int | Non
     return None
 
 
+def _is_memory_load(inst: Instruction) -> bool:
+    """A load from global memory: vector (global_/buffer_/flat_) or scalar (s_load, s_buffer_load)."""
+    return inst.category in ("vmem_load", "vmem_load_lds") or (inst.category == "smem" and "_load" in inst.mnemonic)
+
+
+def _mask_bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def dependent_loads(insts: list[Instruction], order: list[int]) -> tuple[int, list[int]]:
+    """(loads one iteration of a loop body waits for in series beyond the first, the loads behind another).
+
+    A series: global loads in which each load's address, scalar base or buffer resource comes, through registers,
+    from the result of the load before it, issued in the same iteration (``order``: the body from its header, once).
+    A value the iteration has not written yet comes from an earlier iteration (a prefetch, loop-carried): it starts
+    no series. The loads behind another are those whose address came from a load of the same iteration."""
+    depth: dict[int | str, int] = {}  # register bit or special register → loads in series behind its value
+    longest, behind = 0, []
+    for i in order:
+        inst = insts[i]
+        d = max((depth.get(b, 0) for b in _mask_bits(inst.uses)), default=0)
+        d = max([d, *(depth.get(n, 0) for n in inst.special_uses)])
+        if _is_memory_load(inst):
+            if d:
+                behind.append(i)
+            d += 1
+            longest = max(longest, d)
+        for b in _mask_bits(inst.defs):
+            depth[b] = d
+        for n in inst.special_defs:
+            depth[n] = d
+    return max(0, longest - 1), behind
+
+
 def amd_wave_work(
     isa_text: str, kernel: str, arch: str, m: Machine, plan: list | None, default_trips: float, waves_per_block: int
 ) -> tuple[WaveWork, float, float]:
     k = find_kernel(parse_isa(isa_text, kernel), kernel)
     cfg = build_cfg(k)
     loops = []
+    header_start: dict[frozenset[int], int] = {}
     for lp in cfg.loops:
         header = cfg.blocks[lp.header].label or f"block {lp.header}"
         members = frozenset(lp.instruction_indices(cfg))
+        header_start[members] = cfg.blocks[lp.header].start
         loops.append(IsaLoop(header, lp.depth, members, counter_step=counter_step(k.instructions, members)))
     for i, lp in enumerate(loops):
         parents = [j for j, o in enumerate(loops) if j != i and lp.members < o.members]
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None
     costs = [inst_cost(i, m) for i in k.instructions]
+
+    def dependent_waits(members: list[int]) -> tuple[int, float]:
+        start = header_start.get(frozenset(members), min(members))  # a rotated loop's body runs from its header
+        order = [i for i in members if i >= start] + [i for i in members if i < start]
+        waits, behind = dependent_loads(k.instructions, order)
+        return waits, sum(costs[i].load_bytes for i in behind)
+
     return wave_work(
         costs,
         loops,
@@ -130,4 +176,5 @@ def amd_wave_work(
         default_trips,
         waves_per_block,
         lambda members, loop: _in_flight(k.instructions, members, loop, arch, m),
+        dependent_waits,
     )

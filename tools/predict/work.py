@@ -44,7 +44,9 @@ def unroll_of(lp: IsaLoop, src, isa_bytes: float) -> tuple[int, str | None]:
     c, step = lp.counter_step, src.step
     if c and step and c % step == 0 and 2 <= c // step <= 32:
         return c // step, f"its counter advances by {c}, {c // step}x the source step {step}"
-    if c and step and step != 1 and 2 <= c <= 32 and c % 2 == 0:
+    # a counter of trips (it advances by the unroll factor, not by the source step): told apart only where the
+    # step does not divide it; a counter advancing by the source step itself is the source loop, not unrolled
+    if c and step and step != 1 and 2 <= c <= 32 and c % 2 == 0 and c % step:
         return c, f"its trip counter advances by {c} per iteration"
     return 1, None
 
@@ -96,11 +98,19 @@ def assign_trips(
 
 
 def wave_work(
-    costs: list[InstCost], loops: list[IsaLoop], plan: list | None, default: float, waves_per_block: int, in_flight
+    costs: list[InstCost],
+    loops: list[IsaLoop],
+    plan: list | None,
+    default: float,
+    waves_per_block: int,
+    in_flight,
+    dependent_waits=None,
 ) -> tuple[WaveWork, float, float]:
     """Sum ``costs`` into a WaveWork, with the hot loop's trips per program (mean, max). ``in_flight(members)`` → (bytes a wave has issued at its first wait in that
     instruction set, whether loads stay in flight past it); called on the hot loop (walked as two iterations), or
-    on every instruction (once) when there is no loop."""
+    on every instruction (once) when there is no loop. ``dependent_waits(members)`` → (the hot loop's loads waited
+    for in series within one iteration beyond the first, the bytes of the loads behind another), when the vendor
+    reads them."""
     n = len(costs)
     count = [1.0] * n
     exclusive: list[set[int]] = []
@@ -151,4 +161,12 @@ def wave_work(
     w.in_flight_bytes, w.pipelined = in_flight(members, hot is not None)
     if hot is None:
         return w, 1.0, 1.0
+    if dependent_waits is not None:
+        waits, behind_bytes = dependent_waits(members)
+        # the model charges an iteration's bytes over the bytes in flight at its first wait (windows); the windows
+        # past the first are loads issued after a wait, which may be the loads behind another: those latencies are
+        # charged already, the rest of the series is not
+        flight = max(w.in_flight_bytes, 1.0)
+        charged = min(behind_bytes / flight, max(0.0, w.load_bytes_iter / flight - 1))
+        w.dependent_waits_iter = max(0.0, waits - charged)
     return w, trips[hot], peaks[hot]
