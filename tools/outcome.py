@@ -108,9 +108,14 @@ def predict_speed(
 
 
 def predicted_fraction_of_sol(
-    kernels: list[KernelDump], arch: str, device: str | None = None, trips: float | None = None
+    kernels: list[KernelDump],
+    arch: str,
+    device: str | None = None,
+    trips: float | None = None,
+    sol_us: float | None = None,
 ) -> tuple[float | None, str]:
     """The launches' speed-of-light time over their predicted kernel time (fixed launch overhead left out): SOL is
+    ``sol_us`` when the caller knows the work's own floor (an eval task's bytes/flops at the device's peaks), else
     the bytes the predictor says they move at the device's peak HBM bandwidth (``hbm_peak_gbs``). (None, why) when a
     launch has no prediction."""
     from tools.isa.machines import device_for
@@ -122,6 +127,8 @@ def predicted_fraction_of_sol(
         return None, "no prediction for every launch"
     moved = sum(p.figures.bytes_moved or 0.0 for p in launches)
     kernel_time = sum(kernel_us(p) for p in launches)
+    if sol_us is not None and kernel_time > 0:
+        return sol_us / kernel_time, f"{sol_us:.3f} µs against {kernel_time:.2f} µs predicted on {m.name}"
     if not moved or kernel_time <= 0:
         return None, "the launches move no bytes the predictor counts"
     sol_us = moved / (m.value("hbm_peak_gbs") * 1e9) * 1e6

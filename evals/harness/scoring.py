@@ -30,6 +30,7 @@ from evals.harness.timing import (
     clears,
     gpu_lock,
     quiet_lock,
+    sol_ms,
     start_timing_servers,
     stop_timing_servers,
     summarize_rounds,
@@ -177,7 +178,10 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
     candidate, ``tools.predict.predict_pair(kernel_time=True)``: the same fixed launch overhead on both sides left
     out; the task's ``prediction.trips`` where the code does not give the loop's), the geometric mean against the
     task's ``speed_bar``. No prediction for an arch leaves the score incomplete (``needs_gpu``: measure it), never a
-    pass."""
+    pass. The fraction of speed-of-light is the task's own floor
+    (``performance.bytes``/``flops`` on its first shape, the example launch's, at the arch's device peaks) over the
+    candidate's predicted kernel time (launch overhead left out); without them, the bytes the predictor counts at
+    peak HBM bandwidth."""
     from tools.outcome import predict_speed, predicted_fraction_of_sol
 
     bar = task.spec.speed_bar
@@ -194,7 +198,9 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
         speeds.append(speed.speedup)
         lines.append(f"{arch} {speed.note}")
         s.flags.append(f"predicted speed on {arch}: {speed.note}")
-        fraction, how = predicted_fraction_of_sol(c, arch, trips=trips)
+        floor_us, floor_how = _task_sol_us(task, arch)
+        fraction, how = predicted_fraction_of_sol(c, arch, trips=trips, sol_us=floor_us)
+        how = f"{floor_how}: {how}" if floor_us else how
         if fraction is not None:
             fractions.append(fraction)
             s.flags.append(f"predicted fraction of speed-of-light on {arch}: {fraction:.3f} ({how})")
@@ -205,6 +211,22 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
     s.fraction_of_sol = geomean(fractions) if len(fractions) == len(speeds) else None
     what = f"predicted speedup {s.speedup:.3f}× against the bar {bar}× ({'; '.join(lines)})"
     s.record("faster" if s.speedup >= bar else "slower", s.speedup >= bar, what)
+
+
+def _task_sol_us(task: Task, arch: str) -> tuple[float | None, str]:
+    """The task's speed-of-light time in µs (``performance.bytes``/``flops`` on its first shape, the example launch
+    the prediction is for, at the peaks of the arch's device) and what it is; (None, why) when the task states none.
+    Unlike the predictor's byte count, it does not grow when a kernel moves more bytes than the work needs."""
+    from tools.isa.machines import device_for
+
+    perf = task.spec.performance
+    if not perf or not (perf.bytes or perf.flops) or not perf.shapes:
+        return None, "the task states no bytes/flops"
+    device = device_for(arch).product
+    floor_ms = sol_ms(task, perf.shapes[0], device)
+    if not floor_ms:
+        return None, f"no peaks for {device}"
+    return floor_ms * 1e3, f"the task's floor for {perf.shapes[0].name}"
 
 
 def _correctness(task, code_dir, work, runtime, s, rng, procs, interpret) -> None:
@@ -310,7 +332,8 @@ def score(
             if on_gpu or (interpret and s.static_ok and c.oracle != "llvm-cpu"):
                 checkers = start_check_processes(task, code_dir, work, runtime, interpret=interpret)
                 gpu_phase.callback(lambda: [p.close() for p in checkers.values()])
-            if on_gpu and perf:
+            # a task scored on its predicted time is not timed here: its performance figures are its SOL floor
+            if on_gpu and perf and not predicted_speed_scored(task):
                 servers = start_timing_servers(task, code_dir, base_dir, work, runtime)
                 gpu_phase.callback(stop_timing_servers, servers)  # a no-op kill when timing already stopped them
                 # the confirmation session's fresh processes import torch now too, not while this scoring holds the
