@@ -62,6 +62,11 @@ class LaunchShape:
     traffic_factor: float = 1.0  # DRAM bytes per requested byte of strided (uncoalesced) accesses (coalesce.py)
 
 
+def _optional(m: Machine, key: str) -> float | None:
+    """A machine figure some devices' files do not state (None there)."""
+    return m.figures[key][0] if key in m.figures else None
+
+
 def _us(cycles: float, m: Machine) -> float:
     return cycles / m.clock_hz * 1e6
 
@@ -94,17 +99,25 @@ def predict(
         moved = float(shape.unique_tensor_bytes)
     dram_share = moved / requested if requested else 0.0
 
-    # one wave's chain: its loads wait the DRAM latency once per in-flight window
-    load_iter = work.load_bytes_iter
-    flight = max(work.in_flight_bytes, 1.0)
-    if load_iter:
-        windows = load_iter / flight
-        iter_chain = latency * (windows + work.dependent_waits_iter) + (0 if work.pipelined else work.chain_cycles_iter)
-        iter_chain = max(iter_chain, work.chain_cycles_iter)
-    else:
-        iter_chain = work.chain_cycles_iter
-    once_chain = work.chain_cycles_once + (latency if work.load_bytes_once else 0)
-    chain_us = _us(once_chain + max_trips * iter_chain, m)
+    l2_per_cycle = _optional(m, "l2_bytes_per_cycle")
+
+    def chain_us(blocks: int) -> float:
+        """One wave's chain in a round of ``blocks`` resident blocks: its loads wait the latency once per in-flight
+        window. The latency is the loaded DRAM latency, or longer when the round's warps together keep more bytes in
+        flight than the L2 serves in that time (Little's law: a request queues behind the others)."""
+        lat = latency
+        if l2_per_cycle:
+            lat = max(lat, blocks * wpb * work.in_flight_bytes / l2_per_cycle)
+        load_iter = work.load_bytes_iter
+        flight = max(work.in_flight_bytes, 1.0)
+        if load_iter:
+            windows = load_iter / flight
+            iter_chain = lat * (windows + work.dependent_waits_iter) + (0 if work.pipelined else work.chain_cycles_iter)
+            iter_chain = max(iter_chain, work.chain_cycles_iter)
+        else:
+            iter_chain = work.chain_cycles_iter
+        once_chain = work.chain_cycles_once + (lat if work.load_bytes_once else 0)
+        return _us(once_chain + max_trips * iter_chain, m)
 
     slots = cus * g
     rounds = max(1, math.ceil(shape.programs / slots))
@@ -115,7 +128,7 @@ def predict(
         blocks = min(slots, shape.programs - r * slots)
         per_cu = math.ceil(blocks / cus)
         round_terms = {
-            "memory_latency": chain_us,
+            "memory_latency": chain_us(blocks),
             "hbm_bandwidth": blocks * wpb * per_wave["bytes"] * dram_share / bw * 1e6,
             "issue": _us(per_cu * wpb * per_wave["issue"] / units, m),
             "valu": _us(per_cu * wpb * per_wave["valu"] / units, m),

@@ -16,7 +16,7 @@ from tools.predict.model import WaveWork
 from tools.predict.work import InstCost, IsaLoop, wave_work
 
 _MMA_SHAPE_RE = re.compile(r"MMA\.(\d+)")
-_GMMA_RE = re.compile(r"GMMA\.(\d+)x(\d+)x(\d+)")
+_GMMA_RE = re.compile(r"GMMA\.(\d+)\s*x(\d+)x(\d+)")
 
 
 def access_bytes(opcode: str) -> int:
@@ -30,6 +30,13 @@ def access_bytes(opcode: str) -> int:
         if p in ("U16", "S16"):
             return 2
     return 4
+
+
+def _mma_text(i: SassInst) -> str:
+    """The MMA's whole mnemonic: the SASS parser ends the opcode at a digit-led part (``HGMMA.64`` +
+    ``x64x16.F32 ...``), so the shape and types are read from the opcode and the operands' first token."""
+    first = i.operands.split(" ", 1)[0] if i.operands.startswith("x") else ""
+    return i.opcode + first
 
 
 def _mma_dtype(opcode: str) -> str:
@@ -46,7 +53,7 @@ def _mma_dtype(opcode: str) -> str:
 
 def _mma_flops(i: SassInst) -> float:
     """FLOP of one warp's MMA instruction (a warpgroup's GMMA split over its 4 warps)."""
-    g = _GMMA_RE.search(i.opcode + " " + i.operands)
+    g = _GMMA_RE.search(_mma_text(i))
     if g:
         mm, nn, kk = (int(x) for x in g.groups())
         return 2 * mm * nn * kk / 4
@@ -64,7 +71,7 @@ def inst_cost(i: SassInst, m: Machine) -> InstCost:
     lanes = m.value("wave_size")
     dep = m.value("dependent_issue_cycles")
     if i.is_mma:
-        per_sub = m.table("tensor_flops_per_cycle").get(_mma_dtype(i.opcode), 1024) / m.value("issue_units_per_cu")
+        per_sub = m.table("tensor_flops_per_cycle").get(_mma_dtype(_mma_text(i)), 1024) / m.value("issue_units_per_cu")
         rate = per_sub * (1.0 if "GMMA" in i.opcode else m.value("legacy_mma_fraction"))
         cyc = _mma_flops(i) / rate
         return InstCost(matrix=cyc, chain=cyc)
