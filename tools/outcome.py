@@ -109,6 +109,7 @@ def predict_speed(
 _TERMS = {
     "memory_latency": "latency_us",
     "hbm_bandwidth": "hbm_us",
+    "l2_bandwidth": "l2_us",
     "issue": "issue_us",
     "valu": "valu_us",
     "mfma": "matrix_us",

@@ -5,6 +5,8 @@ Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks ru
   * the chain of one wave: prologue + trips x (DRAM latency x bytes per iteration / bytes in flight + its own issue
     cycles when the loop does not run ahead of its loads) — a wave cannot finish sooner (memory_latency);
   * HBM: the round's DRAM bytes / achievable bandwidth (hbm_bandwidth);
+  * L2: every byte the round requests (re-reads included) and its local-memory traffic / the L2's bandwidth
+    (l2_bandwidth; devices whose machine file states ``l2_bytes_per_cycle``);
   * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds).
 The bandwidth a launch can draw is also ``CUs x bytes in flight per CU / latency`` (Little's law): with few resident
 waves or little issued before each wait, the chain term wins — what MWP < CWP means in Hong & Kim's model.
@@ -40,6 +42,10 @@ class WaveWork:
     global_bytes_iter: float = 0
     load_bytes_once: float = 0
     load_bytes_iter: float = 0
+    # local memory (stack frames, spills): served by L1/L2, so neither DRAM bytes nor a DRAM wait; it counts against
+    # the L2's bandwidth (a warp's frame rarely stays in L1 beside a full SM of others). Filled by nvidia.py.
+    local_bytes_once: float = 0
+    local_bytes_iter: float = 0
     chain_cycles_once: float = 0  # one wave's own issue latency outside the hot loop
     chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
     in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
@@ -89,6 +95,7 @@ def predict(
         "matrix": work.matrix_once + trips * work.matrix_iter,
         "lds": work.lds_bytes_once + trips * work.lds_bytes_iter,
         "bytes": work.global_bytes_once + trips * work.global_bytes_iter,
+        "local": work.local_bytes_once + trips * work.local_bytes_iter,
     }
     waves = shape.programs * wpb
     requested = waves * per_wave["bytes"]
@@ -121,7 +128,7 @@ def predict(
 
     slots = cus * g
     rounds = max(1, math.ceil(shape.programs / slots))
-    terms = {k: 0.0 for k in ("memory_latency", "hbm_bandwidth", "issue", "valu", "matrix", "lds")}
+    terms = {k: 0.0 for k in ("memory_latency", "hbm_bandwidth", "l2_bandwidth", "issue", "valu", "matrix", "lds")}
     total = 0.0
     tail_us = None
     for r in range(rounds):
@@ -130,6 +137,10 @@ def predict(
         round_terms = {
             "memory_latency": chain_us(blocks),
             "hbm_bandwidth": blocks * wpb * per_wave["bytes"] * dram_share / bw * 1e6,
+            # every requested byte (re-reads that hit L2 too) and local-memory traffic crosses the L2
+            "l2_bandwidth": _us(blocks * wpb * (per_wave["bytes"] + per_wave["local"]) / l2_per_cycle, m)
+            if l2_per_cycle
+            else 0.0,
             "issue": _us(per_cu * wpb * per_wave["issue"] / units, m),
             "valu": _us(per_cu * wpb * per_wave["valu"] / units, m),
             "matrix": _us(per_cu * wpb * per_wave["matrix"] / units, m),
@@ -172,6 +183,8 @@ def predict(
         matrix_us=terms["matrix"],
         lds_us=terms["lds"],
         hbm_us=terms["hbm_bandwidth"],
+        l2_us=terms["l2_bandwidth"] if l2_per_cycle else None,
+        local_bytes=waves * per_wave["local"] if per_wave["local"] else None,
         latency_us=terms["memory_latency"],
         tail_us=tail_us,
         launch_overhead_us=overhead,

@@ -66,6 +66,29 @@ def _mma_flops(i: SassInst) -> float:
     return 2.0 * 16 * 8 * 16
 
 
+# FLOP per lane of the SASS arithmetic that counts as FLOP (an FMA two; packed half2 ops two lanes' worth)
+_LANE_FLOPS = {"FFMA": 2, "DFMA": 2, "HFMA2": 4, "FMUL": 1, "FADD": 1, "DMUL": 1, "DADD": 1, "HMUL2": 2, "HADD2": 2}
+
+
+def warp_flops(i: SassInst, lanes: int = 32) -> float:
+    """FLOP one warp's instruction performs (an MMA its shape; FP arithmetic per lane x lanes; else 0)."""
+    if i.is_mma:
+        return _mma_flops(i)
+    return _LANE_FLOPS.get(i.root, 0) * lanes
+
+
+def flops_split(sass_text: str, kernel: str, hot_header: str, lanes: int = 32) -> tuple[float, float]:
+    """(FLOP per warp once, FLOP per warp per iteration of the loop headed ``hot_header``, inner loops included)."""
+    f = find_function(parse_sass(sass_text), kernel)
+    inside: set[int] = set()
+    for lp in find_loops(f):
+        label = f.insts[lp.first].labels[0] if f.insts[lp.first].labels else f"/*{f.insts[lp.first].addr:04x}*/"
+        if label == hot_header:
+            inside = set(range(lp.first, lp.last + 1))
+    once = sum(warp_flops(i, lanes) for n, i in enumerate(f.insts) if n not in inside)
+    return once, sum(warp_flops(f.insts[n], lanes) for n in inside)
+
+
 def inst_cost(i: SassInst, m: Machine) -> InstCost:
     root = i.root
     lanes = m.value("wave_size")
@@ -77,12 +100,14 @@ def inst_cost(i: SassInst, m: Machine) -> InstCost:
         return InstCost(matrix=cyc, chain=cyc)
     if i.opcode.startswith(ALU_PREFIXES):
         return InstCost(valu=m.value("valu_cycles"), chain=dep)
-    if root in ("LDG", "LD", "LDL"):
+    if root == "LDL" or root == "STL":
+        return InstCost(chain=dep)  # local memory: L1/L2 traffic, counted by local_bytes (not DRAM bytes)
+    if root in ("LDG", "LD"):
         return InstCost(load_bytes=access_bytes(i.opcode) * lanes, chain=dep)
     if root == "LDGSTS":
         b = access_bytes(i.opcode) * lanes
         return InstCost(load_bytes=b, lds_bytes=b, chain=dep)
-    if root in ("STG", "ST", "STL", "RED", "ATOM", "ATOMG"):
+    if root in ("STG", "ST", "RED", "ATOM", "ATOMG"):
         return InstCost(store_bytes=access_bytes(i.opcode) * lanes, chain=dep)
     if root == "LDSM":
         n = 4 if ".4" in i.opcode else 2 if ".2" in i.opcode else 1
@@ -174,4 +199,21 @@ def nvidia_wave_work(
         costs, loops, plan, default_trips, waves_per_block, lambda members, loop: _in_flight(f.insts, members, loop, m)
     )
     work.matrix_unit = "tensor"
+    _local_bytes(work, f.insts, loops, m)
     return work, trips, peak
+
+
+def _local_bytes(work: WaveWork, insts: list[SassInst], loops: list[IsaLoop], m: Machine) -> None:
+    """Fill the wave's local-memory bytes (LDL/STL): per hot-loop iteration, and once (others x their loop's trips)."""
+    lanes = m.value("wave_size")
+    hot = next((li for li, lf in enumerate(work.loops) if lf.hot), None)
+    for n, i in enumerate(insts):
+        if i.root not in ("LDL", "STL"):
+            continue
+        b = access_bytes(i.opcode) * lanes
+        inner = [li for li, lp in enumerate(loops) if n in lp.members]
+        own = max(inner, key=lambda li: loops[li].depth) if inner else None
+        if own is not None and own == hot:
+            work.local_bytes_iter += b
+        else:
+            work.local_bytes_once += b * (work.loops[own].trips or 1.0 if own is not None else 1.0)
