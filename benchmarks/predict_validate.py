@@ -277,18 +277,17 @@ def stated_trips(kernel, device: str, stated: tuple[float, str]) -> float | None
 
 
 def flop_trips(kernel, device: str, stated: tuple[float, str]) -> float | None:
-    """The hot-loop trips at which one launch's SASS performs the ``stated`` FLOP (every warp of the grid: once +
-    trips x the hot loop's FLOP); None when the hot loop does no floating-point arithmetic. FLOP do not change when
-    a kernel re-reads its operands (a tiled GEMM reads each tile many times), so they fix a GEMM's trips where its
-    stated bytes, which count each operand once, cannot."""
+    """The trips (each loop's, as ``--trips`` states them) at which one launch's SASS performs the ``stated`` FLOP
+    (every warp of the grid: once + trips x its loops' FLOP); None when its loops do no floating-point arithmetic.
+    FLOP do not change when a kernel re-reads its operands (a tiled GEMM reads each tile many times), so they fix a
+    GEMM's trips where its stated bytes, which count each operand once, cannot."""
     from tools.predict import predict_launch
     from tools.predict.nvidia import flops_split
 
     one = predict_launch(kernel, device=device, trips=1.0)
-    hot = next((lp.header for lp in one.loops if lp.hot), None)
-    if one.predicted_us is None or hot is None or not one.programs or not one.block_threads:
+    if one.predicted_us is None or not one.loops or not one.programs or not one.block_threads:
         return None
-    once, per_iter = flops_split(Path(kernel.final_isa).read_text(errors="replace"), kernel.name, hot)
+    once, per_iter = flops_split(Path(kernel.final_isa).read_text(errors="replace"), kernel.name)
     if per_iter <= 0:
         return None
     warps = one.programs * math.ceil(one.block_threads / 32)
@@ -314,7 +313,8 @@ def _predict_launches(folder: Path, meta: dict, device: str, arch: str) -> list:
         if trips is None and stated and not library_op(k.name):
             trips = stated_trips(k, device, stated)
             how = f"the ISA's global loads and stores move the task's stated {stated[0]:.4g} B ({stated[1]})"
-        p = predict_launch(k, device=device, trips=trips)
+        # the task's stated bytes are its tensors' bytes, each once: what the launch's arguments would have told
+        p = predict_launch(k, device=device, trips=trips, unique_bytes=int(stated[0]) if stated else None)
         if trips is not None and p.predicted_us is not None:
             p.trips.detail = (
                 f"stated: {trips:.4g} iterations, the trips at which {how}; CUDA launches record no argument values"

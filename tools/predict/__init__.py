@@ -166,11 +166,17 @@ def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None,
 
 
 def predict_launch(
-    k: KernelDump, *, device: str | None = None, trips: float | None = None, executed: dict | None = None
+    k: KernelDump,
+    *,
+    device: str | None = None,
+    trips: float | None = None,
+    executed: dict | None = None,
+    unique_bytes: int | None = None,
 ) -> LaunchPrediction:
     """The predicted time of one compiled kernel's launch (its KernelDump.launch) on ``device`` (default: the
     architecture's usual device). ``trips``: the hot loop's iterations, stated; ``executed``: this launch's loop
-    counts from the CPU engine (``executed_trips``); else the loop bounds on the example arguments, else one."""
+    counts from the CPU engine (``executed_trips``); else the loop bounds on the example arguments, else one.
+    ``unique_bytes``: the launch's tensors' bytes, stated, where its arguments were not recorded (a CUDA launch)."""
     m = device_for(k.arch, device)
     notes: list[str] = []
     grid = k.launch.grid if k.launch else None
@@ -228,6 +234,8 @@ def predict_launch(
     if k.launch and k.launch.arguments:
         sizes = [a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes]
         unique = sum(sizes) if sizes else None
+    if unique is None and unique_bytes:
+        unique = unique_bytes
     factor, strided = _traffic(k, m)
     if strided:
         notes.append(strided)

@@ -74,17 +74,16 @@ def warp_flops(i: SassInst, lanes: int = 32) -> float:
     """FLOP one warp's instruction performs (an MMA its shape; FP arithmetic per lane x lanes; else 0)."""
     if i.is_mma:
         return _mma_flops(i)
+    if i.opcode.startswith(("HADD2.F32", "HFMA2.MMA")) and "-RZ" in i.operands:
+        return 0.0  # the half -> float conversion (-0 + x) and the register zeroing idioms: moves, not FLOP
     return _LANE_FLOPS.get(i.root, 0) * lanes
 
 
-def flops_split(sass_text: str, kernel: str, hot_header: str, lanes: int = 32) -> tuple[float, float]:
-    """(FLOP per warp once, FLOP per warp per iteration of the loop headed ``hot_header``, inner loops included)."""
+def flops_split(sass_text: str, kernel: str, lanes: int = 32) -> tuple[float, float]:
+    """(FLOP per warp outside every loop, FLOP per warp inside loops): with ``--trips N`` every loop runs N times,
+    so the FLOP at N trips is the first + N x the second (one level of nesting)."""
     f = find_function(parse_sass(sass_text), kernel)
-    inside: set[int] = set()
-    for lp in find_loops(f):
-        label = f.insts[lp.first].labels[0] if f.insts[lp.first].labels else f"/*{f.insts[lp.first].addr:04x}*/"
-        if label == hot_header:
-            inside = set(range(lp.first, lp.last + 1))
+    inside = {n for lp in find_loops(f) for n in range(lp.first, lp.last + 1)}
     once = sum(warp_flops(i, lanes) for n, i in enumerate(f.insts) if n not in inside)
     return once, sum(warp_flops(f.insts[n], lanes) for n in inside)
 
