@@ -112,13 +112,28 @@ def _scalars(k: KernelDump) -> dict[str, int]:
     return scalars
 
 
-def _traffic(k: KernelDump, m: Machine) -> tuple[float, str | None]:
+def _traffic(k: KernelDump, m: Machine, isa_text: str) -> tuple[float, str | None]:
+    """DRAM bytes per requested byte: from the TTIR's offsets on the launch's scalars (Triton), else from the SASS
+    address arithmetic (a CUDA kernel; AMD: 1, not modelled)."""
     ttir = _stage(k, "ttir")
-    if ttir is None or not ttir.exists() or not k.launch or not k.launch.arguments:
-        return 1.0, None
-    from tools.predict.coalesce import traffic_factor
+    sector = int(m.value("memory_sector_bytes"))
+    if ttir is not None and ttir.exists():
+        if not k.launch or not k.launch.arguments:
+            return 1.0, None
+        from tools.predict.coalesce import traffic_factor
 
-    return traffic_factor(ttir.read_text(), _scalars(k), int(m.value("memory_sector_bytes")))
+        return traffic_factor(ttir.read_text(), _scalars(k), sector)
+    if is_amd(k.arch):
+        return 1.0, None
+    from tools.isa.sass import parse_sass
+    from tools.predict.coalesce import sass_traffic_factor
+    from tools.predict.nvidia import find_function
+
+    try:
+        f = find_function(parse_sass(isa_text), k.name)
+    except LookupError:
+        return 1.0, None
+    return sass_traffic_factor(f.insts, sector, int(m.value("wave_size")))
 
 
 def _trip_plan(k: KernelDump, grid: list[int] | None):
@@ -236,7 +251,7 @@ def predict_launch(
         unique = sum(sizes) if sizes else None
     if unique is None and unique_bytes:
         unique = unique_bytes
-    factor, strided = _traffic(k, m)
+    factor, strided = _traffic(k, m, text)
     if strided:
         notes.append(strided)
     shape = LaunchShape(programs, waves_per_block, resident, unique, factor)
