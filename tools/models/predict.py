@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Bound = Literal["hbm_bandwidth", "l2_bandwidth", "memory_latency", "issue", "valu", "mfma", "tensor", "lds", "tail", "launch_overhead"]
+Bound = Literal["hbm_bandwidth", "l2_bandwidth", "block_launch", "memory_latency", "issue", "valu", "mfma", "tensor", "lds", "tail", "launch_overhead"]
 TripSource = Literal["check", "loop-bounds", "assumption", "no-loop"]
 
 
@@ -80,6 +80,9 @@ class LaunchFigures(BaseModel):
     latency_us: float | None = Field(None, description="bytes_moved / (CUs x bytes in flight / DRAM latency)")
     tail_us: float | None = Field(None, description="time of the last, partial round of blocks")
     launch_overhead_us: float | None = None
+    block_launch_us: float | None = Field(
+        None, description="blocks / the GPU's block launch rate (devices whose file states it): a floor on the time"
+    )
     achievable_bandwidth_gbs: float | None = Field(
         None, description="min(achievable HBM, CUs x in-flight / latency), GB/s"
     )

@@ -8,6 +8,8 @@ Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks ru
   * L2: every byte the round requests (re-reads included) and its local-memory traffic / the L2's bandwidth
     (l2_bandwidth; devices whose machine file states ``l2_bytes_per_cycle``);
   * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds).
+A launch also takes at least its blocks / the rate the GPU starts blocks at (block_launch; devices whose machine
+file states ``block_launch_per_cycle``): a grid of many tiny blocks is bound by block scheduling.
 The bandwidth a launch can draw is also ``CUs x bytes in flight per CU / latency`` (Little's law): with few resident
 waves or little issued before each wait, the chain term wins — what MWP < CWP means in Hong & Kim's model.
 DRAM bytes are the ISA's requested bytes, capped by the unique bytes of the tensor arguments (re-reads hit L2).
@@ -160,6 +162,10 @@ def predict(
         bound = work.matrix_unit
     if tail_us is not None and tail_us >= 0.3 * total and (shape.programs % slots) <= slots // 2:
         bound = "tail"
+    rate = _optional(m, "block_launch_per_cycle")
+    block_launch_us = _us(shape.programs / rate, m) if rate else None
+    if block_launch_us and block_launch_us > total:
+        total, bound = block_launch_us, "block_launch"  # the GPU starts blocks no faster than this
     if overhead > total:
         bound = "launch_overhead"
     resident = min(g, math.ceil(shape.programs / cus)) * wpb
@@ -188,6 +194,7 @@ def predict(
         latency_us=terms["memory_latency"],
         tail_us=tail_us,
         launch_overhead_us=overhead,
+        block_launch_us=block_launch_us,
         achievable_bandwidth_gbs=min(bw, little_bw) / 1e9 if little_bw else None,
     )
     return total + overhead, bound, figures
