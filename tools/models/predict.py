@@ -10,7 +10,19 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Bound = Literal["hbm_bandwidth", "l2_bandwidth", "block_launch", "memory_latency", "issue", "valu", "mfma", "tensor", "lds", "tail", "launch_overhead"]
+Bound = Literal[
+    "hbm_bandwidth",
+    "l2_bandwidth",
+    "block_launch",
+    "memory_latency",
+    "issue",
+    "valu",
+    "mfma",
+    "tensor",
+    "lds",
+    "tail",
+    "launch_overhead",
+]
 TripSource = Literal["check", "loop-bounds", "assumption", "no-loop"]
 
 
