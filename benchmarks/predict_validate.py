@@ -225,9 +225,10 @@ def _trips_summary(sources: list[str]) -> str:
 _BYTES_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b}
 
 
-def task_bytes(task: str, root: Path = REPO) -> tuple[float, str] | None:
+def task_bytes(task: str, root: Path = REPO, key: str = "bytes") -> tuple[float, str] | None:
     """(bytes, how) a task's call moves by its own task.yaml (``performance.bytes`` on ``performance.shapes[0]``'s
-    params: names, numbers, + - * / and parentheses only); None when the task states none."""
+    params: names, numbers, + - * / and parentheses only); None when the task states none. ``key="flops"``: the
+    FLOP it states the same way."""
     import ast
 
     import yaml
@@ -236,7 +237,7 @@ def task_bytes(task: str, root: Path = REPO) -> tuple[float, str] | None:
     if not path.is_file():
         return None
     perf = (yaml.safe_load(path.read_text()) or {}).get("performance") or {}
-    expr, shapes = perf.get("bytes"), perf.get("shapes") or []
+    expr, shapes = perf.get(key), perf.get("shapes") or []
     if not expr or not shapes:
         return None
     params = shapes[0].get("params") or {}
@@ -258,7 +259,7 @@ def task_bytes(task: str, root: Path = REPO) -> tuple[float, str] | None:
         value = float(ev(ast.parse(str(expr), mode="eval")))
     except (SyntaxError, ValueError):
         return None
-    return value, f"task.yaml performance.bytes = {expr} on {shapes[0].get('name')} {params}"
+    return value, f"task.yaml performance.{key} = {expr} on {shapes[0].get('name')} {params}"
 
 
 def stated_trips(kernel, device: str, stated: tuple[float, str]) -> float | None:
@@ -275,6 +276,24 @@ def stated_trips(kernel, device: str, stated: tuple[float, str]) -> float | None
     return max(1.0, 1.0 + (stated[0] - r1) / (r2 - r1))
 
 
+def flop_trips(kernel, device: str, stated: tuple[float, str]) -> float | None:
+    """The trips (each loop's, as ``--trips`` states them) at which one launch's SASS performs the ``stated`` FLOP
+    (every warp of the grid: once + trips x its loops' FLOP); None when its loops do no floating-point arithmetic.
+    FLOP do not change when a kernel re-reads its operands (a tiled GEMM reads each tile many times), so they fix a
+    GEMM's trips where its stated bytes, which count each operand once, cannot."""
+    from tools.predict import predict_launch
+    from tools.predict.nvidia import flops_split
+
+    one = predict_launch(kernel, device=device, trips=1.0)
+    if one.predicted_us is None or not one.loops or not one.programs or not one.block_threads:
+        return None
+    once, per_iter = flops_split(Path(kernel.final_isa).read_text(errors="replace"), kernel.name)
+    if per_iter <= 0:
+        return None
+    warps = one.programs * math.ceil(one.block_threads / 32)
+    return max(1.0, (stated[0] / warps - once) / per_iter)
+
+
 def _predict_launches(folder: Path, meta: dict, device: str, arch: str) -> list:
     """Every recorded launch predicted; a CUDA task's user kernels with the trips its stated bytes imply."""
     from tools.predict import library_op, predict_kernels, predict_launch
@@ -284,14 +303,21 @@ def _predict_launches(folder: Path, meta: dict, device: str, arch: str) -> list:
     if meta.get("language") != "cuda" or meta.get("kind") != "task":
         return predict_kernels(kernels, arch=kernels[0].arch, device=device)
     stated = task_bytes(meta.get("group") or "")
+    flops = task_bytes(meta.get("group") or "", key="flops")
     out = []
     for k in kernels:
-        trips = stated_trips(k, device, stated) if stated and not library_op(k.name) else None
-        p = predict_launch(k, device=device, trips=trips)
+        trips = how = None
+        if flops and not library_op(k.name):
+            trips = flop_trips(k, device, flops)
+            how = f"the ISA's floating-point arithmetic performs the task's stated {flops[0]:.4g} FLOP ({flops[1]})"
+        if trips is None and stated and not library_op(k.name):
+            trips = stated_trips(k, device, stated)
+            how = f"the ISA's global loads and stores move the task's stated {stated[0]:.4g} B ({stated[1]})"
+        # the task's stated bytes are its tensors' bytes, each once: what the launch's arguments would have told
+        p = predict_launch(k, device=device, trips=trips, unique_bytes=int(stated[0]) if stated else None)
         if trips is not None and p.predicted_us is not None:
             p.trips.detail = (
-                f"stated: {trips:.4g} iterations, the trips at which the ISA's global loads and stores move the "
-                f"task's stated {stated[0]:.4g} B ({stated[1]}); CUDA launches record no argument values"
+                f"stated: {trips:.4g} iterations, the trips at which {how}; CUDA launches record no argument values"
             )
         out.append(p)
     return out

@@ -10,7 +10,19 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Bound = Literal["hbm_bandwidth", "memory_latency", "issue", "valu", "mfma", "tensor", "lds", "tail", "launch_overhead"]
+Bound = Literal[
+    "hbm_bandwidth",
+    "l2_bandwidth",
+    "block_launch",
+    "memory_latency",
+    "issue",
+    "valu",
+    "mfma",
+    "tensor",
+    "lds",
+    "tail",
+    "launch_overhead",
+]
 TripSource = Literal["check", "loop-bounds", "assumption", "no-loop"]
 
 
@@ -73,9 +85,16 @@ class LaunchFigures(BaseModel):
     matrix_us: float | None = Field(None, description="MFMA / tensor-core time per CU/SM")
     lds_us: float | None = None
     hbm_us: float | None = Field(None, description="bytes_moved / achievable HBM bandwidth")
+    l2_us: float | None = Field(
+        None, description="(bytes_requested + local-memory bytes) / L2 bandwidth (devices whose file states it)"
+    )
+    local_bytes: float | None = Field(None, description="local-memory (stack, spill) bytes the ISA moves in total")
     latency_us: float | None = Field(None, description="bytes_moved / (CUs x bytes in flight / DRAM latency)")
     tail_us: float | None = Field(None, description="time of the last, partial round of blocks")
     launch_overhead_us: float | None = None
+    block_launch_us: float | None = Field(
+        None, description="blocks / the GPU's block launch rate (devices whose file states it): a floor on the time"
+    )
     achievable_bandwidth_gbs: float | None = Field(
         None, description="min(achievable HBM, CUs x in-flight / latency), GB/s"
     )

@@ -121,13 +121,28 @@ def _scalars(k: KernelDump) -> dict[str, int]:
     return scalars
 
 
-def _traffic(k: KernelDump, m: Machine) -> tuple[float, str | None]:
+def _traffic(k: KernelDump, m: Machine, isa_text: str) -> tuple[float, str | None]:
+    """DRAM bytes per requested byte: from the TTIR's offsets on the launch's scalars (Triton), else from the SASS
+    address arithmetic (a CUDA kernel; AMD: 1, not modelled)."""
     ttir = _stage(k, "ttir")
-    if ttir is None or not ttir.exists() or not k.launch or not k.launch.arguments:
-        return 1.0, None
-    from tools.predict.coalesce import traffic_factor
+    sector = int(m.value("memory_sector_bytes"))
+    if ttir is not None and ttir.exists():
+        if not k.launch or not k.launch.arguments:
+            return 1.0, None
+        from tools.predict.coalesce import traffic_factor
 
-    return traffic_factor(ttir.read_text(), _scalars(k), int(m.value("memory_sector_bytes")))
+        return traffic_factor(ttir.read_text(), _scalars(k), sector)
+    if is_amd(k.arch):
+        return 1.0, None
+    from tools.isa.sass import parse_sass
+    from tools.predict.coalesce import sass_traffic_factor
+    from tools.predict.nvidia import find_function
+
+    try:
+        f = find_function(parse_sass(isa_text), k.name)
+    except LookupError:
+        return 1.0, None
+    return sass_traffic_factor(f.insts, sector, int(m.value("wave_size")))
 
 
 def _trip_plan(k: KernelDump, grid: list[int] | None):
@@ -175,11 +190,17 @@ def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None,
 
 
 def predict_launch(
-    k: KernelDump, *, device: str | None = None, trips: float | None = None, executed: dict | None = None
+    k: KernelDump,
+    *,
+    device: str | None = None,
+    trips: float | None = None,
+    executed: dict | None = None,
+    unique_bytes: int | None = None,
 ) -> LaunchPrediction:
     """The predicted time of one compiled kernel's launch (its KernelDump.launch) on ``device`` (default: the
     architecture's usual device). ``trips``: the hot loop's iterations, stated; ``executed``: this launch's loop
-    counts from the CPU engine (``executed_trips``); else the loop bounds on the example arguments, else one."""
+    counts from the CPU engine (``executed_trips``); else the loop bounds on the example arguments, else one.
+    ``unique_bytes``: the launch's tensors' bytes, stated, where its arguments were not recorded (a CUDA launch)."""
     m = device_for(k.arch, device)
     notes: list[str] = []
     grid = k.launch.grid if k.launch else None
@@ -237,7 +258,9 @@ def predict_launch(
     if k.launch and k.launch.arguments:
         sizes = [a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes]
         unique = sum(sizes) if sizes else None
-    factor, strided = _traffic(k, m)
+    if unique is None and unique_bytes:
+        unique = unique_bytes
+    factor, strided = _traffic(k, m, text)
     if strided:
         notes.append(strided)
     shape = LaunchShape(programs, waves_per_block, resident, unique, factor)
@@ -324,6 +347,8 @@ def speedup_band(speedup: float, band: Band) -> tuple[float, float] | None:
 _TERMS = {
     "memory_latency": "latency_us",
     "hbm_bandwidth": "hbm_us",
+    "l2_bandwidth": "l2_us",
+    "block_launch": "block_launch_us",
     "issue": "issue_us",
     "valu": "valu_us",
     "mfma": "matrix_us",

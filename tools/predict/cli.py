@@ -117,7 +117,9 @@ def format_launch(i: int, p: LaunchPrediction) -> list[str]:
         f"      bytes moved {f.bytes_moved:.0f} (requested {f.bytes_requested:.0f}, tensors {f.unique_tensor_bytes}); "
         f"in flight {f.bytes_in_flight_per_cu:.0f} B/CU ({f.resident_waves_per_cu} waves x "
         f"{f.bytes_in_flight_per_wave:.0f} B); {f.rounds} round(s) on {f.active_cus} CUs/SMs",
-        f"      hbm {f.hbm_us:.2f} us, latency {f.latency_us:.2f} us, issue {f.issue_us:.2f} us, valu "
+        f"      hbm {f.hbm_us:.2f} us, "
+        + (f"l2 {f.l2_us:.2f} us, " if f.l2_us is not None else "")
+        + f"latency {f.latency_us:.2f} us, issue {f.issue_us:.2f} us, valu "
         f"{f.valu_us:.2f} us, matrix {f.matrix_us:.2f} us, lds {f.lds_us:.2f} us, launch {f.launch_overhead_us} us",
         f"      trips: {p.trips.source} ({p.trips.detail}); hot loop x{p.trips.trips:g}"
         + (f", {f.iteration_cycles:.0f} issue cycles/iteration" if f.iteration_cycles else ""),

@@ -9,6 +9,7 @@ traffic grows by that factor (and re-reads of a neighbour's sector are not assum
 
 from __future__ import annotations
 
+import math
 import re
 
 from tools.predict.trips import access_bytes
@@ -110,4 +111,129 @@ def traffic_factor(text: str, scalars: dict[str, int], sector_bytes: int) -> tup
     return factor, (
         f"{strided} of {len(found)} global accesses step more than one element between neighbouring lanes: each "
         f"element costs a {sector_bytes}-byte sector, DRAM traffic x{factor:.2f} (TTIR offsets)"
+    )
+
+
+# ---- SASS: the same question from the machine code, for kernels with no TTIR (CUDA) ------------------------------
+
+RUNTIME = math.inf  # a lane step scaled by a value known only at run time (a row length read from the parameters)
+_SASS_REG_RE = re.compile(r"^-?(U?R)(\d+|Z)(?:\.reuse)?$")
+_ADDR_RE = re.compile(r"\[(R\d+)(?:\.64)?(?:\+(?:UR\d+))?(?:\+?(-?0x[0-9a-f]+))?\]")
+_LANE_SOURCES = ("SR_TID.X", "SR_LANEID")
+
+
+def _imm(tok: str) -> int | None:
+    try:
+        return int(tok, 0)
+    except ValueError:
+        return None
+
+
+def lane_steps(insts) -> dict[int, float]:
+    """Per SASS instruction that reads or writes global memory, its address's step between neighbouring lanes in
+    bytes (``RUNTIME`` when a lane-varying value is multiplied by a parameter). Followed from ``S2R SR_TID.X`` (step
+    1) through IMAD / IADD3 / LEA / shifts / moves; uniform registers, constants and other special registers step 0.
+    An instruction whose step cannot be followed is left out."""
+    step: dict[str, float | None] = {}
+
+    def of(tok: str) -> float | None:
+        tok = tok.strip().split(".reuse")[0].lstrip("-|").rstrip("|")
+        if tok in ("RZ", "URZ", "PT") or tok.startswith(("UR", "c[", "SR_")) or _imm(tok) is not None:
+            return 0.0
+        return step.get(tok)
+
+    def scaled(a: float | None, tok: str) -> float | None:
+        """a x the value of ``tok`` (an immediate, else a uniform value known only at run time)."""
+        if a is None:
+            return None
+        if a == 0:
+            return 0.0
+        v = _imm(tok.strip())
+        if v is not None:
+            return a * v
+        return RUNTIME if of(tok) == 0 else None
+
+    out: dict[int, float] = {}
+    for n, i in enumerate(insts):
+        ops = [o.strip() for o in i.operands.split(",")]
+        root = i.root
+        if root in ("LDG", "STG", "ATOMG", "RED", "ATOM", "LD", "ST"):
+            m = _ADDR_RE.search(i.operands)
+            if m:
+                s = step.get(m.group(1))
+                if s is not None:
+                    out[n] = abs(s)
+        dest = ops[0] if ops and _SASS_REG_RE.match(ops[0]) else None
+        if dest is None or dest.startswith("U"):
+            continue
+        src = [o for o in ops[1:] if not o.startswith(("P", "!P"))]  # carry / predicate operands
+        val: float | None = None
+        if root == "S2R":
+            val = 1.0 if any(s in i.operands for s in _LANE_SOURCES) else 0.0
+        elif root in ("LDC", "S2UR", "CS2R"):
+            val = 0.0
+        elif root == "MOV" and src:
+            val = of(src[0])
+        elif root == "IMAD" and len(src) >= 3:
+            if ".SHL" in i.opcode or ".MOV" in i.opcode or ".IADD" in i.opcode:
+                a, b, c = of(src[0]), of(src[1]), of(src[2])
+                val = None if None in (a, b, c) else (scaled(a, src[1]) if ".SHL" in i.opcode else a + b) + c
+                if ".MOV" in i.opcode:
+                    val = c
+            else:
+                a, b, c = of(src[0]), of(src[1]), of(src[2])
+                if None not in (a, b, c):
+                    if a and b:
+                        val = None
+                    else:
+                        prod = scaled(a, src[1]) if a else scaled(b, src[0])
+                        val = None if prod is None else prod + c
+        elif root in ("IADD3", "IADD", "VIADD") and src:
+            parts = [of(o) for o in src]
+            val = None if None in parts else sum(parts)
+        elif root == "LEA" and len(src) >= 3 and ".HI" not in i.opcode:
+            a, b, sh = of(src[0]), of(src[1]), _imm(src[2])
+            val = None if None in (a, b) or sh is None else a * (1 << sh) + b
+        elif root == "SHF" and ".L" in i.opcode and len(src) >= 2:
+            a, sh = of(src[0]), _imm(src[1])
+            val = None if a is None or sh is None else a * (1 << sh)
+        elif root == "SHF" and ".HI" in i.opcode:
+            val = 0.0  # the high word of a sign or zero extension
+        step[dest] = val
+    return out
+
+
+def sass_traffic_factor(insts, sector_bytes: int, lanes: int = 32) -> tuple[float, str | None]:
+    """The global accesses' byte-weighted DRAM traffic factor from their lane steps (``lane_steps``): an access whose
+    neighbouring lanes lie s > its width apart costs min(s, sector) bytes per element, unless the same lane's other
+    accesses off the same base fill its sector (a thread walking its own row). 1 when coalesced or not followed."""
+    from tools.predict.nvidia import access_bytes
+
+    steps = lane_steps(insts)
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for n in steps:
+        m = _ADDR_RE.search(insts[n].operands)
+        off = _imm(m.group(2)) if m.group(2) else 0
+        spans.setdefault(m.group(1), []).append((off, access_bytes(insts[n].opcode)))
+    total = weighted = 0.0
+    strided = 0
+    for n, s in steps.items():
+        width = access_bytes(insts[n].opcode)
+        base = _ADDR_RE.search(insts[n].operands).group(1)
+        offs = spans[base]
+        span = max(o + w for o, w in offs) - min(o for o, _ in offs)
+        factor = 1.0
+        if s > width:
+            factor = min(s, sector_bytes) / max(width, min(span, sector_bytes, s))
+        factor = max(factor, 1.0)
+        strided += factor > 1
+        total += width * lanes
+        weighted += width * lanes * factor
+    if not total or weighted / total <= 1.01:
+        return 1.0, None
+    factor = weighted / total
+    return factor, (
+        f"{strided} of {len(steps)} global accesses step more than their width between neighbouring lanes (SASS "
+        f"address arithmetic from SR_TID.X; a step scaled by a kernel parameter is taken as at least a "
+        f"{sector_bytes}-byte sector): DRAM traffic x{factor:.2f}"
     )

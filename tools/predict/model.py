@@ -5,7 +5,11 @@ Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks ru
   * the chain of one wave: prologue + trips x (DRAM latency x bytes per iteration / bytes in flight + its own issue
     cycles when the loop does not run ahead of its loads) — a wave cannot finish sooner (memory_latency);
   * HBM: the round's DRAM bytes / achievable bandwidth (hbm_bandwidth);
+  * L2: every byte the round requests (re-reads included) and its local-memory traffic / the L2's bandwidth
+    (l2_bandwidth; devices whose machine file states ``l2_bytes_per_cycle``);
   * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds).
+A launch also takes at least its blocks / the rate the GPU starts blocks at (block_launch; devices whose machine
+file states ``block_launch_per_cycle``): a grid of many tiny blocks is bound by block scheduling.
 The bandwidth a launch can draw is also ``CUs x bytes in flight per CU / latency`` (Little's law): with few resident
 waves or little issued before each wait, the chain term wins — what MWP < CWP means in Hong & Kim's model.
 DRAM bytes are the ISA's requested bytes, capped by the unique bytes of the tensor arguments (re-reads hit L2).
@@ -40,6 +44,10 @@ class WaveWork:
     global_bytes_iter: float = 0
     load_bytes_once: float = 0
     load_bytes_iter: float = 0
+    # local memory (stack frames, spills): served by L1/L2, so neither DRAM bytes nor a DRAM wait; it counts against
+    # the L2's bandwidth (a warp's frame rarely stays in L1 beside a full SM of others). Filled by nvidia.py.
+    local_bytes_once: float = 0
+    local_bytes_iter: float = 0
     chain_cycles_once: float = 0  # one wave's own issue latency outside the hot loop
     chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
     in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
@@ -60,6 +68,11 @@ class LaunchShape:
     resident_blocks_per_cu: int  # from occupancy (registers, LDS / shared memory, block size)
     unique_tensor_bytes: int | None = None
     traffic_factor: float = 1.0  # DRAM bytes per requested byte of strided (uncoalesced) accesses (coalesce.py)
+
+
+def _optional(m: Machine, key: str) -> float | None:
+    """A machine figure some devices' files do not state (None there)."""
+    return m.figures[key][0] if key in m.figures else None
 
 
 def _us(cycles: float, m: Machine) -> float:
@@ -84,6 +97,7 @@ def predict(
         "matrix": work.matrix_once + trips * work.matrix_iter,
         "lds": work.lds_bytes_once + trips * work.lds_bytes_iter,
         "bytes": work.global_bytes_once + trips * work.global_bytes_iter,
+        "local": work.local_bytes_once + trips * work.local_bytes_iter,
     }
     waves = shape.programs * wpb
     requested = waves * per_wave["bytes"]
@@ -94,29 +108,41 @@ def predict(
         moved = float(shape.unique_tensor_bytes)
     dram_share = moved / requested if requested else 0.0
 
-    # one wave's chain: its loads wait the DRAM latency once per in-flight window
-    load_iter = work.load_bytes_iter
-    flight = max(work.in_flight_bytes, 1.0)
-    if load_iter:
-        windows = load_iter / flight
-        iter_chain = latency * (windows + work.dependent_waits_iter) + (0 if work.pipelined else work.chain_cycles_iter)
-        iter_chain = max(iter_chain, work.chain_cycles_iter)
-    else:
-        iter_chain = work.chain_cycles_iter
-    once_chain = work.chain_cycles_once + (latency if work.load_bytes_once else 0)
-    chain_us = _us(once_chain + max_trips * iter_chain, m)
+    l2_per_cycle = _optional(m, "l2_bytes_per_cycle")
+
+    def chain_us(blocks: int) -> float:
+        """One wave's chain in a round of ``blocks`` resident blocks: its loads wait the latency once per in-flight
+        window. The latency is the loaded DRAM latency, or longer when the round's warps together keep more bytes in
+        flight than the L2 serves in that time (Little's law: a request queues behind the others)."""
+        lat = latency
+        if l2_per_cycle:
+            lat = max(lat, blocks * wpb * work.in_flight_bytes / l2_per_cycle)
+        load_iter = work.load_bytes_iter
+        flight = max(work.in_flight_bytes, 1.0)
+        if load_iter:
+            windows = load_iter / flight
+            iter_chain = lat * (windows + work.dependent_waits_iter) + (0 if work.pipelined else work.chain_cycles_iter)
+            iter_chain = max(iter_chain, work.chain_cycles_iter)
+        else:
+            iter_chain = work.chain_cycles_iter
+        once_chain = work.chain_cycles_once + (lat if work.load_bytes_once else 0)
+        return _us(once_chain + max_trips * iter_chain, m)
 
     slots = cus * g
     rounds = max(1, math.ceil(shape.programs / slots))
-    terms = {k: 0.0 for k in ("memory_latency", "hbm_bandwidth", "issue", "valu", "matrix", "lds")}
+    terms = {k: 0.0 for k in ("memory_latency", "hbm_bandwidth", "l2_bandwidth", "issue", "valu", "matrix", "lds")}
     total = 0.0
     tail_us = None
     for r in range(rounds):
         blocks = min(slots, shape.programs - r * slots)
         per_cu = math.ceil(blocks / cus)
         round_terms = {
-            "memory_latency": chain_us,
+            "memory_latency": chain_us(blocks),
             "hbm_bandwidth": blocks * wpb * per_wave["bytes"] * dram_share / bw * 1e6,
+            # every requested byte (re-reads that hit L2 too) and local-memory traffic crosses the L2
+            "l2_bandwidth": _us(blocks * wpb * (per_wave["bytes"] + per_wave["local"]) / l2_per_cycle, m)
+            if l2_per_cycle
+            else 0.0,
             "issue": _us(per_cu * wpb * per_wave["issue"] / units, m),
             "valu": _us(per_cu * wpb * per_wave["valu"] / units, m),
             "matrix": _us(per_cu * wpb * per_wave["matrix"] / units, m),
@@ -136,6 +162,10 @@ def predict(
         bound = work.matrix_unit
     if tail_us is not None and tail_us >= 0.3 * total and (shape.programs % slots) <= slots // 2:
         bound = "tail"
+    rate = _optional(m, "block_launch_per_cycle")
+    block_launch_us = _us(shape.programs / rate, m) if rate else None
+    if block_launch_us and block_launch_us > total:
+        total, bound = block_launch_us, "block_launch"  # the GPU starts blocks no faster than this
     if overhead > total:
         bound = "launch_overhead"
     resident = min(g, math.ceil(shape.programs / cus)) * wpb
@@ -159,9 +189,12 @@ def predict(
         matrix_us=terms["matrix"],
         lds_us=terms["lds"],
         hbm_us=terms["hbm_bandwidth"],
+        l2_us=terms["l2_bandwidth"] if l2_per_cycle else None,
+        local_bytes=waves * per_wave["local"] if per_wave["local"] else None,
         latency_us=terms["memory_latency"],
         tail_us=tail_us,
         launch_overhead_us=overhead,
+        block_launch_us=block_launch_us,
         achievable_bandwidth_gbs=min(bw, little_bw) / 1e9 if little_bw else None,
     )
     return total + overhead, bound, figures

@@ -16,7 +16,7 @@ from tools.predict.model import WaveWork
 from tools.predict.work import InstCost, IsaLoop, wave_work
 
 _MMA_SHAPE_RE = re.compile(r"MMA\.(\d+)")
-_GMMA_RE = re.compile(r"GMMA\.(\d+)x(\d+)x(\d+)")
+_GMMA_RE = re.compile(r"GMMA\.(\d+)\s*x(\d+)x(\d+)")
 
 
 def access_bytes(opcode: str) -> int:
@@ -30,6 +30,13 @@ def access_bytes(opcode: str) -> int:
         if p in ("U16", "S16"):
             return 2
     return 4
+
+
+def _mma_text(i: SassInst) -> str:
+    """The MMA's whole mnemonic: the SASS parser ends the opcode at a digit-led part (``HGMMA.64`` +
+    ``x64x16.F32 ...``), so the shape and types are read from the opcode and the operands' first token."""
+    first = i.operands.split(" ", 1)[0] if i.operands.startswith("x") else ""
+    return i.opcode + first
 
 
 def _mma_dtype(opcode: str) -> str:
@@ -46,7 +53,7 @@ def _mma_dtype(opcode: str) -> str:
 
 def _mma_flops(i: SassInst) -> float:
     """FLOP of one warp's MMA instruction (a warpgroup's GMMA split over its 4 warps)."""
-    g = _GMMA_RE.search(i.opcode + " " + i.operands)
+    g = _GMMA_RE.search(_mma_text(i))
     if g:
         mm, nn, kk = (int(x) for x in g.groups())
         return 2 * mm * nn * kk / 4
@@ -59,23 +66,47 @@ def _mma_flops(i: SassInst) -> float:
     return 2.0 * 16 * 8 * 16
 
 
+# FLOP per lane of the SASS arithmetic that counts as FLOP (an FMA two; packed half2 ops two lanes' worth)
+_LANE_FLOPS = {"FFMA": 2, "DFMA": 2, "HFMA2": 4, "FMUL": 1, "FADD": 1, "DMUL": 1, "DADD": 1, "HMUL2": 2, "HADD2": 2}
+
+
+def warp_flops(i: SassInst, lanes: int = 32) -> float:
+    """FLOP one warp's instruction performs (an MMA its shape; FP arithmetic per lane x lanes; else 0)."""
+    if i.is_mma:
+        return _mma_flops(i)
+    if i.opcode.startswith(("HADD2.F32", "HFMA2.MMA")) and "-RZ" in i.operands:
+        return 0.0  # the half -> float conversion (-0 + x) and the register zeroing idioms: moves, not FLOP
+    return _LANE_FLOPS.get(i.root, 0) * lanes
+
+
+def flops_split(sass_text: str, kernel: str, lanes: int = 32) -> tuple[float, float]:
+    """(FLOP per warp outside every loop, FLOP per warp inside loops): with ``--trips N`` every loop runs N times,
+    so the FLOP at N trips is the first + N x the second (one level of nesting)."""
+    f = find_function(parse_sass(sass_text), kernel)
+    inside = {n for lp in find_loops(f) for n in range(lp.first, lp.last + 1)}
+    once = sum(warp_flops(i, lanes) for n, i in enumerate(f.insts) if n not in inside)
+    return once, sum(warp_flops(f.insts[n], lanes) for n in inside)
+
+
 def inst_cost(i: SassInst, m: Machine) -> InstCost:
     root = i.root
     lanes = m.value("wave_size")
     dep = m.value("dependent_issue_cycles")
     if i.is_mma:
-        per_sub = m.table("tensor_flops_per_cycle").get(_mma_dtype(i.opcode), 1024) / m.value("issue_units_per_cu")
+        per_sub = m.table("tensor_flops_per_cycle").get(_mma_dtype(_mma_text(i)), 1024) / m.value("issue_units_per_cu")
         rate = per_sub * (1.0 if "GMMA" in i.opcode else m.value("legacy_mma_fraction"))
         cyc = _mma_flops(i) / rate
         return InstCost(matrix=cyc, chain=cyc)
     if i.opcode.startswith(ALU_PREFIXES):
         return InstCost(valu=m.value("valu_cycles"), chain=dep)
-    if root in ("LDG", "LD", "LDL"):
+    if root == "LDL" or root == "STL":
+        return InstCost(chain=dep)  # local memory: L1/L2 traffic, counted by local_bytes (not DRAM bytes)
+    if root in ("LDG", "LD"):
         return InstCost(load_bytes=access_bytes(i.opcode) * lanes, chain=dep)
     if root == "LDGSTS":
         b = access_bytes(i.opcode) * lanes
         return InstCost(load_bytes=b, lds_bytes=b, chain=dep)
-    if root in ("STG", "ST", "STL", "RED", "ATOM", "ATOMG"):
+    if root in ("STG", "ST", "RED", "ATOM", "ATOMG"):
         return InstCost(store_bytes=access_bytes(i.opcode) * lanes, chain=dep)
     if root == "LDSM":
         n = 4 if ".4" in i.opcode else 2 if ".2" in i.opcode else 1
@@ -167,4 +198,21 @@ def nvidia_wave_work(
         costs, loops, plan, default_trips, waves_per_block, lambda members, loop: _in_flight(f.insts, members, loop, m)
     )
     work.matrix_unit = "tensor"
+    _local_bytes(work, f.insts, loops, m)
     return work, trips, peak
+
+
+def _local_bytes(work: WaveWork, insts: list[SassInst], loops: list[IsaLoop], m: Machine) -> None:
+    """Fill the wave's local-memory bytes (LDL/STL): per hot-loop iteration, and once (others x their loop's trips)."""
+    lanes = m.value("wave_size")
+    hot = next((li for li, lf in enumerate(work.loops) if lf.hot), None)
+    for n, i in enumerate(insts):
+        if i.root not in ("LDL", "STL"):
+            continue
+        b = access_bytes(i.opcode) * lanes
+        inner = [li for li, lp in enumerate(loops) if n in lp.members]
+        own = max(inner, key=lambda li: loops[li].depth) if inner else None
+        if own is not None and own == hot:
+            work.local_bytes_iter += b
+        else:
+            work.local_bytes_once += b * (work.loops[own].trips or 1.0 if own is not None else 1.0)
