@@ -41,6 +41,8 @@ def unroll_of(lp: IsaLoop, src, isa_bytes: float) -> tuple[int, str | None]:
             k,
             f"its body moves {isa_bytes:.0f} B per program per iteration, {k}x the source loop's {src.bytes_per_iter} B",
         )
+    if src.bytes_per_iter and isa_bytes >= 0.5 * src.bytes_per_iter:
+        return 1, None  # the body moves what one source iteration moves: not unrolled, whatever its counter does
     c, step = lp.counter_step, src.step
     if c and step and c % step == 0 and 2 <= c // step <= 32:
         return c // step, f"its counter advances by {c}, {c // step}x the source step {step}"
