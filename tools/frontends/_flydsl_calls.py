@@ -68,7 +68,9 @@ def record_jit_calls(dump_dir: Path):
                 params, args = params[1:], args[1:]
             bound = inspect.Signature(params).bind(*args, **kwargs)
             bound.apply_defaults()
-            arguments = [_argument(p.name, p.annotation, bound.arguments[p.name]) for p in params if p.name in bound.arguments]
+            arguments = [
+                _argument(p.name, p.annotation, bound.arguments[p.name]) for p in params if p.name in bound.arguments
+            ]
         except (TypeError, ValueError):
             arguments = None  # the call itself reports a wrong call; nothing to record
         before = listing()

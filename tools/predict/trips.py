@@ -362,9 +362,7 @@ def flydsl_launch_values(
     return None, None, None, mismatch
 
 
-def flydsl_loops(
-    text: str, kernel: str, arguments: list, grid: list[int] | None
-) -> tuple[list[TtirLoop] | None, str]:
+def flydsl_loops(text: str, kernel: str, arguments: list, grid: list[int] | None) -> tuple[list[TtirLoop] | None, str]:
     """Every ``scf.for`` of a FlyDSL kernel's ``gpu.func`` (origin stage) with its iterations per program on the
     recorded call's arguments (``flydsl_launch_values``); (None, why) when the arguments cannot be matched."""
     scalars, _, _, why = flydsl_launch_values(text, kernel, arguments)
