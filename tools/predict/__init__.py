@@ -227,10 +227,13 @@ def predict_launch(
     grid = k.launch.grid if k.launch else None
     threads = k.launch.block_threads if k.launch else None
     if grid is None and k.frontend == "flydsl":
-        found = _flydsl_launch(k) or _flydsl_called_launch(k)
+        found = _flydsl_launch(k)
+        how = "read from FlyDSL's gpu.launch_func (origin stage)"
+        if not found and (found := _flydsl_called_launch(k)):
+            how = "computed by FlyDSL's host function (origin stage) from the recorded @flyc.jit call's arguments"
         if found:
             grid, threads = found
-            notes.append("grid and block read from FlyDSL's gpu.launch_func (origin stage)")
+            notes.append(f"grid and block {how}")
     if not grid:
         why = "the launch grid is unknown: return example arguments with a 'grid'"
         if k.frontend == "flydsl":
