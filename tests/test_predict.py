@@ -111,19 +111,24 @@ def test_a_long_fma_loop_is_compute_bound_with_trips_from_the_loop_bounds(arch, 
 
 
 @pytest.mark.slow
-def test_stated_trips_override_and_say_so():
+def test_stated_trips_never_override_evidence():
+    # issue 22's order: evidence first, a stated count only where none gives the loop's (FlyDSL cases with a loaded
+    # bound: tests/test_predict_flydsl_trips.py); fma_loop's bounds are known: 4096 / 8 (unrolled) as without it
     k = dump_ir(DATA / "fma_loop.py", "gfx942").kernels[0]
     p = predict_launch(k, trips=10)
-    assert p.trips.source == "assumption" and "--trips 10" in p.trips.detail
+    assert p.trips.source == "loop-bounds" and p.trips.trips == 4096 / 8
 
 
 @pytest.mark.slow
-def test_flydsl_example_reads_its_constant_grid_and_states_its_trip_assumption():
+def test_flydsl_example_reads_its_constant_grid_and_its_trips_from_the_recorded_call():
     kernels = dump_ir(REPO / "examples" / "prefetch" / "flydsl_mfma" / "baseline.py", "gfx942").kernels
     (p,) = predict_kernels(kernels, arch="gfx942")
     assert p.grid == [1, 1, 1] and p.block_threads == 256
     assert any("gpu.launch_func" in n for n in p.notes)
-    assert p.trips.source == "assumption" and "pass --trips" in p.trips.detail
+    # kernelpilot_entry() calls with k_tiles = 64, the loop's runtime bound: 64 trips, what the CPU engine counts
+    # (next test), without running it
+    assert p.trips.source == "loop-bounds" and p.trips.trips == 64
+    assert "@flyc.jit call's arguments" in p.trips.detail
     assert p.predicted_us is not None and p.figures.resident_waves_per_cu == 4
 
 

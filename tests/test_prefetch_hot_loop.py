@@ -63,12 +63,6 @@ def test_without_trip_evidence_the_static_pick_is_stated():
 GQA_FALLBACK = Path(__file__).parent / "data" / "eval_alternatives" / "gqa_fallback_loop.patch"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FlyDSL's loop bounds are runtime values (n_blocks = 40 from kernelpilot_entry()): the predictor has no "
-    "trip evidence for them (tools/predict/trips.py evaluates Triton's TTIR only), so the static pick stands and "
-    "takes the fallback loop (4 loads) over the readlane loop (3 loads)",
-)
 def test_flydsl_fallback_loop_is_not_the_hot_loop(tmp_path):
     import shutil
     import subprocess

@@ -177,9 +177,9 @@ def dump_ir(
     if entry_kwargs:
         options["entry_kwargs"] = dict(entry_kwargs)
     versions = fe.versions()
-    # resources gained launch LDS and the occupancy limiter, launches their arguments, entries a manifest: older
-    # entries must not be reused
-    keyed = {**options, "resources_schema": 3, "manifest": 1, "env": cache.keyed_environment(fe.env_keys)}
+    # resources gained launch LDS and the occupancy limiter, launches their arguments (FlyDSL's: the recorded
+    # @flyc.jit call's), entries a manifest: older entries must not be reused
+    keyed = {**options, "resources_schema": 4, "manifest": 1, "env": cache.keyed_environment(fe.env_keys)}
     folder = cache.source_folder(path)
     content = cache.cache_key(path, folder, name, arch, keyed, versions.versions)
     key = cache.located_key(content, folder.directory)  # the entry: its artifacts name this folder

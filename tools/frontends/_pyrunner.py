@@ -226,18 +226,21 @@ def main(argv: list[str]) -> int:
         _report(out_dir, "convention", message=f"{path.name} defines no {ENTRY}() function")
         return 4
     try:
-        spec = _entry_call(module, entry, entry_kwargs)
         if frontend == "flydsl":
-            if spec is not None:
-                if not isinstance(spec, tuple) or len(spec) not in (2, 3) or not callable(spec[0]):
-                    _report(
-                        out_dir, "convention", message=f"{ENTRY}() must return (jit_function, args[, kwargs]) or None"
-                    )
-                    return 4
-                fn, args, kwargs = (*spec, {}) if len(spec) == 2 else spec
-                fn(*args, **kwargs)
-            result = {"kernels": []}
+            from tools.frontends._flydsl_calls import record_jit_calls
+
+            # the runtime scalars of each @flyc.jit call (n_blocks: fx.Int32) exist only here: recorded for the
+            # predictor's loop bounds, with the kernel folders each call compiled
+            with record_jit_calls(Path(os.environ.get("FLYDSL_DUMP_DIR") or out_dir / ".flydsl_dump")) as calls:
+                spec = _entry_call(module, entry, entry_kwargs)
+                if spec is not None:
+                    if not isinstance(spec, tuple) or len(spec) not in (2, 3) or not callable(spec[0]):
+                        raise ConventionError(f"{ENTRY}() must return (jit_function, args[, kwargs]) or None")
+                    fn, args, kwargs = (*spec, {}) if len(spec) == 2 else spec
+                    fn(*args, **kwargs)
+            result = {"kernels": [], "calls": calls}
         else:
+            spec = _entry_call(module, entry, entry_kwargs)
             from tools.frontends._triton_jit import capture_launches, is_call_form
 
             called = is_call_form(spec)

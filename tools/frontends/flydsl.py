@@ -11,12 +11,14 @@ import shutil
 from pathlib import Path
 
 from tools.errors import CompileError
+from tools.frontends._flydsl_calls import launch_of
 from tools.frontends.base import (
     Frontend,
     amd_resources,
     python_runner,
     raise_for_runner,
     run_user_command,
+    runner_outcome,
     stages_of,
     write_log,
 )
@@ -91,8 +93,11 @@ class FlyDSLFrontend(Frontend):
             env["FLYDSL_DEBUG_ENABLE_DEBUG_INFO"] = "1"
         return env, linker
 
-    def collect(self, dump_dir: Path, arch: str, out_dir: Path, linker: str) -> list[KernelDump]:
-        """Every kernel directory FlyDSL wrote, with its stages in number order and its decoded hsaco."""
+    def collect(
+        self, dump_dir: Path, arch: str, out_dir: Path, linker: str, calls: list[dict] | None = None
+    ) -> list[KernelDump]:
+        """Every kernel directory FlyDSL wrote, with its stages in number order and its decoded hsaco; ``calls``:
+        the runner's recorded @flyc.jit calls (file mode), which give each kernel its launch's argument values."""
         kernels = []
         for kdir in sorted(p for p in dump_dir.iterdir() if p.is_dir()) if dump_dir.exists() else []:
             files = sorted(
@@ -128,6 +133,7 @@ class FlyDSLFrontend(Frontend):
                     final_isa=str(isa),
                     binary=str(binary) if binary else None,
                     resources=resources,
+                    launch=launch_of(kdir.name, calls or []),
                 )
             )
         return kernels
@@ -142,8 +148,9 @@ class FlyDSLFrontend(Frontend):
         )
         log = write_log(out_dir, result)
         raise_for_runner(result, path, self.name, log)
+        calls = (runner_outcome(out_dir) or {}).get("calls") or []
         (out_dir / "runner.json").unlink(missing_ok=True)
-        kernels = self.collect(dump_dir, arch, out_dir, linker)
+        kernels = self.collect(dump_dir, arch, out_dir, linker, calls)
         shutil.rmtree(dump_dir, ignore_errors=True)
         if not kernels:
             raise CompileError(

@@ -95,6 +95,17 @@ def _flydsl_launch(k: KernelDump) -> tuple[list[int], int] | None:
     return None
 
 
+def _flydsl_called_launch(k: KernelDump) -> tuple[list[int], int] | None:
+    """FlyDSL's grid and block computed by the host function from the recorded call's integer arguments."""
+    origin = _stage(k, "origin")
+    if origin is None or not origin.exists() or not k.launch or not k.launch.arguments:
+        return None
+    from tools.predict.trips import flydsl_launch_values
+
+    _, grid, block, _ = flydsl_launch_values(origin.read_text(errors="replace"), k.name, k.launch.arguments)
+    return (grid, math.prod(block)) if grid and block else None
+
+
 def _executed_plan(executed: dict):
     """The CPU engine's loop executions (tools.check.compare.executed_loops) as a trip plan."""
     from tools.predict.trips import TtirLoop
@@ -146,20 +157,58 @@ def _traffic(k: KernelDump, m: Machine, isa_text: str) -> tuple[float, str | Non
 
 
 def _trip_plan(k: KernelDump, grid: list[int] | None):
-    """(TTIR loops with trips, detail) from the loop bounds on the example arguments, or (None, why not)."""
+    """(source loops with trips, detail) from the loop bounds on the example arguments (Triton's TTIR, or FlyDSL's
+    origin stage on the recorded @flyc.jit call), or (None, why not). A loop whose bounds are not known before the
+    launch keeps trips None (``_assume_unknown`` states them)."""
+    from tools.predict.trips import flydsl_loops, ttir_loops
+
     ttir = _stage(k, "ttir")
-    if ttir is None or not ttir.exists():
-        return None, "no TTIR stage (not a Triton kernel)"
+    origin = _stage(k, "origin") if k.frontend == "flydsl" else None
+    if (ttir is None or not ttir.exists()) and (origin is None or not origin.exists()):
+        return None, "no TTIR stage (not a Triton kernel) and no FlyDSL origin stage"
     if not k.launch or not k.launch.arguments:
         return None, "the launch's argument values were not recorded"
-    from tools.predict.trips import ttir_loops
-
-    loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid)
+    if ttir is not None and ttir.exists():
+        loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid)
+    else:
+        loops, detail = flydsl_loops(origin.read_text(errors="replace"), k.name, k.launch.arguments, grid)
+        if loops is None:
+            return None, detail
     if not loops:
-        return [], "the TTIR has no scf.for"
+        return [], "the kernel has no scf.for"
     if all(t.trips is None for t in loops):
         return None, "the scf.for bounds depend on values not known before the launch (loaded or loop-carried)"
     return loops, detail
+
+
+def _assume_unknown(plan, assumed: float) -> tuple[list, list[str]]:
+    """The plan with each loop whose bounds were not evaluated (loaded, thread-dependent or loop-carried) given
+    ``assumed`` iterations per enclosing iteration, and a line per such loop naming the assumption."""
+    from tools.predict.trips import TtirLoop
+
+    out, lines = [], []
+    around: dict[int, TtirLoop] = {}  # the latest loop of each depth: in program order, a loop's parent
+    for i, t in enumerate(plan):
+        if t.trips is None:
+            parent = around.get(t.depth - 1)
+            mean, peak = (parent.trips, parent.max_trips) if parent else (1.0, 1.0)
+            t = TtirLoop(t.depth, mean * assumed, peak * assumed, t.bytes_per_iter, t.step)
+            lines.append(
+                f"scf.for #{i + 1} (depth {t.depth}): bounds not known before the launch (a loaded, thread-dependent "
+                f"or loop-carried value): {assumed:g} iteration(s) per enclosing iteration assumed"
+            )
+        around[t.depth] = t
+        out.append(t)
+    return out, lines
+
+
+def _hot_trips_assumed(k: KernelDump, text: str, m: Machine, plan_raw, work, waves_per_block: int, assumed: float):
+    """Whether the hot loop's trips come from an assumed loop: they change when the assumption does (the ISA
+    loops take their source loops' trips through the vendor module's mapping, so the dependence is asked of it)."""
+    hot = next(lp for lp in work.loops if lp.hot)
+    other, _ = _assume_unknown(plan_raw, assumed * 2 + 1)
+    again, _, _ = _wave_work(k, text, m, other, assumed, waves_per_block)
+    return next((lp.trips for lp in again.loops if lp.header == hot.header), None) != hot.trips
 
 
 def _wave_work(k: KernelDump, text: str, m: Machine, plan, default: float, waves_per_block: int):
@@ -198,18 +247,23 @@ def predict_launch(
     unique_bytes: int | None = None,
 ) -> LaunchPrediction:
     """The predicted time of one compiled kernel's launch (its KernelDump.launch) on ``device`` (default: the
-    architecture's usual device). ``trips``: the hot loop's iterations, stated; ``executed``: this launch's loop
-    counts from the CPU engine (``executed_trips``); else the loop bounds on the example arguments, else one.
-    ``unique_bytes``: the launch's tensors' bytes, stated, where its arguments were not recorded (a CUDA launch)."""
+    architecture's usual device). Trips per loop from evidence, in order: ``executed`` (this launch's loop counts
+    from the CPU engine, ``executed_trips``), the loop bounds on the example arguments (Triton) or on the recorded
+    @flyc.jit call (FlyDSL); a loop neither gives runs ``trips`` times per enclosing iteration (stated), else once,
+    and the evidence is an ``assumption`` when the hot loop is such a loop. ``unique_bytes``: the launch's tensors'
+    bytes, stated, where its arguments were not recorded (a CUDA launch)."""
     m = device_for(k.arch, device)
     notes: list[str] = []
     grid = k.launch.grid if k.launch else None
     threads = k.launch.block_threads if k.launch else None
     if grid is None and k.frontend == "flydsl":
         found = _flydsl_launch(k)
+        how = "read from FlyDSL's gpu.launch_func (origin stage)"
+        if not found and (found := _flydsl_called_launch(k)):
+            how = "computed by FlyDSL's host function (origin stage) from the recorded @flyc.jit call's arguments"
         if found:
             grid, threads = found
-            notes.append("grid and block read from FlyDSL's gpu.launch_func (origin stage)")
+            notes.append(f"grid and block {how}")
     if not grid:
         why = "the launch grid is unknown: return example arguments with a 'grid'"
         if k.frontend == "flydsl":
@@ -232,10 +286,16 @@ def predict_launch(
         plan, plan_detail = _trip_plan(k, grid)
         if executed and executed.get("skipped"):
             notes.append(executed["skipped"])
+    # evidence first (issue 22: the CPU engine, then the loop bounds); a stated --trips only where neither gives them
     default = float(trips) if trips else DEFAULT_TRIPS
+    stated = f"--trips {trips:g} (stated)" if trips else f"{default:g} iteration per loop assumed"
+    assumed: list[str] = []
+    raw_plan = plan
+    if plan:
+        plan, assumed = _assume_unknown(plan, default)
     text = Path(k.final_isa).read_text(errors="replace")
     try:
-        work, mean, peak = _wave_work(k, text, m, plan if trips is None else None, default, waves_per_block)
+        work, mean, peak = _wave_work(k, text, m, plan, default, waves_per_block)
     except LookupError as exc:
         p = _undetermined(k, m, str(exc), grid, programs, threads)
         if library_op(k.name):
@@ -243,17 +303,23 @@ def predict_launch(
         return p
     if not work.loops:
         evidence = TripEvidence(source="no-loop", trips=1, max_trips=1, detail="the kernel has no loop")
-    elif trips is not None:
-        evidence = TripEvidence(source="assumption", trips=mean, max_trips=peak, detail=f"--trips {trips:g} (stated)")
-    elif plan:
-        evidence = TripEvidence(source=source, trips=mean, max_trips=peak, detail=plan_detail)
-    else:
+    elif not plan:
+        hint = "" if trips else "; pass --trips N for the hot loop"
+        evidence = TripEvidence(
+            source="assumption", trips=mean, max_trips=peak, detail=f"{stated} ({plan_detail}){hint}"
+        )
+    elif assumed and _hot_trips_assumed(k, text, m, raw_plan, work, waves_per_block, default):
+        hint = "" if trips else "; pass --trips N for the hot loop"
         evidence = TripEvidence(
             source="assumption",
             trips=mean,
             max_trips=peak,
-            detail=f"{default:g} iteration per loop assumed ({plan_detail}); pass --trips N for the hot loop",
+            detail=f"{stated} for the hot loop, whose bounds are not known before the launch ({'; '.join(assumed)}); "
+            f"the other loops from {plan_detail}{hint}",
         )
+    else:
+        detail = plan_detail + "".join(f"; {line}" for line in assumed)
+        evidence = TripEvidence(source=source, trips=mean, max_trips=peak, detail=detail)
     unique = None
     if k.launch and k.launch.arguments:
         sizes = [a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes]

@@ -71,7 +71,8 @@ def predict_file(
 
     def predicted(src):
         kernels, karch, is_file = load_kernels(src, arch, timeout)
-        runs = executed_trips(src, kernels, karch, timeout) if is_file and trips is None else None
+        # evidence before a stated --trips, which only fills the loops no evidence gives
+        runs = executed_trips(src, kernels, karch, timeout) if is_file else None
         return predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs), karch
 
     arch = normalize_arch(arch) if arch else None

@@ -1,9 +1,12 @@
-"""Trip counts from Triton's TTIR: the ``scf.for`` bounds evaluated on the launch's scalar arguments and program ids.
+"""Trip counts from MLIR with ``scf.for`` loops: the bounds evaluated on the launch's scalar arguments and program ids.
 
-Only scalar integer arithmetic is evaluated (``arith.*`` on i32/i64/index, ``tt.get_program_id``,
-``tt.get_num_programs``); a bound that depends on a loaded value or a loop-carried value is unknown, and the caller
-falls back to a stated assumption. Programs are sampled (every program up to ``MAX_PROGRAMS``, evenly spread above),
-inner loops for up to ``MAX_OUTER`` outer iterations (scaled to the rest).
+Triton's TTIR (``tt.func``, arguments from the launch) and FlyDSL's origin stage (``gpu.func``, whose runtime scalars
+come from the recorded ``@flyc.jit`` call through the host ``func.func`` and its ``gpu.launch_func``: ``flydsl_loops``).
+Only scalar integer arithmetic is evaluated (``arith.*`` on i32/i64/index, ``tt.get_program_id`` / ``gpu.block_id``,
+``tt.get_num_programs`` / ``gpu.grid_dim``); a bound that depends on a loaded value, a thread id or a loop-carried
+value is unknown (its loop's trips are None), and the caller falls back to a stated assumption for that loop.
+Programs are sampled (every program up to ``MAX_PROGRAMS``, evenly spread above), inner loops for up to
+``MAX_OUTER`` outer iterations (scaled to the rest).
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ _FOR_RE = re.compile(r"scf\.for\s+(%[\w.$-]+)\s*=\s*(%[\w.$-]+)\s+to\s+(%[\w.$-]
 _ARG_RE = re.compile(r"(%[\w.$-]+)\s*:\s*(![\w.]+<[^>]*>|\w+)")
 _TENSOR_RE = re.compile(r"tensor<([\dx]+)x(?:!tt\.ptr<)?(\w+)")
 _SCALAR_PTR_RE = re.compile(r"^!tt\.ptr<(\w+)>")
+_VECTOR_RE = re.compile(r"vector<([\dx]+)x(\w+)>")
+_BLOCK_SIZE_RE = re.compile(r"known_block_size = array<i32: ([\d, ]+)>")
+# FlyDSL's global accesses (raw buffer loads/stores, LDS DMA not included): per lane, the value's type last
+_FLY_ACCESS_RE = re.compile(r"rocdl\.raw(?:\.ptr)?\.buffer\.(?:load|store)\s")
 _BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 
 
@@ -37,6 +44,15 @@ def access_bytes(type_text: str) -> int:
         return math.prod(int(d) for d in m.group(1).split("x")) * _elem_bytes(m.group(2))
     m = _SCALAR_PTR_RE.match(type_text.strip())
     return _elem_bytes(m.group(1)) if m else 0
+
+
+def lane_bytes(type_text: str) -> int:
+    """Bytes one lane's access moves, from its value type (``vector<2xi32>`` → 8, ``f32`` → 4)."""
+    m = _VECTOR_RE.search(type_text)
+    if m:
+        return math.prod(int(d) for d in m.group(1).split("x")) * _elem_bytes(m.group(2))
+    t = type_text.strip()
+    return _elem_bytes(t) if re.fullmatch(r"[if]\d+|bf16", t) else 0
 
 
 @dataclass
@@ -59,8 +75,10 @@ class TtirLoop:
     step: int | None = None  # the step of the first evaluated run
 
 
-def _tree(text: str) -> tuple[list[str], list[_Node], list[_Node]]:
+def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], list[_Node]]:
+    """The function that opens with the line prefix ``head``: its argument names, its op tree and its loops."""
     args: list[str] = []
+    threads = 1
     root: list[_Node] = []
     stack: list[list[_Node]] = [root]
     parents: list[_Node] = []
@@ -70,10 +88,12 @@ def _tree(text: str) -> tuple[list[str], list[_Node], list[_Node]]:
         line = _LOC_RE.sub("", raw).rstrip()
         s = line.strip()
         if not in_func:
-            if s.startswith("tt.func"):
+            if s.startswith(head):
                 in_func = True
                 sig = s[s.index("(") + 1 :]
                 args = [m.group(1) for m in _ARG_RE.finditer(sig)]
+                size = _BLOCK_SIZE_RE.search(s)
+                threads = math.prod(int(v) for v in size.group(1).split(",")) if size else 1
             continue
         if s.startswith("}"):
             if len(stack) == 1:
@@ -92,6 +112,10 @@ def _tree(text: str) -> tuple[list[str], list[_Node], list[_Node]]:
             owner = next((p for p in reversed(parents) if p.is_for), None)
             if owner is not None:
                 owner.bytes_per_iter += access_bytes(s.rsplit(" : ", 1)[-1])
+        elif _FLY_ACCESS_RE.search(s):
+            owner = next((p for p in reversed(parents) if p.is_for), None)
+            if owner is not None:  # per lane x the workgroup's threads: per program, like TTIR's
+                owner.bytes_per_iter += lane_bytes(s.rsplit(" : ", 1)[-1]) * threads
         if s.endswith("{"):
             if _FOR_RE.search(s):
                 node.is_for = True
@@ -155,9 +179,9 @@ def _eval(node: _Node, env: dict, pid: tuple[int, int, int], grid: tuple[int, in
             out = tok == "true"
         elif re.fullmatch(r"-?\d+", tok):
             out = int(tok)
-    elif op == "tt.get_program_id":
+    elif op in ("tt.get_program_id", "gpu.block_id"):
         out = pid["xyz".index(body.strip()[0])] if body.strip()[:1] in "xyz" else None
-    elif op == "tt.get_num_programs":
+    elif op in ("tt.get_num_programs", "gpu.grid_dim"):
         out = grid["xyz".index(body.strip()[0])] if body.strip()[:1] in "xyz" else None
     elif op in _BIN and len(ops) == 2 and None not in (val(ops[0]), val(ops[1])):
         out = _BIN[op](int(val(ops[0])), int(val(ops[1])))
@@ -171,10 +195,21 @@ def _eval(node: _Node, env: dict, pid: tuple[int, int, int], grid: tuple[int, in
         env[name] = out
 
 
+_IF_RE = re.compile(r"scf\.if\s+(%[\w.$-]+)")
+
+
 def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], scale: float) -> None:
+    taken = None  # the last scf.if's condition, when known: which of its regions runs
     for node in nodes:
         if not node.is_for:
             _eval(node, env, pid, grid)
+            branch = _IF_RE.search(node.line)
+            if branch:
+                taken = env.get(branch.group(1))
+                if taken is False:
+                    continue
+            elif node.line.startswith("}") and taken is True:
+                continue  # "} else {" of an scf.if whose condition holds
             if node.children:
                 _run(node.children, env, pid, grid, counts, scale)
             continue
@@ -204,10 +239,12 @@ def _mark_unknown(nodes: list[_Node], counts: list) -> None:
         _mark_unknown(n.children, counts)
 
 
-def ttir_loops(text: str, scalars: dict[str, int], grid: list[int] | None) -> tuple[list[TtirLoop], str]:
-    """Every ``scf.for`` of the kernel with its iterations per program on ``scalars`` (argument name or position
-    → value), and a line saying what was evaluated."""
-    args, root, loops = _tree(text)
+def ttir_loops(
+    text: str, scalars: dict[str, int], grid: list[int] | None, head: str = "tt.func"
+) -> tuple[list[TtirLoop], str]:
+    """Every ``scf.for`` of the kernel (the function whose line starts with ``head``) with its iterations per program
+    on ``scalars`` (argument name or position → value), and a line saying what was evaluated."""
+    args, root, loops = _tree(text, head)
     g = tuple((list(grid or [1]) + [1, 1, 1])[:3])
     programs = math.prod(g)
     env_base: dict = {}
@@ -241,3 +278,95 @@ def ttir_loops(text: str, scalars: dict[str, int], grid: list[int] | None) -> tu
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"
     return out, detail
+
+
+_HOST_RE = re.compile(r"^func\.func\s+(?:\w+\s+)?@([\w.$]+)\((.*)$")
+_LAUNCH_RE = re.compile(
+    r"gpu\.launch_func\s.*?@[\w.$]+::@([\w.$]+)\s+blocks in \(([^)]*)\)\s+threads in \(([^)]*)\).*?args\((.*)\)"
+)
+_INT_TYPE_RE = re.compile(r"^(i\d+|index)$")
+_OPERAND_RE = re.compile(r"(%[\w.$-]+)\s*:")
+
+
+def _signature(text: str) -> list[tuple[str, str]]:
+    """``(%name, type)`` of each argument in a signature's text (from after its ``(``), split at the commas
+    outside ``<>``, ``()`` and ``{}`` (``!fly.memref<i8, global, ?:1>`` is one type)."""
+    out, depth, part = [], 0, ""
+    for ch in text:
+        if ch in "<({[":
+            depth += 1
+        elif ch in ">)}]":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(part)
+            part = ""
+            continue
+        part += ch
+    out.append(part)
+    args = []
+    for p in out:
+        name, sep, typ = p.strip().partition(":")
+        if sep and name.strip().startswith("%"):
+            args.append((name.strip(), typ.split("{")[0].strip()))
+    return args
+
+
+def flydsl_launch_values(
+    text: str, kernel: str, arguments: list
+) -> tuple[dict[str, int] | None, list[int] | None, list[int] | None, str]:
+    """A FlyDSL kernel's integer arguments (by position), grid and block from its origin stage and the recorded
+    @flyc.jit call (``arguments``: LaunchArguments in the call's order): the call's runtime (non-constexpr) values
+    are the host ``func.func``'s arguments in order, its ops are evaluated, and ``gpu.launch_func`` passes the
+    results to the kernel. (None, None, None, why) when the host function that launches ``kernel`` is not found or
+    its arguments do not match the call."""
+    host_args: list[tuple[str, str]] | None = None
+    env: dict = {}
+    mismatch = f"no host func.func launches {kernel}"
+    for raw in text.splitlines():
+        s = _LOC_RE.sub("", raw).strip()
+        m = _HOST_RE.match(s)
+        if m:
+            host_args = _signature(m.group(2))
+            env = {}
+            runtime = [a for a in arguments if a.kind != "constexpr"]
+            # one host argument per runtime argument in order, and the stream FlyDSL appends when none is declared
+            if len(host_args) not in (len(runtime), len(runtime) + 1) or any(
+                (a.kind == "tensor") != ("memref" in typ) for (_, typ), a in zip(host_args, runtime, strict=False)
+            ):
+                mismatch = f"the host function {m.group(1)}'s arguments do not match the recorded call's"
+                host_args = None
+                continue
+            for (name, typ), a in zip(host_args, runtime, strict=False):
+                if _INT_TYPE_RE.match(typ) and isinstance(a.value, bool | int):
+                    env[name] = int(a.value)
+            continue
+        if host_args is None:
+            continue
+        launch = _LAUNCH_RE.search(s)
+        if launch and launch.group(1) == kernel:
+            values = [env.get(v) for v in _OPERAND_RE.findall(launch.group(4))]
+            scalars = {str(pos): v for pos, v in enumerate(values) if v is not None}
+            grid, block = ([env.get(v.strip()) for v in launch.group(i).split(",")] for i in (2, 3))
+            return (
+                scalars,
+                None if None in grid else grid,
+                None if None in block else block,
+                "the host function's gpu.launch_func, evaluated on the recorded call's arguments",
+            )
+        if s.startswith("return") or s == "}":
+            host_args = None
+            continue
+        _eval(_Node(s), env, (0, 0, 0), (1, 1, 1))
+    return None, None, None, mismatch
+
+
+def flydsl_loops(text: str, kernel: str, arguments: list, grid: list[int] | None) -> tuple[list[TtirLoop] | None, str]:
+    """Every ``scf.for`` of a FlyDSL kernel's ``gpu.func`` (origin stage) with its iterations per program on the
+    recorded call's arguments (``flydsl_launch_values``); (None, why) when the arguments cannot be matched."""
+    scalars, _, _, why = flydsl_launch_values(text, kernel, arguments)
+    if scalars is None:
+        return None, why
+    loops, detail = ttir_loops(text, scalars, grid, head=f"gpu.func @{kernel}(")
+    return loops, detail.replace("the example arguments", "the @flyc.jit call's arguments")
