@@ -74,10 +74,10 @@ def test_gqa_noop_is_correct_but_not_faster(tmp_path):
         ("prologue_slot_off_by_one.py", "oracle_mismatch"),
         # two blocks of data live at once: 66 VGPRs, 7 waves per SIMD, over the task's 64-VGPR / 8-wave budget
         ("everything_two_ahead.py", "isa_check_failed"),
-        # the slot is carried first and its copy waits for its load: predicted 1.69x, under the 1.8 bar
+        # the slot is carried first and its copy waits for its load: predicted 1.74x, under the 1.8 bar
         ("slot_copy_waits.py", "slower"),
         # V/scale issued after their slot within one iteration: a load waiting for a load of the same iteration
-        # (one latency more per block, WaveWork.dependent_waits_iter), predicted 0.98x
+        # (one latency more per block, WaveWork.dependent_waits_iter), predicted 1.01x
         ("whole_chain_one_ahead.py", "slower"),
     ],
 )
@@ -117,10 +117,11 @@ def test_paged_pv_reference_solution_passes_on_outcomes(tmp_path):
     task = load_tasks([PV])[0]
     s = score_candidate(PV, tmp_path, patch=task.dir / "solution.patch")
     assert s.passed and s.correct, s.reasons
-    # 3.38x on MI300X (60.1 -> 17.8 µs) and MI355X (52.6 -> 15.6 µs): the baseline has 512 B in flight at its first
+    # 3.46x on MI300X (60.1 -> 17.4 µs) and MI355X (52.6 -> 15.2 µs): the baseline has 512 B in flight at its first
     # wait (the slot and p) against 1792 B per block, 3.5 windows of the loaded DRAM latency per block; the reference
-    # has the block's 1792 B in flight, one window
-    assert s.speedup == pytest.approx(3.38, abs=0.01)
+    # has the block's 1792 B in flight, one window; trips from the loop bounds on the recorded call: the baseline's
+    # loop runs 40 times, the reference's 39 (its first block is loaded in the prologue)
+    assert s.speedup == pytest.approx(3.46, abs=0.01)
     assert ("faster", True) in codes(s) and not any(o.code == "isa_check_failed" for o in s.outcomes)
 
 

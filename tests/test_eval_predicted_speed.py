@@ -46,9 +46,10 @@ def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
     assert trap[0].resources.waves_per_simd == 7  # 66 VGPRs
     s = _score(task)
     predicted_speed(task, baseline, trap, s)
-    # no faster than the baseline (0.98x), under the task's 1.8 bar: its iteration looks up block i+2's slot and then
-    # loads V/scale from it (a load waiting for a load of the same iteration, one latency more, as in the baseline)
-    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(0.98, abs=0.01)
+    # barely faster than the baseline (1.03x), far under the task's 1.8 bar: its iteration looks up block i+2's slot
+    # and then loads V/scale from it (a load waiting for a load of the same iteration, one latency more, as in the
+    # baseline); its loop runs 38 times against the baseline's 40 (two blocks loaded in the prologue)
+    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.03, abs=0.01)
 
 
 def test_no_prediction_is_incomplete_not_passed(task, baseline):
