@@ -1,5 +1,5 @@
 """What the AMDGPU intrinsics (``llvm.amdgcn.*``) do to a lane array: buffer resources and buffer loads/stores,
-LDS DMA, MFMA, cross-lane moves (DPP, swizzle, permute, readlane), work-item ids.
+LDS DMA, MFMA, cross-lane moves (DPP, swizzle, permute, gfx950's permlane swaps, readlane), work-item ids.
 
 Same contract as :mod:`tools.check.ops`: a handler takes the machine and the instruction and returns the result
 value (or None); ``AMDGCN_INTRINSICS`` maps callee prefixes to handlers, the longest-matching first.
@@ -203,6 +203,28 @@ def _permute(m, ins):  # ds_permute: lane (addr/4) receives this lane's data
     return out.reshape(src.shape)
 
 
+def _permlane_swap(m, ins):
+    """gfx950's ``llvm.amdgcn.permlane{16,32}.swap(i32 old, i32 src0, i1 fi, i1 bound_ctrl)`` → ``{i32, i32}``: the
+    VDST (``old``) and SRC0 registers after lane l's value trades places with lane ``l ^ 16`` / ``l ^ 32``'s
+    (:func:`xlane.permlane_swap`). Every active lane's partner must be active: what the swap reads from or writes to
+    a lane outside EXEC, and what ``fi`` / ``bound_ctrl`` change there, is not modelled (undetermined)."""
+    rows = 16 if ins.callee.startswith("llvm.amdgcn.permlane16.swap") else 32
+    i32 = Ty("int", bits=32)
+    if m.arch != "gfx950":
+        raise unsupported(f"{ins.callee} on {m.arch} (a gfx950 instruction)", ins.text)
+    if ins.ty != Ty("struct", members=(i32, i32)) or any(o.ty != i32 for o in ins.ops[:2]):
+        raise unsupported(f"{ins.callee} of type {ins.ty}", ins.text)
+    fi, bound = (_const_int(m, ins, i) for i in (2, 3))
+    mask = m.mask.reshape(-1, WAVE)
+    if np.any(mask & ~mask[:, np.arange(WAVE) ^ rows]):
+        raise unsupported(f"{ins.callee} with a lane's partner (lane ^ {rows}) outside EXEC "
+                          f"(fi={bool(fi)}, bound_ctrl={bool(bound)})", ins.text)  # fmt: skip
+    vdst = m.full(np.asarray(m.get(ins.ops[0]), dtype=np.uint64), i32)
+    src0 = m.full(np.asarray(m.get(ins.ops[1]), dtype=np.uint64), i32)
+    new_vdst, new_src0 = xlane.permlane_swap(vdst, src0, rows)
+    return [new_vdst.copy(), new_src0.copy()]
+
+
 def readfirstlane(m, ins):
     src = m.full(m.get(ins.ops[0]), ins.ty)
     waves = src.reshape(-1, WAVE, *src.shape[1:])
@@ -319,6 +341,8 @@ AMDGCN_INTRINSICS: list[tuple[str, object]] = [
     ("llvm.amdgcn.ds.swizzle", _swizzle),
     ("llvm.amdgcn.ds.bpermute", _bpermute),
     ("llvm.amdgcn.ds.permute", _permute),
+    ("llvm.amdgcn.permlane16.swap", _permlane_swap),
+    ("llvm.amdgcn.permlane32.swap", _permlane_swap),
     ("llvm.amdgcn.readfirstlane", readfirstlane),
     ("llvm.amdgcn.readlane", readlane),
     ("llvm.amdgcn.mbcnt.", _mbcnt),

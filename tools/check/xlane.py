@@ -1,4 +1,5 @@
-"""Reference implementations of the cross-lane AMDGPU operations: MFMA, DPP, ds_swizzle, ds_bpermute.
+"""Reference implementations of the cross-lane AMDGPU operations: MFMA, DPP, ds_swizzle, ds_bpermute,
+gfx950's permlane16/32 swaps.
 
 Every function takes per-lane arrays shaped ``(waves * 64, …)`` and works wave by wave (lanes reshaped to
 ``(waves, 64, …)``). The MFMA lane/register layouts follow AMD's CDNA3 ISA guide (section "Matrix fused multiply
@@ -193,3 +194,30 @@ def gather_in_wave(src: np.ndarray, lanes: np.ndarray) -> np.ndarray:
         return s[:, lanes].reshape(src.shape)
     idx = lanes.reshape(waves, WAVE)
     return np.take_along_axis(s, idx.reshape(idx.shape + (1,) * (s.ndim - 2)), axis=1).reshape(src.shape)
+
+
+def permlane_swap(vdst: np.ndarray, src0: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """``v_permlane16_swap_b32`` (``rows=16``) / ``v_permlane32_swap_b32`` (``rows=32``), gfx950: the two registers
+    after the swap, ``(vdst, src0)``: the ``{i32, i32}`` pair ``llvm.amdgcn.permlane{16,32}.swap(i32 old, i32 src0,
+    i1 fi, i1 bound_ctrl)`` returns (LLVM's description of the intrinsic, as Rust's ``core::arch::amdgpu`` binding
+    of it repeats: "the first element of the return corresponds to the swapped element of the first argument").
+
+    Source: the CDNA4 ISA guide, VOP1 opcodes 89 and 90. V_PERMLANE16_SWAP_B32 swaps the odd rows (16 lanes) of VDST
+    with the even rows of SRC0: for pass 0..1 and lane 0..15, ``SRC0[pass*32 + lane]`` and ``VDST[pass*32 + lane +
+    16]`` trade places. V_PERMLANE32_SWAP_B32 swaps rows 2 and 3 of VDST with rows 0 and 1 of SRC0: for lane 0..31,
+    ``SRC0[lane]`` and ``VDST[lane + 32]`` trade places. So lane l's partner is ``l ^ rows``: in the upper half of
+    each pair VDST takes SRC0 from the partner and SRC0 keeps its own; in the lower half SRC0 takes VDST from the
+    partner and VDST keeps its own. The guide's loops read every lane: whether a lane outside EXEC takes part, and
+    what ``fi`` / ``bound_ctrl`` change then, is not modelled here (the caller refuses such a wave).
+    """
+    if rows not in (16, 32):
+        raise ValueError(f"permlane swap of {rows} lanes (16 or 32)")
+    waves = src0.shape[0] // WAVE
+    v = np.broadcast_to(vdst, src0.shape).reshape(waves, WAVE, *src0.shape[1:])
+    s = src0.reshape(v.shape)
+    lane = np.arange(WAVE)
+    partner = lane ^ rows
+    upper = ((lane & rows) != 0).reshape((1, WAVE) + (1,) * (s.ndim - 2))
+    new_vdst = np.where(upper, s[:, partner], v)
+    new_src0 = np.where(upper, s, v[:, partner])
+    return new_vdst.reshape(src0.shape), new_src0.reshape(src0.shape)
