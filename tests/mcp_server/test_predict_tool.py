@@ -8,6 +8,8 @@ import pytest
 from mcp import Client
 
 from mcp_server.server import mcp
+from tools.isa.machines import device_for
+from tools.predict import band_of
 
 pytestmark = [pytest.mark.anyio]
 
@@ -26,10 +28,13 @@ async def test_predict_tool_returns_each_launch_of_a_call_with_next_steps():
     rep = out["report"]
     assert [lp["name"] for lp in rep["launches"]] == ["partial_sum_kernel", "merge_kernel"]
     # the H100 band comes from the validation (tools/isa/machines/h100.yaml, RESULTS.md)
-    assert rep["device"] == "h100" and rep["band"]["status"] == "validated" and rep["band"]["low"] == 0.961
+    band = band_of(device_for("sm_90"))  # the H100 validation's band, from its machine file (h100.yaml)
+    assert rep["device"] == "h100" and rep["band"]["status"] == "validated" and rep["band"]["low"] == band.low
     assert out["summary"].startswith(f"{rep['predicted_us']:.1f} us predicted on h100 (2 launches)")
-    assert "band: measured / predicted x0.961-x6.18" in out["summary"]
-    assert any(s.startswith("band: the measured time lies within x0.961-x6.18") for s in out["next_steps"])
+    assert f"band: measured / predicted x{band.low:g}-x{band.high:g}" in out["summary"]
+    assert any(
+        s.startswith(f"band: the measured time lies within x{band.low:g}-x{band.high:g}") for s in out["next_steps"]
+    )
 
 
 async def test_predict_tool_without_source_is_an_error_with_a_hint():
