@@ -43,10 +43,21 @@ def test_grid_filling_the_gpu_warns_on_occupancy(arch, needed):
     )
     check = occupancy(rep)
     # 8192 programs need ceil(8192 / CUs) per CU at once, more than either version holds: every lost slot is felt,
-    # which explains a slower time (a warning); only the user's --allow-occupancy-drop budget makes it a failure
+    # which explains a slower time (a warning); the occupancy finding never fails the pair on its own (only the
+    # user's --allow-occupancy-drop budget would)
     assert check.ok and check.severity == "warning"
     assert "felt by this launch: 8192 workgroups" in check.detail and f"need {needed} per" in check.detail
-    assert not [c for c in rep.checks if not c.ok] and rep.verdict != "fail"
+    failed = [c for c in rep.checks if not c.ok]
+    assert all(c.name == "predicted-not-slower" for c in failed), failed
+    if arch == "sm_90":
+        # the H100 model, validated: half the resident warps leave a memory-latency-bound loop with half the bytes
+        # in flight, predicted 0.68x, and the whole band (x0.888-x1.381 of it) lies under 1: slower, a FAIL by
+        # outcome with the figures beside it
+        (slower,) = failed
+        assert rep.verdict == "fail" and "predicted 0.68×" in slower.detail and "band 0.60–0.94" in slower.detail
+    else:
+        # the MI300X model is unvalidated (no band): a predicted time never fails the pair
+        assert not failed and rep.verdict != "fail"
 
 
 def test_more_compute_units_than_the_grid_needs_makes_the_full_grid_a_note():
