@@ -14,6 +14,15 @@ export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 DASK_DISTRIBUTED__SCHEDULER_
 O=${OUT:-/tmp/out}
 mkdir -p "$O"
 nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$O/gpu.txt"
+echo "nproc $(nproc) cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null) OMP_NUM_THREADS=${OMP_NUM_THREADS-unset}" | tee -a "$O/gpu.txt"
+# where each run's scoring time went: every stage's seconds summed over the tasks (TaskScore.stage_seconds)
+stages() {
+  python3 -c "import json,glob,sys; t={}
+for f in glob.glob(sys.argv[1]+'/reference/*.json'):
+    for k,v in json.load(open(f)).get('stage_seconds',{}).items(): t[k]=t.get(k,0)+v
+print(sys.argv[2], {k: round(v,1) for k,v in t.items()})" "$1" "$2" | tee -a "$O/stages.txt"
+}
+(vmstat 5 > "$O/vmstat-$MODE.txt" 2>&1 &) ; VMSTAT_STARTED=1
 if [ "$MODE" = dask ]; then
 python3 -m distributed.cli.dask_scheduler --host 127.0.0.1 --port 8786 --dashboard-address :0 >"$O/scheduler.log" 2>&1 &
 SCHED=$!
@@ -30,7 +39,8 @@ s=$(date +%s.%N)
 timeout -k 10 330 python3 -m tools.cli eval run --agent reference --tasks "$TASKS" --out /tmp/dask \
     --cluster tcp://127.0.0.1:8786 2>&1 | tee "$O/dask.log"
 e=$(date +%s.%N)
-echo "dask_2gpu_wall_s $(python3 -c "print(round($e-$s,1))")" | tee "$O/walls.txt"
+echo "dask_2gpu_wall_s $(python3 -c "print(round($e-$s,1))")" | tee -a "$O/walls.txt"
+stages /tmp/dask dask
 kill $WORKER $SCHED 2>/dev/null; wait $WORKER $SCHED 2>/dev/null
 tar czf "$O/dask_runs.tgz" -C /tmp dask 2>/dev/null
 else
@@ -39,5 +49,8 @@ CUDA_VISIBLE_DEVICES=0 timeout -k 10 420 python3 -m tools.cli eval run --agent r
     --out /tmp/one 2>&1 | tee "$O/single.log"
 e=$(date +%s.%N)
 echo "single_host_1gpu_wall_s $(python3 -c "print(round($e-$s,1))")" | tee -a "$O/walls.txt"
+stages /tmp/one single
 tar czf "$O/single_runs.tgz" -C /tmp one 2>/dev/null
 fi
+pkill -f "vmstat 5" 2>/dev/null
+true

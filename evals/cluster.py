@@ -22,6 +22,7 @@ worker (``cancel_jobs``), so a cluster does not keep spending GPU hours on a run
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import socket
 import sys
@@ -43,6 +44,49 @@ LOG_CAP = 256 * 1024  # bytes kept of each log or diff sent back to the driver (
 RUN_FILES = ("change.patch", "agent.log", "prompt.md", "agent_report.json", "mcp.json")
 # a worker that runs our scoring must be able to start processes of its own (spawned scorers, agents)
 WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+HOST_ENV_MARK = "KP_HOST_ENV"  # JSON: the starting process's values of the variables a Dask nanny sets
+
+
+def host_env_mark() -> dict[str, str]:
+    """For the environment of the workers this process starts: its own values (None: unset) of the variables a Dask
+    nanny sets in the worker processes it spawns where they are unset (``distributed.nanny.pre-spawn-environ``:
+    ``OMP_NUM_THREADS=1``, ``MKL_NUM_THREADS=1``, ``OPENBLAS_NUM_THREADS=1``, ``MALLOC_TRIM_THRESHOLD_``), so that
+    ``restore_host_env`` on the worker tells the nanny's values from the host's."""
+    try:
+        import dask
+    except ImportError:  # no Dask, no nanny
+        return {}
+
+    keys = sorted(dask.config.get("distributed.nanny.pre-spawn-environ", None) or {})
+    return {HOST_ENV_MARK: json.dumps({k: os.environ.get(k) for k in keys})}
+
+
+_RESTORED = threading.Lock()
+
+
+def restore_host_env() -> dict[str, str | None]:
+    """On a worker, before a job starts any process: unset what the nanny set in this worker process because the
+    host left it unset (``distributed.nanny.pre-spawn-environ``, meant for Dask's own array work): every scoring and
+    kernel process would inherit it, and with ``OMP_NUM_THREADS=1`` torch compares a large output on one core while
+    its scoring holds the GPU lock; the glibc trim threshold makes large tensor allocations fresh pages. What the
+    host set (``HOST_ENV_MARK``, from ``eval worker`` and ``--cluster local:N``) is left alone; without the mark (a
+    Slurm job) a variable holding exactly the nanny's value is taken to be the nanny's. Returns what it unset."""
+    import dask
+
+    nanny = dask.config.get("distributed.nanny.pre-spawn-environ", None) or {}
+    nanny = {k: str(v) for k, v in nanny.items() if v is not None}
+    try:
+        original = json.loads(os.environ.get(HOST_ENV_MARK) or "null")
+    except ValueError:
+        original = None
+    changed: dict[str, str | None] = {}
+    with _RESTORED:
+        for k, v in nanny.items():
+            was_set = isinstance(original, dict) and original.get(k) is not None
+            if os.environ.get(k) == v and not was_set:
+                os.environ.pop(k)
+                changed[k] = None
+    return changed
 
 
 def require_dask(what: str = "--cluster"):
@@ -99,6 +143,7 @@ def run_job(task: Task, agent: str, template: str | None, options: dict) -> dict
     from evals.harness.runner import agent_dir, run_one
 
     key, ident = str(get_worker().get_current_task()), threading.get_ident()
+    restore_host_env()  # the scoring and kernel processes get this host's threads and allocator, not the nanny's
     _RUNNING[key] = ident
     try:
         with tempfile.TemporaryDirectory(prefix=f"kp-job-{task.id}-") as tmp:
@@ -233,7 +278,7 @@ def open_client(address: str, tls: ClusterTLS | None = None, insecure: bool = Fa
         n = address.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:
             raise InputError(f"--cluster {address}: expected local:N with N ≥ 1", hint="e.g. --cluster local:2")
-        os.environ.update(WORKER_ENV)  # spawned worker processes read it
+        os.environ.update({**WORKER_ENV, **host_env_mark()})  # spawned worker processes read it
         dask.config.set({"distributed.scheduler.allowed-failures": 0, "distributed.worker.daemon": False})
         cluster = distributed.LocalCluster(
             n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
@@ -400,11 +445,11 @@ def worker_commands(
     base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1"]
     base += tls.worker_args() if tls else []
     if not gpus:
-        return [([*base, "--nthreads", "1", "--name", f"kp-{host}-cpu"], dict(WORKER_ENV))]
+        return [([*base, "--nthreads", "1", "--name", f"kp-{host}-cpu"], {**WORKER_ENV, **host_env_mark()})]
     n = max(1, int(jobs_per_gpu))
     cmds = []
     for g in gpus:
-        env = {**WORKER_ENV, "CUDA_VISIBLE_DEVICES": g, "HIP_VISIBLE_DEVICES": g}
+        env = {**WORKER_ENV, **host_env_mark(), "CUDA_VISIBLE_DEVICES": g, "HIP_VISIBLE_DEVICES": g}
         argv = [*base, "--nthreads", str(n), "--name", f"kp-{host}-gpu{g}", "--resources", f"GPU={n},{arch}={n}"]
         cmds.append((argv, env))
     return cmds

@@ -91,6 +91,10 @@ def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
         if isinstance(cost, int | float):
             costs.append(float(cost))
     score, score_ci, scored = sol_score(scores)
+    stages: dict[str, float] = {}
+    for s in all_scores:
+        for k, v in s.stage_seconds.items():
+            stages[k] = round(stages.get(k, 0.0) + v, 2)
     return RunMetrics(
         agent=agent,
         sol_score=score,
@@ -110,6 +114,7 @@ def run_metrics(agent: str, scores: list[TaskScore]) -> RunMetrics:
         incomplete=sum(1 for s in scores if not s.complete),
         mean_agent_seconds=sum(secs) / len(secs) if secs else None,
         mean_agent_cost_usd=sum(costs) / len(costs) if costs else None,
+        scoring_stage_seconds=stages,
         devices=sorted({s.device for s in all_scores}),
         prompt_levels={
             lv: sum(1 for s in scores if s.prompt_level == lv) for lv in sorted({s.prompt_level for s in scores})

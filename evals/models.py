@@ -272,6 +272,11 @@ class TaskScore(BaseModel):
     agent_outcome: AgentOutcome | None = None
     device: str = "cpu"
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = Field(
+        default_factory=dict,
+        description='wall seconds of each scoring stage in order ("starting": the scoring process\'s start and imports; '
+        '"waiting for the GPU": another scoring held this GPU or its quiet lock), summed over repeats',
+    )
     infra_error: str | None = Field(
         None, description="the harness (not the agent) failed twice on this task; the verdict is not the agent's"
     )
@@ -329,6 +334,9 @@ class RunMetrics(BaseModel):
         "check does not run): left out of every rate, counted here, never against the agent",
     )
     mean_agent_seconds: float | None = None
+    scoring_stage_seconds: dict[str, float] = Field(
+        default_factory=dict, description="each scoring stage's wall seconds summed over the run's tasks"
+    )
     mean_agent_cost_usd: float | None = None
     devices: list[str] = Field(default_factory=list)
     prompt_levels: dict[str, int] = Field(default_factory=dict, description="tasks run per prompt level")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evals.catalog import load_tasks
-from evals.cluster import resources_for, run_suite_on_cluster, slurm_cluster, worker_commands
+from evals.cluster import resources_for, restore_host_env, run_suite_on_cluster, slurm_cluster, worker_commands
 from evals.models import TaskScore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,6 +133,9 @@ def test_amd_static_track_on_local_2_equals_the_single_host_run(client, tmp_path
         assert stored.passed == s.passed
         assert (tmp_path / "dask" / agent / s.task_id / "agent.log").is_file()
         assert (tmp_path / "dask" / agent / s.task_id / "change.patch").is_file()
+        # where the scoring's time went, stage by stage, as the worker's scoring process reported it
+        assert stored.stage_seconds == s.stage_seconds and {"starting", "static checks"} <= set(s.stage_seconds)
+        assert abs(sum(s.stage_seconds.values()) - s.seconds) < max(15.0, 0.5 * s.seconds)
 
 
 @pytest.mark.slow
@@ -234,6 +237,8 @@ def test_eval_worker_joins_the_scheduler_and_its_workers_stop_with_it():
     with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", dashboard_address=None) as cluster:
         with distributed.Client(cluster) as c:
             env = {**os.environ, "PYTHONPATH": str(ROOT), "KERNELPILOT_EVAL_FORCE_CPU": "1"}  # this host: no GPU
+            env["OMP_NUM_THREADS"] = "3"  # this host's choice, which its scorings must get, not the nanny's 1
+            env.pop("MALLOC_TRIM_THRESHOLD_", None)
             proc = subprocess.Popen(
                 [sys.executable, "-m", "tools.cli", "eval", "worker", "--scheduler", cluster.scheduler_address],
                 cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -243,6 +248,15 @@ def test_eval_worker_joins_the_scheduler_and_its_workers_stop_with_it():
                 (info,) = c.scheduler_info()["workers"].values()
                 assert info["name"] == f"kp-{socket.gethostname()}-cpu"  # a CPU host serves amd-static jobs
                 assert info["nthreads"] == 1
+                # the nanny sets these where this host left them unset (OMP_NUM_THREADS=1, the glibc trim
+                # threshold); a job unsets them again before it starts any scoring or kernel process (their torch
+                # would otherwise compare large outputs on one core); what the host set itself is left alone
+                (wid,) = c.run(os.getpid)
+                assert c.run(os.getenv, "MALLOC_TRIM_THRESHOLD_") == {wid: "65536"}
+                unset = {k: None for k in ("MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS") if k not in env}
+                assert c.run(restore_host_env) == {wid: {"MALLOC_TRIM_THRESHOLD_": None, **unset}}
+                assert c.run(os.getenv, "MALLOC_TRIM_THRESHOLD_") == {wid: None}
+                assert c.run(os.getenv, "OMP_NUM_THREADS") == {wid: "3"}
             finally:
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(timeout=60)
@@ -250,3 +264,17 @@ def test_eval_worker_joins_the_scheduler_and_its_workers_stop_with_it():
             while c.scheduler_info()["workers"] and time.monotonic() < deadline:
                 time.sleep(0.5)
             assert c.scheduler_info()["workers"] == {}  # the worker did not outlive `eval worker`
+
+
+def test_without_the_mark_a_worker_unsets_only_what_still_holds_the_nannys_values(monkeypatch):
+    pytest.importorskip("dask", reason="pip install 'kernelpilot[cluster]'")
+    # a Slurm job's worker: no mark of the host's values; the nanny's exact values are taken to be the nanny's
+    monkeypatch.delenv("KP_HOST_ENV", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("MKL_NUM_THREADS", "4")  # set by someone else: kept
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert restore_host_env() == {"OMP_NUM_THREADS": None, "MALLOC_TRIM_THRESHOLD_": None}
+    import os
+
+    assert "OMP_NUM_THREADS" not in os.environ and os.environ["MKL_NUM_THREADS"] == "4"

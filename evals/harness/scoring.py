@@ -473,6 +473,7 @@ def _score_once(
     tracker = ProcessTracker(roots=(proc.pid,))
     t0 = stage_t0 = last_scan = time.monotonic()
     stage, partial, waited, cap = "starting", None, 0.0, limits.memory_cap
+    spent: dict[str, float] = {}  # wall seconds per stage, as this process saw the markers arrive
     answered = False  # a message came back: the process is exiting on its own (torch's exit hooks take a moment)
     try:
         while True:
@@ -501,6 +502,7 @@ def _score_once(
                 if message[0] == "stage":
                     now = time.monotonic()
                     waited += now - stage_t0 if stage in WAIT_STAGES else 0.0
+                    spent[stage] = spent.get(stage, 0.0) + now - stage_t0
                     stage, stage_t0, partial = message[1], now, message[2]
                     continue
                 kind, value = message
@@ -512,6 +514,8 @@ def _score_once(
                 kind, value = "died", None
             answered = kind != "died"
             if kind == "score":
+                spent[stage] = spent.get(stage, 0.0) + time.monotonic() - stage_t0
+                value.stage_seconds = {k: round(v, 2) for k, v in spent.items()}
                 return value
             if kind == "oom":
                 why = f"the scoring ran out of memory in the {stage} stage ({value})"
