@@ -301,20 +301,39 @@ class Progress:
     def __init__(self, say: Callable[[str], None]):
         self.say, self.last = say, ""
 
-    def update(self, client, pending: dict, kinds: dict, done: dict) -> None:
+    def update(self, client, pending: dict, kinds: dict, done: dict, held: dict | None = None) -> None:
+        """``held``: jobs per kind the driver has not submitted yet (counted as queued)."""
         try:
             running = {k for keys in client.processing().values() for k in keys}
         except Exception:  # the scheduler is busy or gone: progress is advisory
             running = set()
+        held = held or {}
         parts = []
-        for kind in sorted(set(kinds.values())):
+        for kind in sorted(set(kinds.values()) | set(held)):
             keys = [f.key for f, k in ((f, kinds[f.key]) for f in pending.values()) if k == kind]
             run = sum(1 for k in keys if k in running)
-            parts.append(f"{kind}: {len(keys) - run} queued, {run} running, {done.get(kind, 0)} done")
+            queued = len(keys) - run + held.get(kind, 0)
+            parts.append(f"{kind}: {queued} queued, {run} running, {done.get(kind, 0)} done")
         line = "; ".join(parts)
         if line != self.last:
             self.say(f"[cluster] {line}")
             self.last = line
+
+
+def job_slots(client) -> dict[str, int]:
+    """How many jobs of each kind the cluster's workers run at once now: per architecture, the sum of the workers'
+    ``<arch>`` resource (``GPU <arch>``); for CPU jobs, their threads (``cpu``)."""
+    slots: dict[str, int] = {}
+    try:
+        workers = client.scheduler_info()["workers"].values()
+    except Exception:  # the scheduler is busy: no news, the caller keeps what it has in flight
+        return slots
+    for w in workers:
+        slots["cpu"] = slots.get("cpu", 0) + int(w.get("nthreads") or 0)
+        for name, n in (w.get("resources") or {}).items():
+            if name != "GPU":
+                slots[f"GPU {name}"] = slots.get(f"GPU {name}", 0) + int(n)
+    return slots
 
 
 def run_suite_on_cluster(
@@ -364,42 +383,73 @@ def run_suite_on_cluster(
         kinds[key] = kind_of(res)
         pending[t.id] = f
 
+    # The driver holds the jobs and submits one as a slot of its kind frees (a pull queue): submitted all at once,
+    # a job is placed on a worker when it is submitted, and one GPU's queue can still be full while the other GPU
+    # idles (2x H200, 2026-11-26). A kind no worker serves yet gets one job, which waits on the scheduler for one.
+    held = list(todo)
+
+    def top_up() -> None:
+        slots = job_slots(client)
+        busy: dict[str, int] = {}
+        for f in pending.values():
+            busy[kinds[f.key]] = busy.get(kinds[f.key], 0) + 1
+        for t in list(held):
+            kind = kind_of(resources_for(t))
+            if busy.get(kind, 0) < max(1, slots.get(kind, 0)):
+                held.remove(t)
+                submit(t)
+                busy[kind] = busy.get(kind, 0) + 1
+
+    def held_kinds() -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in held:
+            out[kind_of(resources_for(t))] = out.get(kind_of(resources_for(t)), 0) + 1
+        return out
+
     try:
-        for t in todo:
-            submit(t)
-        ac = distributed.as_completed(list(pending.values()), with_results=False)
-        bar.update(client, pending, kinds, done)
-        for fut in ac:
-            tid = next(i for i, f in pending.items() if f is fut)
-            t = by_id[tid]
-            try:
-                r = _store(out, agent, fut.result())
-            except distributed.KilledWorker as exc:
-                if attempts[tid] < 2:
-                    progress(f"{tid}: its worker was lost; retrying once")
-                    del pending[tid]
-                    submit(t)
-                    ac.add(pending[tid])
+        top_up()
+        bar.update(client, pending, kinds, done, held_kinds())
+        while pending:
+            try:  # woken by a finished job, or every 2 s to take workers that joined meanwhile
+                finished = distributed.wait(list(pending.values()), timeout=2, return_when="FIRST_COMPLETED").done
+            except distributed.TimeoutError:
+                finished = set()
+            for fut in finished:
+                tid = next((i for i, f in pending.items() if f is fut), None)
+                if tid is None:
                     continue
-                r = _infra(t, agent, str(exc)[:300], prompt_level)
-                from evals.harness.runner import write_atomic
+                t = by_id[tid]
+                try:
+                    r = _store(out, agent, fut.result())
+                except distributed.KilledWorker as exc:
+                    if attempts[tid] < 2:
+                        progress(f"{tid}: its worker was lost; retrying once")
+                        del pending[tid]
+                        held.insert(0, t)
+                        continue
+                    r = _infra(t, agent, str(exc)[:300], prompt_level)
+                    from evals.harness.runner import write_atomic
 
-                write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
-            except Exception as exc:  # the job itself raised on the worker: the harness's failure, not the agent's
-                r = _infra(t, agent, f"{type(exc).__name__}: {str(exc)[:300]}", prompt_level)
-                r.infra_error = r.infra_error.replace("the worker running this job was lost twice", "the job raised")
-                from evals.harness.runner import write_atomic
+                    write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
+                except Exception as exc:  # the job itself raised on the worker: the harness's failure, not the agent's
+                    r = _infra(t, agent, f"{type(exc).__name__}: {str(exc)[:300]}", prompt_level)
+                    r.infra_error = r.infra_error.replace(
+                        "the worker running this job was lost twice", "the job raised"
+                    )
+                    from evals.harness.runner import write_atomic
 
-                write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
-            kind = kinds[fut.key]
-            done[kind] = done.get(kind, 0) + 1
-            del pending[tid]
-            results[tid] = r
-            verdict = "PASS" if r.passed else "FAIL"
-            why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
-            sp = f" {r.speedup:.2f}×" if r.speedup else ""
-            progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
-            bar.update(client, pending, kinds, done)
+                    write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
+                kind = kinds[fut.key]
+                done[kind] = done.get(kind, 0) + 1
+                del pending[tid]
+                results[tid] = r
+                verdict = "PASS" if r.passed else "FAIL"
+                why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
+                sp = f" {r.speedup:.2f}×" if r.speedup else ""
+                progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
+            if held:
+                top_up()
+            bar.update(client, pending, kinds, done, held_kinds())
     except (KeyboardInterrupt, Interrupted):  # Ctrl-C, or SIGTERM/SIGHUP (timeout, a batch system): the same stop
         futures = list(pending.values())
         stopped = 0

@@ -169,6 +169,10 @@ def test_a_job_whose_worker_is_lost_twice_is_an_infrastructure_failure(client, t
     assert counter.read_text() == "3" and again.passed
 
 
+def _job_keys(dask_scheduler) -> list[str]:
+    return [str(k) for k in dask_scheduler.tasks if str(k).startswith("kp-sleepy-")]
+
+
 def _alive(pid: int) -> bool:
     import os
 
@@ -185,15 +189,18 @@ def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay
     import signal
     import threading
 
-    ids = ["vgpr-spill-row-norm", "barrier-load-hoist"]
+    ids = ["vgpr-spill-row-norm", "barrier-load-hoist", "flydsl-fold-block-accumulators"]
     pids = tmp_path / "pids"
     pids.mkdir()
     template = f"{sys.executable} {SLEEPER} {pids} {{task_id}}"
+    on_scheduler: list[list[str]] = []
 
     def interrupt_once_both_agents_run():
         deadline = time.monotonic() + 120
         while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
+        time.sleep(2.5)  # a third job would have reached the scheduler; the driver's 2 s progress tick has passed
+        on_scheduler.append(client.run_on_scheduler(_job_keys))
         _thread.interrupt_main()  # what Ctrl-C does to the driver
 
     said: list[str] = []
@@ -211,6 +218,9 @@ def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay
         signal.signal(signal.SIGINT, previous)
     agents = sorted(int(p.read_text()) for p in pids.iterdir())
     assert len(agents) == 2  # one agent was running on each of the two workers
+    # the driver holds the third job until a slot frees (a pull queue): the scheduler never saw it
+    assert len(on_scheduler[0]) == 2 and sum(any(f"-{i}-" in k for k in on_scheduler[0]) for i in ids) == 2
+    assert "[cluster] cpu: 1 queued, 2 running, 0 done" in said
     assert said[-1].startswith(
         "[cluster] interrupted: 2 outstanding jobs cancelled (2 running, their processes killed)"
     )
@@ -278,3 +288,14 @@ def test_without_the_mark_a_worker_unsets_only_what_still_holds_the_nannys_value
     import os
 
     assert "OMP_NUM_THREADS" not in os.environ and os.environ["MKL_NUM_THREADS"] == "4"
+
+
+def test_job_slots_count_each_architectures_resource_and_the_cpu_threads():
+    distributed = pytest.importorskip("distributed", reason="pip install 'kernelpilot[cluster]'")
+    from evals.cluster import job_slots
+
+    # two workers as `eval worker` starts them on a 2-GPU sm_90 host: two jobs per GPU
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=False, resources={"GPU": 2, "sm_90": 2}, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as c:  # fmt: skip
+        assert job_slots(c) == {"cpu": 4, "GPU sm_90": 4}
