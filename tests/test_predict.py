@@ -17,8 +17,11 @@ import pytest
 from tools.dump_ir.dump import dump_ir
 from tools.errors import InputError
 from tools.isa.machines import DEFAULT_DEVICE, REQUIRED, device_for, machine, machine_names
+from tools.isa.sass import parse_sass
 from tools.predict import band_of, predict_kernels, predict_launch, predict_pair
 from tools.predict.cli import predict_file
+from tools.predict.model import local_dram_share
+from tools.predict.nvidia import find_function, local_frame_bytes, nvidia_wave_work
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "predict"
@@ -40,8 +43,11 @@ def test_every_device_figure_has_a_source_and_only_the_validated_h100_band_has_f
     for name in ("h100", "h200"):
         b = band_of(machine(name))
         assert b.status == "validated" and (b.low, b.high) == (0.945, 1.462)
-        assert (b.speedup_low, b.speedup_high) == (0.888, 1.381)
+        # pass 3 (spilled lines evicted from the L2) moved one pair, rmsnorm-spills, from 0.997x to 1.238x predicted
+        # (measured 1.434x): the 90th percentile of measured / predicted speedup fell from 1.381 to 1.330
+        assert (b.speedup_low, b.speedup_high) == (0.888, 1.330)
         assert "Speed model validation on an H100" in b.source and "Speed model accuracy, pass 2" in b.source
+        assert "'pass 3'" in b.source
     # the H200 reuses it only as stated
     assert "H100 validation; H200 not measured" in band_of(machine("h200")).source
     # no validation elsewhere: unvalidated, never an invented number; the AMD fixtures' misses are stated
@@ -181,6 +187,44 @@ def _unroll(p) -> int:
     return int(note.split("unrolled ")[1].split("x")[0]) if note else 1
 
 
+@pytest.mark.slow
+def test_spills_reloaded_after_the_l2_turned_over_are_dram_traffic():
+    """A whole 8192-float row per warp (tests/data/predict/row_spills.py): with 1 warp ptxas spills, and each spill
+    is reloaded after the round's rows streamed through the L2; with 8 warps nothing spills. Before pass 3 both were
+    the same HBM time (187.6 us: local memory was only L2 traffic), a tie the H100 breaks (rmsnorm-spills: 1.43x)."""
+    spilled = dump_ir(DATA / "row_spills.py", "sm_90", entry_kwargs={"warps": 1}).kernels
+    clean = dump_ir(DATA / "row_spills.py", "sm_90", entry_kwargs={"warps": 8}).kernels
+    (p,), (q,) = predict_kernels(spilled, arch="sm_90"), predict_kernels(clean, arch="sm_90")
+    k = spilled[0]
+    text = Path(k.final_isa).read_text()
+    f = find_function(parse_sass(text), k.name)
+    # the frame: the stack pointer drops by 256 B per lane at entry, as the compiler's own stack_frame_bytes says
+    assert local_frame_bytes(f.insts) == k.resources.stack_frame_bytes == 256
+    work, _, _ = nvidia_wave_work(text, k.name, machine("h100"), None, 1.0, 1)
+    assert work.local_frame_bytes == 256 * 32 and work.local_bytes_once == 17920 and not work.local_bytes_iter
+    # 8 one-warp blocks per SM (255 registers): 7 rounds of 1056 warps, then 800. Per warp the L2 takes its frame
+    # (8 KiB) and its DRAM stream (x and out, 32 KiB each, w shared: 536903680 B unique / 8192 rows) between a spill
+    # and its reload; the share past the 50 MiB L2 (h100.yaml l2_bytes) is written back and read again from DRAM
+    stream = 536903680 / 8192
+    extra = sum(w * 17920 * local_dram_share(w * (stream + 8192), 52428800) for w in [1056] * 7 + [800])
+    assert local_dram_share(1056 * (stream + 8192), 52428800) == pytest.approx(0.3266, abs=1e-4)
+    assert p.figures.bytes_moved == pytest.approx(536903680 + extra, rel=1e-12)
+    assert extra == pytest.approx(44.9e6, rel=1e-3) and any("44.9 MB of the spill traffic" in n for n in p.notes)
+    assert p.bound == q.bound == "hbm_bandwidth"
+    assert p.figures.hbm_us == pytest.approx((536903680 + extra) / 2900e9 * 1e6, rel=1e-9)  # 2.9 TB/s
+    # the 8-warp version has no local memory: only its tensors' bytes, and it is now predicted faster
+    assert q.figures.bytes_moved == 536903680 and q.figures.local_bytes is None
+    assert p.predicted_us / q.predicted_us == pytest.approx(1.082, abs=1e-3)
+
+
+def test_a_spill_whose_reuse_fits_the_l2_stays_there():
+    # fir-local-memory's ring (tests/test_predict_accuracy.py): 2048 blocks of 4 warps, 40 warps resident per SM,
+    # each warp's frame 4 KiB and 256 B of DRAM per time step: 132 x 40 x 4352 B = 23.0 MB between reloads, < 50 MiB
+    assert local_dram_share(132 * 40 * (256 + 4096), 52428800) == 0.0
+    # exactly the capacity fits; twice it: half the reloads come after their line left
+    assert local_dram_share(52428800, 52428800) == 0.0 and local_dram_share(2 * 52428800, 52428800) == 0.5
+
+
 # ---------------------------------------------------------------------------------------------- pairs
 
 
@@ -194,8 +238,11 @@ def test_predict_pair_gives_the_speedup_and_the_h100_speedup_band():
     # num_stages=3 keeps the next tiles' loads in flight: predicted faster (measured 1.70x on an H100, RESULTS.md)
     assert pair.predicted_speedup > 1.05
     # the speedup band: the speedup x the validation's 10th / 90th percentile of measured / predicted speedup
-    s = pair.predicted_speedup
-    assert pair.speedup_band == (pytest.approx(s * 0.888, abs=1e-4), pytest.approx(s * 1.381, abs=1e-4))
+    s, b = pair.predicted_speedup, band_of(machine("h100"))
+    assert pair.speedup_band == (
+        pytest.approx(s * b.speedup_low, abs=1e-4),
+        pytest.approx(s * b.speedup_high, abs=1e-4),
+    )
     assert any("band validated" in n for n in pair.notes)
 
 
@@ -265,7 +312,6 @@ def test_cli_json_has_the_documented_keys_per_launch_and_in_total():
 
 def test_a_profiler_name_finds_its_mangled_sass_function_or_says_none_is_there():
     from tools.isa.sass import SassFunction
-    from tools.predict.nvidia import find_function
 
     funcs = [SassFunction("_Z10fir_kernelPKfS0_Pfii", [], {}), SassFunction("_Z12sgemm_kernelPKfS0_Pfiii", [], {})]
     # "fir_kernel(float const*, ...)" is what the profiler prints; its Itanium mangling starts with 10fir_kernel

@@ -1,9 +1,10 @@
-"""The H100 speed model's mechanisms, pass 2 (issue 22), each on SASS an H100 ran: the recorded artifacts of
+"""The H100 speed model's mechanisms, passes 2 and 3 (issue 22), each on SASS an H100 ran: the recorded artifacts of
 benchmarks/predict_data (h100-2026-11-25.tgz, h100-2026-11-25-cuda.tgz), unpacked once per module.
 
 Each test pins one mechanism with figures the ISA, the launch and the machine file fix, and fails on the model
 before it: wgmma FLOP read past the parser's split opcode, local memory as L2 (not DRAM) traffic, coalescing from
-SASS address arithmetic, the L2 bandwidth term, the block launch floor, and the validation's FLOP-stated trips.
+SASS address arithmetic, the L2 bandwidth term, the block launch floor, the validation's FLOP-stated trips, and
+(pass 3) spilled lines evicted from the L2 before their reload as DRAM traffic.
 """
 
 from __future__ import annotations
@@ -141,3 +142,28 @@ def test_half_to_float_conversions_are_not_flop(data):
     assert len(converts) == 2 * len(ffma) > 0 and all("-RZ" in i.operands for i in converts)
     _, per_iter = flops_split(Path(k.final_isa).read_text(), k.name)
     assert per_iter == 2 * 32 * len(ffma)  # the old count added 2 x 32 per HADD2.F32, 3x the FLOP
+
+
+def test_the_spilling_rmsnorm_sends_the_spills_evicted_from_l2_to_dram(data):
+    """Pass 3: rmsnorm-spills' baseline (num_warps=1, 255 registers, a 616 B frame per lane: IADD3 R1, R1, -0x268)
+    was predicted at its reference's HBM time (187.6 vs 188.2 us; measured 261.5 vs 182.4)."""
+    p = predict_launch(_kernel(data, "task.rmsnorm-spills.baseline"), device="h100")
+    # 8192 one-warp programs, 8 per SM: 7 rounds of 1056 warps and one of 800. Between a spill and its reload the L2
+    # takes each warp's frame (616 x 32 B) and its DRAM stream (536903680 unique bytes / 8192 rows); the share of
+    # the 40192 B of local traffic per warp whose reuse passes the 50 MiB L2 is written back and read from DRAM
+    stream, frame, local = 536903680 / 8192, 616 * 32, p.figures.local_bytes / 8192
+    assert local == 40192
+    extra = sum(w * local * max(0.0, 1 - 52428800 / (w * (stream + frame))) for w in [1056] * 7 + [800])
+    assert p.figures.bytes_moved == pytest.approx(536903680 + extra, rel=1e-12)
+    assert p.bound == "hbm_bandwidth" and p.predicted_us == pytest.approx(233.0, abs=0.05)
+    ref = predict_launch(_kernel(data, "task.rmsnorm-spills.reference"), device="h100")
+    assert ref.figures.local_bytes is None and ref.predicted_us == pytest.approx(188.2, abs=0.05)
+
+
+def test_the_fir_ring_fits_the_l2_and_stays_l2_traffic(data):
+    p = predict_launch(_kernel(data, "task.fir-local-memory.baseline"), device="h100", trips=256)
+    # 40 warps per SM x 132 x (4 KiB frame + 256 B of DRAM per time step) = 23.0 MB between two reads of a ring
+    # line, under the L2's 50 MiB: no local byte reaches DRAM
+    assert p.figures.resident_waves_per_cu == 40
+    assert p.figures.bytes_moved == p.figures.bytes_requested and p.bound == "l2_bandwidth"
+    assert not any("spill traffic reaches DRAM" in n for n in p.notes)

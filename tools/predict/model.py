@@ -13,6 +13,9 @@ file states ``block_launch_per_cycle``): a grid of many tiny blocks is bound by 
 The bandwidth a launch can draw is also ``CUs x bytes in flight per CU / latency`` (Little's law): with few resident
 waves or little issued before each wait, the chain term wins — what MWP < CWP means in Hong & Kim's model.
 DRAM bytes are the ISA's requested bytes, capped by the unique bytes of the tensor arguments (re-reads hit L2).
+Local memory (spills) is L2 traffic while its lines stay in the L2; a spill's line is evicted (written back, then
+read again from DRAM) when the bytes the L2 takes in between its store and its reload pass the L2's capacity
+(``l2_bytes``): see ``local_dram_share``.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ class WaveWork:
     # the L2's bandwidth (a warp's frame rarely stays in L1 beside a full SM of others). Filled by nvidia.py.
     local_bytes_once: float = 0
     local_bytes_iter: float = 0
+    # the wave's local-memory frame (per-lane stack size x lanes): the lines its local traffic keeps in the L2
+    local_frame_bytes: float = 0
     chain_cycles_once: float = 0  # one wave's own issue latency outside the hot loop
     chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
     in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
@@ -73,6 +78,15 @@ class LaunchShape:
 def _optional(m: Machine, key: str) -> float | None:
     """A machine figure some devices' files do not state (None there)."""
     return m.figures[key][0] if key in m.figures else None
+
+
+def local_dram_share(reuse_bytes: float, l2_bytes: float) -> float:
+    """Share of local-memory traffic that reaches DRAM when a spill's line is reloaded after at most ``reuse_bytes``
+    new bytes entered the L2 (its reuse distance). Under LRU a line survives a distance below the capacity; spill
+    stores and their reloads spread evenly over the interval, so the share whose distance passes the capacity is
+    ``1 - l2_bytes / reuse_bytes`` (0 when everything fits). Each such line costs DRAM its write-back and its reload:
+    once its bytes in local traffic (a store and a load of the same bytes)."""
+    return max(0.0, 1.0 - l2_bytes / reuse_bytes) if reuse_bytes > 0 else 0.0
 
 
 def _us(cycles: float, m: Machine) -> float:
@@ -109,6 +123,19 @@ def predict(
     dram_share = moved / requested if requested else 0.0
 
     l2_per_cycle = _optional(m, "l2_bytes_per_cycle")
+    l2_capacity = _optional(m, "l2_bytes")
+
+    def local_dram_bytes(blocks: int) -> float:
+        """Local-memory bytes of a round's waves that reach DRAM. Between a spill and its reload the L2 takes the
+        round's frames (every resident wave's) and the DRAM bytes streamed meanwhile: one hot-loop iteration's when
+        the hot loop touches the frame (its lines are reused every iteration), else the waves' whole lifetime's (a
+        spill outside the loop is reloaded later in the same wave)."""
+        if not (l2_capacity and work.local_frame_bytes and per_wave["local"]):
+            return 0.0
+        waves_r = blocks * wpb
+        streamed = work.global_bytes_iter if work.local_bytes_iter else per_wave["bytes"]
+        reuse = waves_r * (streamed * dram_share + work.local_frame_bytes)
+        return waves_r * per_wave["local"] * local_dram_share(reuse, l2_capacity)
 
     def chain_us(blocks: int) -> float:
         """One wave's chain in a round of ``blocks`` resident blocks: its loads wait the latency once per in-flight
@@ -133,12 +160,15 @@ def predict(
     terms = {k: 0.0 for k in ("memory_latency", "hbm_bandwidth", "l2_bandwidth", "issue", "valu", "matrix", "lds")}
     total = 0.0
     tail_us = None
+    local_dram = 0.0
     for r in range(rounds):
         blocks = min(slots, shape.programs - r * slots)
         per_cu = math.ceil(blocks / cus)
+        spilled = local_dram_bytes(blocks)
+        local_dram += spilled
         round_terms = {
             "memory_latency": chain_us(blocks),
-            "hbm_bandwidth": blocks * wpb * per_wave["bytes"] * dram_share / bw * 1e6,
+            "hbm_bandwidth": (blocks * wpb * per_wave["bytes"] * dram_share + spilled) / bw * 1e6,
             # every requested byte (re-reads that hit L2 too) and local-memory traffic crosses the L2
             "l2_bandwidth": _us(blocks * wpb * (per_wave["bytes"] + per_wave["local"]) / l2_per_cycle, m)
             if l2_per_cycle
@@ -172,8 +202,13 @@ def predict(
     in_flight_cu = resident * work.in_flight_bytes
     active = min(cus, shape.programs)
     little_bw = active * in_flight_cu / (latency / m.clock_hz) if in_flight_cu else None
+    if local_dram:
+        work.notes.append(
+            f"local memory: {local_dram / 1e6:.1f} MB of the spill traffic reaches DRAM (its lines are evicted from "
+            f"the {l2_capacity / 2**20:.0f} MiB L2 before their reload), counted in bytes_moved and the HBM time"
+        )
     figures = LaunchFigures(
-        bytes_moved=moved,
+        bytes_moved=moved + local_dram,
         bytes_requested=requested,
         unique_tensor_bytes=shape.unique_tensor_bytes,
         bytes_in_flight_per_cu=in_flight_cu,

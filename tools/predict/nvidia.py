@@ -202,9 +202,35 @@ def nvidia_wave_work(
     return work, trips, peak
 
 
+_FRAME_RE = re.compile(r"^R1,\s*R1,\s*-(0x[0-9a-fA-F]+|\d+)")
+_R1_OFFSET_RE = re.compile(r"\[R1(?:\+(0x[0-9a-fA-F]+|\d+))?\]")
+
+
+def local_frame_bytes(insts: list[SassInst]) -> int:
+    """Per-lane local-memory frame of a function: the stack pointer's drop at entry (``IADD3 R1, R1, -0x268, RZ``
+    → 616 B, the ABI's frame of spills and local arrays), else the highest ``[R1+off]`` access's end; 0 without
+    local memory."""
+    for i in insts[:64]:
+        if i.root in ("IADD3", "VIADD", "IADD"):
+            hit = _FRAME_RE.match(i.operands)
+            if hit:
+                return int(hit.group(1), 0)
+    ends = [
+        int(hit.group(1) or "0", 0) + access_bytes(i.opcode)
+        for i in insts
+        if i.root in ("LDL", "STL")
+        for hit in [_R1_OFFSET_RE.search(i.operands)]
+        if hit
+    ]
+    return max(ends, default=0)
+
+
 def _local_bytes(work: WaveWork, insts: list[SassInst], loops: list[IsaLoop], m: Machine) -> None:
-    """Fill the wave's local-memory bytes (LDL/STL): per hot-loop iteration, and once (others x their loop's trips)."""
+    """Fill the wave's local-memory bytes (LDL/STL): per hot-loop iteration, and once (others x their loop's trips),
+    and its frame (per-lane frame x lanes: local memory interleaves the lanes' words, so a warp's frame is lines)."""
     lanes = m.value("wave_size")
+    if any(i.root in ("LDL", "STL") for i in insts):
+        work.local_frame_bytes = local_frame_bytes(insts) * lanes
     hot = next((li for li, lf in enumerate(work.loops) if lf.hot), None)
     for n, i in enumerate(insts):
         if i.root not in ("LDL", "STL"):
