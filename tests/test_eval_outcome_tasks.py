@@ -129,3 +129,63 @@ def test_paged_pv_noop_is_correct_but_not_faster(tmp_path):
     s = score_candidate(PV, tmp_path)
     assert not s.passed and s.correct
     assert s.speedup == 1.0 and ("slower", False) in codes(s)
+
+
+BLOCK_SCALED = "flydsl-block-scaled-gemm-prefetch"
+
+
+def test_block_scaled_reference_passes_on_outcomes_and_its_trap_breaks_the_budget(tmp_path):
+    task = load_tasks([BLOCK_SCALED])[0]
+    s = score_candidate(BLOCK_SCALED, tmp_path / "ref", patch=task.dir / "solution.patch")
+    assert s.passed and s.correct, s.reasons
+    # 1.69x on MI300X (12.1 -> 7.2 µs), 1.70x on MI355X (10.6 -> 6.2 µs), both bound by memory latency: the baseline
+    # has 4096 B per wave in flight at its first wait against the k-block's 7168 B (1.75 windows of the 900-cycle
+    # loaded DRAM latency per k-block, 16 iterations), the reference the next k-block's 7168 B (one window, 15
+    # iterations: the first k-block is loaded in the prologue); trips from the CPU engine of check
+    assert s.speedup == pytest.approx(1.694, abs=0.01)
+    assert ("faster", True) in codes(s)
+    # the whole-block double buffer is predicted as fast (1.69x) but costs 82 VGPRs: 5 waves per SIMD, not 7
+    trap = score_candidate(BLOCK_SCALED, tmp_path / "trap", kernel=task.dir / "traps" / "whole_block_double_buffer.py")
+    assert not trap.passed and trap.code == "isa_check_failed", trap.reasons
+    assert trap.speedup == pytest.approx(1.694, abs=0.01)
+    failed = [(c.name, c.arch, c.observed) for c in trap.checks if not c.passed]
+    assert failed == [("waves_per_simd >= 7", "gfx942", 5), ("waves_per_simd >= 7", "gfx950", 5)]
+
+
+def test_block_scaled_noop_is_correct_but_not_faster(tmp_path):
+    s = score_candidate(BLOCK_SCALED, tmp_path)
+    assert not s.passed and s.correct
+    assert s.speedup == 1.0 and ("slower", False) in codes(s)
+
+
+MFMA = "mfma-loop-prefetch"
+
+
+def test_mfma_loop_reference_passes_on_outcomes(tmp_path):
+    task = load_tasks([MFMA])[0]
+    s = score_candidate(MFMA, tmp_path, patch=task.dir / "solution.patch")
+    assert s.passed and s.correct, s.reasons
+    # at the m4096n4096k4096 launch: 1.56x on MI355X (96.3 -> 61.9 µs; the baseline waits one latency per 2048 B
+    # slice over 128 iterations, the reference keeps two slices, 4096 B, in flight over 63 iterations, halving the
+    # latency term to 48.7 µs and leaving LDS the bound), 0.99x on MI300X (both bound by the MFMA pipe at ~219 µs):
+    # geometric mean 1.24x against the 1.15 bar
+    assert s.speedup == pytest.approx(1.242, abs=0.01)
+    assert ("faster", True) in codes(s)
+
+
+@pytest.mark.parametrize(
+    ("trap", "failing", "speedup"),
+    [
+        # a = a_next rotation: the v_mov copies wait for the loads in the iteration that issued them: 2048 B in
+        # flight per iteration as in the baseline, predicted 1.00x on MI300X and MI355X
+        ("loop_carried_copy.py", "slower", 1.0),
+        # two slices in flight (predicted 1.57x on MI355X, 1.25x overall) but the loop's masked second pair costs
+        # 72 VGPRs: 7 waves per SIMD where the task keeps 8
+        ("masked_pair_in_loop.py", "isa_check_failed", 1.252),
+    ],
+)
+def test_mfma_loop_traps_fail_on_outcomes(trap, failing, speedup, tmp_path):
+    task = load_tasks([MFMA])[0]
+    s = score_candidate(MFMA, tmp_path, kernel=task.dir / "traps" / trap)
+    assert not s.passed and s.code == failing, s.reasons
+    assert s.speedup == pytest.approx(speedup, abs=0.01)

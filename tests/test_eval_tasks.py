@@ -53,6 +53,77 @@ def test_hard_means_a_60_line_reference_or_two_coupled_transformations():
             assert lines >= 60 or "coupled" in task.spec.tags, f"{task.id}: {lines} changed lines, not tagged coupled"
 
 
+# Budgets a task states (issue 22: they stay ISA checks, no reason needed): register counts, spills, occupancy, LDS
+# and scratch bytes. Every other ISA check is a structure (a loop shape, an instruction pattern).
+BUDGET_CHECKS = {
+    "vgpr_count",
+    "arch_vgpr_count",
+    "agpr_count",
+    "sgpr_count",
+    "vgpr_spill_count",
+    "sgpr_spill_count",
+    "spill_store_bytes",
+    "spill_load_bytes",
+    "waves_per_simd",
+    "lds_bytes",
+    "scratch_bytes",
+}
+# amd-static tasks whose structural checks have not been reviewed against the predictor yet (issue 22): neither
+# scored on predicted speed (speed_bar) nor given a why: for each structural check. The debt can only shrink: a task
+# leaves this set when it is converted (evals/README.md "Outcome scoring") or each structural check says why it stays.
+STRUCTURE_DEBT = {
+    "amd-attention-spills",
+    "amd-embedding-bag-chain",
+    "amd-gemv-register-double-buffer",
+    "amd-row-lse-barrier-overlap",
+    "amd-swiglu-occupancy",
+    "barrier-load-hoist",
+    "flydsl-drop-fragment-prefetch",
+    "flydsl-flash-prefill-lds-dma",
+    "flydsl-fold-block-accumulators",
+    "flydsl-fp8-blockscale-gemm-lds-dma",
+    "flydsl-lds-dma-double-buffer",
+    "flydsl-lds-occupancy",
+    "flydsl-pool-loop-carried-state",
+    "flydsl-spill-hot-loop",
+    "flydsl-w8a8-lazy-scales",
+    "mojo-scaled-dot-double-buffer",
+    "paged-decode-prefetch",
+}
+
+
+def test_every_amd_static_structural_check_says_why_it_stays_outside_the_debt():
+    tasks = load_tasks(["amd-static"])
+    unexplained = {
+        t.id: sorted({c.check for c in t.spec.isa_checks if c.check not in BUDGET_CHECKS and not c.why})
+        for t in tasks
+        if t.id not in STRUCTURE_DEBT
+    }
+    assert {k: v for k, v in unexplained.items() if v} == {}
+    # the debt names real tasks that still owe a why: one paid off leaves the set
+    owing = {t.id for t in tasks if any(c.check not in BUDGET_CHECKS and not c.why for c in t.spec.isa_checks)}
+    assert STRUCTURE_DEBT == owing
+    # the prefetch family of issue 22 is out of the debt: scored on predicted speed, or each shape check says why
+    family = {
+        "flydsl-gemv-int8-prefetch",
+        "flydsl-gemv-prefetch-vgpr-budget",
+        "flydsl-gemm-partials-prefetch",
+        "flydsl-block-scaled-gemm-prefetch",
+        "flydsl-lds-staged-gemm-prefetch",
+        "flydsl-attention-barrier-prefetch",
+        "flydsl-gemm-lds-ping-pong",
+        "mfma-loop-prefetch",
+        "amd-dequant-gemm-carry-raw",
+        "amd-gemm-lds-dma-stages",
+    }
+    assert family <= {t.id for t in tasks} and not family & STRUCTURE_DEBT
+    scored = {t.id for t in tasks if t.spec.speed_bar is not None}
+    assert {"flydsl-block-scaled-gemm-prefetch", "mfma-loop-prefetch"} <= scored
+    # a task scored on predicted speed keeps no prefetch-shape check: the speed bar replaced them
+    shape = {"hot_loop_prefetched", "prefetch_verified", "loads_carried_ahead", "loads_in_flight_at_barrier"}
+    assert {t.id: c.check for t in tasks if t.id in scored for c in t.spec.isa_checks if c.check in shape} == {}
+
+
 def test_flydsl_tasks_cover_the_seed_families_with_at_least_four_hard_ones():
     flydsl = [t for t in load_tasks(["flydsl-*"]) if t.spec.track == "amd-static"]
     assert len(flydsl) >= 12
@@ -194,9 +265,8 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
         # flydsl-gqa-paged-chain-budget is scored on outcomes (issue 22: correct, predicted faster than its bar, its
         # VGPR/wave budget): tests/test_eval_outcome_tasks.py fails each of its traps for that reason (the copy that
         # waits is slower, the chain one ahead waits a latency per block, everything two ahead breaks the budget)
-        # Triton, a = a_next rotation: the v_mov copies wait for the loads at the end of the iteration, behind one
-        # slice of MFMAs (~120 cycles on gfx950): 2 of 2 loads carried, but the hot loop is exposed-latency
-        ("mfma-loop-prefetch", "loop_carried_copy.py", "gfx950", ["hot_loop_prefetched"], "exposed-latency"),
+        # mfma-loop-prefetch is scored on outcomes (issue 22): its a = a_next rotation trap (loop_carried_copy.py)
+        # fails as predicted no faster than the baseline, in tests/test_eval_outcome_tasks.py
         # Triton, two slices in flight but the loop's second pair masked: 72 VGPRs, 7 waves where the task keeps 8
         ("mfma-loop-prefetch", "masked_pair_in_loop.py", "gfx942", ["waves_per_simd"], 7),
     ],
