@@ -168,10 +168,50 @@ def serve_time(spec: dict) -> int:
     return 0
 
 
+def reduce_out_of_order() -> bool:
+    """Under Triton's interpreter (``TRITON_INTERPRET=1``), make ``tl.reduce``'s general path combine (element,
+    accumulated) instead of (accumulated, element). The interpreter reduces in order; a GPU combines lanes in shuffle
+    order, so a combine that is not commutative (a scan pair's ``(a1 a2, a2 x1 + x2)``) is wrong on the GPU while the
+    CPU check passes it (our own open-nv-linear-scan answer did, H200 2026-11-26). With the operands swapped such a
+    combine gives another answer on the CPU too; a commutative one gives the same bits (the same sequence of
+    operations). Returns False where this Triton's interpreter has no such path (nothing changed)."""
+    import os
+
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        return False
+    try:
+        from triton.runtime import interpreter
+    except ImportError:
+        return False
+    ops = getattr(interpreter, "ReduceOps", None)
+    general = getattr(ops, "generic_reduce", None)
+    if general is None or getattr(general, "_kp_swapped", False):
+        return general is not None
+
+    def swapped(self, input):
+        combine, n = self.combine_fn, len(input)
+
+        class Swapped:
+            @staticmethod
+            def fn(*operands):
+                return combine.fn(*operands[n:], *operands[:n])
+
+        self.combine_fn = Swapped
+        try:
+            return general(self, input)
+        finally:
+            self.combine_fn = combine
+
+    swapped._kp_swapped = True
+    ops.generic_reduce = swapped
+    return True
+
+
 def main(argv: list[str]) -> int:
     from tools.executors import die_with_parent
 
     die_with_parent()  # the scorer's process goes, this one goes: no kernel process outlives its scoring
+    reduce_out_of_order()  # before any kernel module is imported
     mode, spec_file = argv
     spec = json.loads(Path(spec_file).read_text())
     return {"check": run_check, "serve": serve_check, "time": serve_time}[mode](spec)
