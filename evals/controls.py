@@ -62,7 +62,13 @@ CONTROLS: list[Control] = [
     Control(
         "reference-import", "cheat-import-reference", CPU_TASK, "static_check", check="imports the reference or harness"
     ),
-    Control("crash", "crash", STATIC_TASK, "isa_check_failed", why="a crashed agent's half edit is scored as is"),
+    Control(
+        "crash",
+        "crash",
+        STATIC_TASK,
+        "slower",
+        why="a crashed agent's half edit is scored as is: the task scores outcomes, and it is predicted no faster",
+    ),
     Control(
         "hoisted-prefetch",
         "cheat-hoisted-prefetch",
