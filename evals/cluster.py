@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -390,21 +391,44 @@ def run_suite_on_cluster(
 
     def top_up() -> None:
         slots = job_slots(client)
-        busy: dict[str, int] = {}
-        for f in pending.values():
-            busy[kinds[f.key]] = busy.get(kinds[f.key], 0) + 1
+        busy = Counter(kinds[f.key] for f in pending.values())
         for t in list(held):
             kind = kind_of(resources_for(t))
-            if busy.get(kind, 0) < max(1, slots.get(kind, 0)):
+            if busy[kind] < max(1, slots.get(kind, 0)):
                 held.remove(t)
                 submit(t)
-                busy[kind] = busy.get(kind, 0) + 1
+                busy[kind] += 1
 
-    def held_kinds() -> dict[str, int]:
-        out: dict[str, int] = {}
-        for t in held:
-            out[kind_of(resources_for(t))] = out.get(kind_of(resources_for(t)), 0) + 1
-        return out
+    def held_kinds() -> Counter:
+        return Counter(kind_of(resources_for(t)) for t in held)
+
+    def collect(fut) -> None:
+        """A finished job: its score stored and reported, or (a worker lost once) the job queued again."""
+        tid = next(i for i, f in pending.items() if f is fut)
+        t = by_id[tid]
+        del pending[tid]
+        try:
+            r = _store(out, agent, fut.result())
+        except Exception as exc:
+            lost = isinstance(exc, distributed.KilledWorker)
+            if lost and attempts[tid] < 2:
+                progress(f"{tid}: its worker was lost; retrying once")
+                held.insert(0, t)
+                return
+            # lost twice, or the job itself raised on the worker: the harness's failure, not the agent's
+            r = _infra(t, agent, str(exc)[:300] if lost else f"{type(exc).__name__}: {str(exc)[:300]}", prompt_level)
+            if not lost:
+                r.infra_error = r.infra_error.replace("the worker running this job was lost twice", "the job raised")
+            from evals.harness.runner import write_atomic
+
+            write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
+        kind = kinds[fut.key]
+        done[kind] = done.get(kind, 0) + 1
+        results[tid] = r
+        verdict = "PASS" if r.passed else "FAIL"
+        why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
+        sp = f" {r.speedup:.2f}×" if r.speedup else ""
+        progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
 
     try:
         top_up()
@@ -415,38 +439,7 @@ def run_suite_on_cluster(
             except distributed.TimeoutError:
                 finished = set()
             for fut in finished:
-                tid = next((i for i, f in pending.items() if f is fut), None)
-                if tid is None:
-                    continue
-                t = by_id[tid]
-                try:
-                    r = _store(out, agent, fut.result())
-                except distributed.KilledWorker as exc:
-                    if attempts[tid] < 2:
-                        progress(f"{tid}: its worker was lost; retrying once")
-                        del pending[tid]
-                        held.insert(0, t)
-                        continue
-                    r = _infra(t, agent, str(exc)[:300], prompt_level)
-                    from evals.harness.runner import write_atomic
-
-                    write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
-                except Exception as exc:  # the job itself raised on the worker: the harness's failure, not the agent's
-                    r = _infra(t, agent, f"{type(exc).__name__}: {str(exc)[:300]}", prompt_level)
-                    r.infra_error = r.infra_error.replace(
-                        "the worker running this job was lost twice", "the job raised"
-                    )
-                    from evals.harness.runner import write_atomic
-
-                    write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
-                kind = kinds[fut.key]
-                done[kind] = done.get(kind, 0) + 1
-                del pending[tid]
-                results[tid] = r
-                verdict = "PASS" if r.passed else "FAIL"
-                why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
-                sp = f" {r.speedup:.2f}×" if r.speedup else ""
-                progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
+                collect(fut)
             if held:
                 top_up()
             bar.update(client, pending, kinds, done, held_kinds())
