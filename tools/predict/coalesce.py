@@ -1,5 +1,7 @@
 """Coalescing from Triton's TTIR: how far apart, in elements, neighbouring elements of each global access lie along
-the tensor's fastest dimension (the last; Triton's default order), from the offsets' arithmetic.
+the dimension its lanes walk, from the offsets' arithmetic. Triton's coalescing pass orders each access's layout by
+the pointer's contiguity: a dimension whose offsets step 1 element becomes the lanes' fastest whichever it is (a
+column-major tile walks axis 0); with none, the default order's fastest, the last.
 
 Each tensor value gets a per-dimension step (``tt.make_range`` steps 1, a splat 0; adds add, a multiply by a known
 scalar scales, ``expand_dims``/``broadcast`` move dimensions). Lanes of a warp walk the fastest dimension, so an
@@ -46,7 +48,7 @@ def access_factors(text: str, scalars: dict[str, int], sector_bytes: int) -> lis
             m = re.search(r"tensor<[\dx]+x!tt\.ptr<(\w+)>", typ)
             if step and m:
                 elem = access_bytes(f"!tt.ptr<{m.group(1)}>")
-                s = abs(step[-1])
+                s = 1.0 if any(abs(x) == 1 for x in step) else abs(step[-1])
                 factor = 1.0 if s <= 1 else min(s * elem, sector_bytes) / elem
                 out.append((access_bytes(typ), factor))
         m = _OP_RE.match(line)
