@@ -257,7 +257,10 @@ def _gemm(device, role):
             gemm_kernel, (M // 128, N // 128), (a, bt, c, M, N, K), BM=128, BN=128, BK=bk, num_warps=8, num_stages=3
         )  # fmt: skip
     ]
-    return specs, c, lambda: a.float() @ bt.float().t(), 1e-3, f"{M}x{N}x{K} GEMM, {str(dtype).split('.')[-1]} in"
+    # Hopper's fp8 wgmma adds its products at reduced precision (max |error| 1.65 against max |C| ~350 on an H100):
+    # the fp8 side is checked to 1 %, the fp16 side to 0.1 %
+    rtol = 1e-3 if role == "before" else 1e-2
+    return specs, c, lambda: a.float() @ bt.float().t(), rtol, f"{M}x{N}x{K} GEMM, {str(dtype).split('.')[-1]} in"
 
 
 def _cumsum(device, role):

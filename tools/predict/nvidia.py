@@ -117,11 +117,17 @@ def inst_cost(i: SassInst, m: Machine) -> InstCost:
 
 
 def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine) -> tuple[float, bool]:
-    """Bytes of global loads a warp has outstanding at its first stall on one: the first use of an LDG's register,
-    or a ``DEPBAR`` on cp.async groups (walking the loop body twice; once for a kernel without a loop)."""
+    """(bytes of global loads a warp has outstanding when it stalls on one, pipelined). A stall: the first use of a
+    pending LDG's register, or a ``DEPBAR`` on cp.async groups. The body is walked twice (once for a kernel without a
+    loop); in the second, steady-state pass every stall is a sample, and the figure is the larger of the bytes at the
+    first stall and the samples' mean: a body that uses each load soon after issuing it (an unrolled stream, a table
+    entry then the block it names) keeps more in flight across its stalls than at the first. Pipelined: the first
+    stall waits for a load issued in the previous iteration."""
     lanes = m.value("wave_size")
-    out: dict[int, tuple[float, int]] = {}  # first register -> (bytes, pass)
+    out: dict[int, tuple[float, int]] = {}  # cp.async groups: instruction -> (bytes, pass)
     pending: list[tuple[frozenset[int], float, int]] = []
+    first: tuple[float, bool] | None = None
+    samples: list[float] = []
     for rep in (0, 1) if loop else (1,):
         for idx in members:
             i = insts[idx]
@@ -130,8 +136,10 @@ def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine
             waits_async = i.root == "DEPBAR" and any(b for b, _ in out.values())
             if rep == 1 and (hit or waits_async):
                 flight = sum(b for _, b, _ in pending) + sum(b for b, _ in out.values())
-                passes = [p for _, _, p in hit] + ([p for _, p in out.values()] if waits_async else [])
-                return flight, any(p == 0 for p in passes)
+                samples.append(flight)
+                if first is None:
+                    passes = [p for _, _, p in hit] + ([p for _, p in out.values()] if waits_async else [])
+                    first = (flight, any(p == 0 for p in passes))
             if hit:
                 pending = [p for p in pending if not p[0] & regs]
             if i.root == "DEPBAR":
@@ -140,8 +148,47 @@ def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine
                 pending.append((frozenset(i.defs), access_bytes(i.opcode) * lanes, rep))
             elif i.root == "LDGSTS":
                 out[idx * 2 + rep] = (access_bytes(i.opcode) * lanes, rep)
+    if first is not None:
+        return max(first[0], sum(samples) / len(samples)), first[1]
     loads = sum(access_bytes(insts[i].opcode) * lanes for i in members if insts[i].root in ("LDG", "LDGSTS", "LD"))
     return float(loads), False
+
+
+_UR_RE = re.compile(r"(?<![\w.])UR(\d+)(?![\w])")
+_GLOBAL_LOADS = ("LDG", "LD")
+
+
+def _sass_def_use(i: SassInst) -> tuple[set, set]:
+    """Registers an instruction writes and reads: vector registers as numbers (``SassInst.defs``/``uses``), uniform
+    registers as ``"UR<n>"`` (an ``R2UR`` moves a loaded value into the uniform register an address then reads)."""
+    parts = [p.strip() for p in i.operands.split(",")] if i.operands.strip() else []
+    stores = i.root.startswith(("ST", "RED", "ATOM")) or i.root in ("BRA", "EXIT", "BAR", "DEPBAR", "LDGSTS")
+    first = parts[0] if parts and not stores else ""
+    rest = ", ".join(parts[1:] if first else parts)
+    udefs = {f"UR{n}" for n in _UR_RE.findall(first)}
+    uuses = {f"UR{n}" for n in _UR_RE.findall(rest)}
+    return set(i.defs) | udefs, set(i.uses) | uuses
+
+
+def dependent_loads(insts: list[SassInst], order: list[int]) -> tuple[int, list[int]]:
+    """(global loads one loop iteration waits for in series beyond the first, the loads behind another): the SASS
+    counterpart of ``tools.predict.amd.dependent_loads``. A series: LDGs whose address comes, through registers, from
+    the result of an LDG issued earlier in the same iteration (a block-table entry, then the block it names); a value
+    the iteration has not written yet comes from an earlier iteration (loop-carried) and starts no series."""
+    depth: dict = {}
+    longest, behind = 0, []
+    for idx in order:
+        i = insts[idx]
+        defs, uses = _sass_def_use(i)
+        d = max((depth.get(r, 0) for r in uses), default=0)
+        if i.root in _GLOBAL_LOADS:
+            if d:
+                behind.append(idx)
+            d += 1
+            longest = max(longest, d)
+        for r in defs:
+            depth[r] = d
+    return max(0, longest - 1), behind
 
 
 _IADD_RE = re.compile(r"^(U?IADD3|VIADD|IADD)\b")
@@ -194,8 +241,19 @@ def nvidia_wave_work(
         parents = [j for j, o in enumerate(loops) if j != i and lp.members < o.members]
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None
     costs = [inst_cost(i, m) for i in f.insts]
+
+    def dependent_waits(members: list[int]) -> tuple[int, float]:
+        waits, behind = dependent_loads(f.insts, sorted(members))  # a SASS loop body runs from its first address
+        return waits, sum(costs[i].load_bytes for i in behind)
+
     work, trips, peak = wave_work(
-        costs, loops, plan, default_trips, waves_per_block, lambda members, loop: _in_flight(f.insts, members, loop, m)
+        costs,
+        loops,
+        plan,
+        default_trips,
+        waves_per_block,
+        lambda members, loop: _in_flight(f.insts, members, loop, m),
+        dependent_waits,
     )
     work.matrix_unit = "tensor"
     _local_bytes(work, f.insts, loops, m)
