@@ -48,7 +48,10 @@ class Control:
 
 CPU_TASK = "softmax-fusion"  # Triton: its correctness runs on CPU through the interpreter
 STATIC_TASK = "mfma-loop-prefetch"
-FLYDSL_TASK = "flydsl-gemv-int8-prefetch"  # FlyDSL: scored on the ISA (compiled for gfx942 and gfx950 on CPU)
+FLYDSL_TASK = "flydsl-gemv-int8-prefetch"  # FlyDSL: compiled for gfx942 and gfx950 on CPU, the llvm-cpu oracle
+# a FlyDSL task whose prefetch-shape check stays (its barrier schedule is not in the predicted time): the ISA detector
+# still judges its hot loop; flydsl-gemv-int8-prefetch is scored on outcomes since issue 22
+FLYDSL_SHAPE_TASK = "flydsl-lds-staged-gemm-prefetch"
 
 CONTROLS: list[Control] = [
     Control("zeros", "cheat-zeros", CPU_TASK, "oracle_mismatch", why="zeros must never pass (degenerate output)"),
@@ -72,7 +75,7 @@ CONTROLS: list[Control] = [
     Control(
         "hoisted-prefetch",
         "cheat-hoisted-prefetch",
-        FLYDSL_TASK,
+        FLYDSL_SHAPE_TASK,
         "isa_check_failed",
         observed="no-loads",
         why="a 'prefetch' of a fixed tile: the loads leave the loop, the ISA detector must see it",

@@ -177,7 +177,68 @@ def test_mfma_loop_traps_fail_on_outcomes(trap, failing, speedup, tmp_path):
     assert s.speedup == pytest.approx(speedup, abs=0.01)
 
 
-@pytest.mark.parametrize("task_id", [GQA, PV, BLOCK_SCALED, MFMA])
+GEMV_INT8 = "flydsl-gemv-int8-prefetch"
+GEMV_BUDGET = "flydsl-gemv-prefetch-vgpr-budget"
+LDS_DMA = "amd-gemm-lds-dma-stages"
+
+
+@pytest.mark.parametrize(
+    ("task_id", "speedup"),
+    [
+        # 1.39x on MI300X (5.1 -> 3.7 µs), 1.38x on MI355X (4.5 -> 3.2 µs), memory latency on both sides: the
+        # baseline's first wait retires its own group's loads, so a group costs one 900-cycle latency plus its 344
+        # issue cycles; the reference has the next group's 3328 B in flight and runs ahead of its loads
+        (GEMV_INT8, 1.385),
+        # 1.53x on both (3.1 -> 2.0 µs on MI300X): the baseline's 4 iterations each one latency plus 614 issue
+        # cycles, the reference's 3 one latency each, running ahead of the next group's 6400 B
+        (GEMV_BUDGET, 1.532),
+        # MI355X only, m8192n8192k8192: 712.3 -> 440.3 µs; the baseline is bound by memory latency (a latency plus
+        # its own issue cycles per K step), the reference, staging the next tile by DMA, by the MFMA pipe
+        (LDS_DMA, 1.618),
+        # 1.35x on MI300X (14.3 -> 10.5 µs), 1.23x on MI355X (11.2 -> 9.2 µs): a block's latency plus its 340 issue
+        # cycles against one latency with the next block's 5120 B in flight
+        ("flydsl-gemm-partials-prefetch", 1.288),
+    ],
+)
+def test_prefetch_family_reference_passes_on_outcomes(task_id, speedup, tmp_path):
+    task = load_tasks([task_id])[0]
+    s = score_candidate(task_id, tmp_path, patch=task.dir / "solution.patch")
+    assert s.passed and s.correct, s.reasons
+    assert s.speedup == pytest.approx(speedup, abs=0.01)
+    assert ("faster", True) in codes(s)
+
+
+PARTIALS = "flydsl-gemm-partials-prefetch"
+
+
+@pytest.mark.parametrize(
+    ("trap", "failing", "speedup"),
+    [
+        # the partials folded into srcC (42 VGPRs) but nothing carried: each block still waits its own loads, 1.04x
+        ("fold_without_prefetch.py", "slower", 1.043),
+        # prefetched (as fast as the reference, 1.29x) but the per-block MFMA partials stay: 76 VGPRs, 6 waves
+        ("prefetch_keeps_partials.py", "isa_check_failed", 1.286),
+    ],
+)
+def test_gemm_partials_traps_fail_on_outcomes(trap, failing, speedup, tmp_path):
+    task = load_tasks([PARTIALS])[0]
+    s = score_candidate(PARTIALS, tmp_path, kernel=task.dir / "traps" / trap)
+    assert not s.passed and s.code == failing, s.reasons
+    assert s.speedup == pytest.approx(speedup, abs=0.01)
+
+
+def test_gemv_budget_trap_is_faster_but_over_budget(tmp_path):
+    # prefetched, but the 32-wide accumulator stays: 4 waves per SIMD where the task keeps 8
+    task = load_tasks([GEMV_BUDGET])[0]
+    s = score_candidate(GEMV_BUDGET, tmp_path, kernel=task.dir / "traps" / "double_buffer_wide_accumulator.py")
+    assert not s.passed and s.code == "isa_check_failed", s.reasons
+    failed = [(c.name, c.observed) for c in s.checks if not c.passed]
+    assert failed and all(name == "waves_per_simd >= 8" and seen == 4 for name, seen in failed)
+
+
+@pytest.mark.parametrize(
+    "task_id", [GQA, PV, BLOCK_SCALED, MFMA, GEMV_INT8, GEMV_BUDGET, LDS_DMA, "flydsl-gemm-partials-prefetch"]
+)
 def test_noop_is_correct_but_not_faster(task_id, tmp_path):
     s = score_candidate(task_id, tmp_path)
     assert not s.passed and s.correct

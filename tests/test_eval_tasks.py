@@ -118,7 +118,14 @@ def test_every_amd_static_structural_check_says_why_it_stays_outside_the_debt():
     }
     assert family <= {t.id for t in tasks} and not family & STRUCTURE_DEBT
     scored = {t.id for t in tasks if t.spec.speed_bar is not None}
-    assert {"flydsl-block-scaled-gemm-prefetch", "mfma-loop-prefetch"} <= scored
+    assert {
+        "flydsl-block-scaled-gemm-prefetch",
+        "mfma-loop-prefetch",
+        "flydsl-gemv-int8-prefetch",
+        "flydsl-gemv-prefetch-vgpr-budget",
+        "amd-gemm-lds-dma-stages",
+        "flydsl-gemm-partials-prefetch",
+    } <= scored
     # a task scored on predicted speed keeps no prefetch-shape check: the speed bar replaced them
     shape = {"hot_loop_prefetched", "prefetch_verified", "loads_carried_ahead", "loads_in_flight_at_barrier"}
     assert {t.id: c.check for t in tasks if t.id in scored for c in t.spec.isa_checks if c.check in shape} == {}
@@ -236,14 +243,6 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
         ),
         # prefetched, but the per-block MFMA partials stay: 56 + 20 -> 76 VGPRs, 6 waves, the task asks for 8
         ("flydsl-gemm-partials-prefetch", "prefetch_keeps_partials.py", "gfx942", ["waves_per_simd"], 6),
-        # partials folded into srcC (42 VGPRs), but nothing carried: 0 of 5 loads feed the next iteration
-        (
-            "flydsl-gemm-partials-prefetch",
-            "fold_without_prefetch.py",
-            "gfx942",
-            ["hot_loop_prefetched", "loads_carried_ahead", "prefetch_verified"],
-            "exposed-latency",
-        ),
         # prefetched with one barrier, but into a single 8 KB LDS stage: the next writes race with slower readers
         ("flydsl-gemm-lds-ping-pong", "one_stage_one_barrier.py", "gfx942", ["lds_bytes"], 8192),
         # the correct single-stage form: a second barrier per k-tile instead of a second stage
