@@ -72,21 +72,13 @@ BUDGET_CHECKS = {
 # scored on predicted speed (speed_bar) nor given a why: for each structural check. The debt can only shrink: a task
 # leaves this set when it is converted (evals/README.md "Outcome scoring") or each structural check says why it stays.
 STRUCTURE_DEBT = {
-    "amd-attention-spills",
     "amd-embedding-bag-chain",
     "amd-gemv-register-double-buffer",
     "amd-row-lse-barrier-overlap",
-    "amd-swiglu-occupancy",
     "barrier-load-hoist",
     "flydsl-drop-fragment-prefetch",
-    "flydsl-flash-prefill-lds-dma",
-    "flydsl-fold-block-accumulators",
     "flydsl-fp8-blockscale-gemm-lds-dma",
     "flydsl-lds-dma-double-buffer",
-    "flydsl-lds-occupancy",
-    "flydsl-pool-loop-carried-state",
-    "flydsl-spill-hot-loop",
-    "flydsl-w8a8-lazy-scales",
     "mojo-scaled-dot-double-buffer",
     "paged-decode-prefetch",
 }
