@@ -1,12 +1,14 @@
 """The open-ended amd-static tasks (issue 25): each keeps a good solution.patch and a best solutions/excellent.patch,
 and the excellent one is predicted at least 1.3x faster than the good one (``tools.predict.predict_pair`` with
 ``kernel_time``: the kernels' predicted time, the fixed launch overhead left out where both sides launch as often, as
-the scorer compares them), on every arch the task targets; both clear the task's speed bar over the baseline.
+the scorer compares them), on every arch the task targets; both clear the task's speed bar over the baseline
+(the geometric mean over the archs, as the scorer scores it).
 
 The kernels are the tasks' own, patched and compiled here; the figures are tools.predict's on this build."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -42,15 +44,17 @@ def test_excellent_is_predicted_at_least_1_3x_faster_than_good(task, tmp_path):
     base = _patched(task, None, tmp_path / "base")
     good = _patched(task, task.dir / "solution.patch", tmp_path / "good")
     best = _patched(task, task.dir / "solutions" / "excellent.patch", tmp_path / "excellent")
+    over_base = []
     for arch in task.spec.archs:
         kb, kg, ke = (dump_ir(p, arch).kernels for p in (base, good, best))
         assert (
             predict_pair(kb, kb, arch=arch, kernel_time=True).predicted_speedup == 1.0
         )  # the noop: the same time on both sides
-        over_base = predict_pair(kb, kg, arch=arch, kernel_time=True).predicted_speedup
+        over_base.append(predict_pair(kb, kg, arch=arch, kernel_time=True).predicted_speedup)
         over_good = predict_pair(kg, ke, arch=arch, kernel_time=True).predicted_speedup
-        assert over_base >= task.spec.speed_bar, (task.id, arch, over_base)
         assert over_good >= 1.3, (task.id, arch, over_good)
+    # the good solution clears the bar the way the scorer measures it: the geometric mean over the task's archs
+    assert math.prod(over_base) ** (1 / len(over_base)) >= task.spec.speed_bar, (task.id, over_base)
 
 
 def test_every_open_amd_task_states_the_speed_of_light_of_its_example_launch():

@@ -35,9 +35,9 @@ def test_the_noop_is_predicted_no_faster_and_fails_the_bar(task, baseline):
     assert predicted_speed_scored(task)
     s = _score(task)
     predicted_speed(task, baseline, baseline, s)
-    # the same kernel on both sides: the same predicted time, 1.000x, below the task's 1.8 bar
+    # the same kernel on both sides: the same predicted time, 1.000x, below the task's 2.1 bar
     assert [(o.code, o.passed) for o in s.outcomes] == [("slower", False)]
-    assert s.speedup == 1.0 and s.outcomes[0].detail.startswith("predicted speedup 1.000× against the bar 1.8×")
+    assert s.speedup == 1.0 and s.outcomes[0].detail.startswith("predicted speedup 1.000× against the bar 2.1×")
     assert verdict(s, {"faster"}) == (False, "slower")
 
 
@@ -46,10 +46,12 @@ def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
     assert trap[0].resources.waves_per_simd == 7  # 66 VGPRs
     s = _score(task)
     predicted_speed(task, baseline, trap, s)
-    # barely faster than the baseline (1.03x), far under the task's 1.8 bar: its iteration looks up block i+2's slot
-    # and then loads V/scale from it (a load waiting for a load of the same iteration, one latency more, as in the
-    # baseline); its loop runs 38 times against the baseline's 40 (two blocks loaded in the prologue)
-    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.03, abs=0.01)
+    # 1.19x, far under the task's 2.1 bar: its iteration looks up block i+2's slot and then loads V/scale from it (a
+    # load waiting for a load of the same iteration, one latency more, as in the baseline); it gains only by running
+    # ahead of its loads (its first wait retires loads of the previous iteration, so its issue cycles hide under the
+    # latency, where the baseline's 287 per iteration add to it) and by 38 iterations against the baseline's 40 (two
+    # blocks loaded in the prologue)
+    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.19, abs=0.01)
 
 
 def test_no_prediction_is_incomplete_not_passed(task, baseline):

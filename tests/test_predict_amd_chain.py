@@ -78,12 +78,15 @@ def test_the_chain_costs_its_latencies_in_the_predicted_time(gathers):
     arch = gathers["chain_one"].arch
     one, two = (predict_kernels([gathers[n]], arch=arch)[0] for n in ("chain_one", "chain_two"))
     # 32 blocks, unrolled 8x: 4 ISA iterations per program; chain_two waits one loaded DRAM latency more per ISA
-    # iteration than chain_one (900 cycles: at 2.1 GHz on MI300X, at 2.4 GHz on MI355X; see
-    # tools/isa/machines); both loops run ahead of their loads (pipelined), so their issue cycles add nothing
+    # iteration than chain_one (900 cycles: at 2.1 GHz on MI300X, at 2.4 GHz on MI355X; see tools/isa/machines).
+    # Neither loop runs ahead of its loads: each first wait (s_waitcnt vmcnt(7)) retires a row issued in the same
+    # iteration, so an iteration also costs its own issue cycles: chain_two's is 49 scalar instructions longer (the
+    # 8 s_load_dword of the remap entries and their address arithmetic, one cycle each): 163 against 114 cycles
     m = device_for(arch)
-    latency_us = m.value("loaded_dram_latency_cycles") / m.clock_hz * 1e6
     assert one.figures.trips == two.figures.trips == 4
-    assert two.figures.latency_us - one.figures.latency_us == pytest.approx(4 * latency_us, rel=1e-9)
+    assert (one.figures.iteration_cycles, two.figures.iteration_cycles) == (114, 163)
+    extra_us = (m.value("loaded_dram_latency_cycles") + 163 - 114) / m.clock_hz * 1e6
+    assert two.figures.latency_us - one.figures.latency_us == pytest.approx(4 * extra_us, rel=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -120,3 +123,25 @@ def test_a_counter_advancing_by_the_source_step_is_not_an_unroll():
         assert p.trips.source == "loop-bounds"
         assert [lp.trips for lp in p.loops] == [256.0]
         assert not any("unrolled" in n for n in p.notes)
+
+
+DEQUANT = REPO / "evals" / "tasks" / "amd-dequant-gemm-carry-raw"
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_a_loop_that_moves_more_bytes_but_does_one_steps_mfmas_is_not_an_unroll(arch, tmp_path):
+    # the task's reference carries the raw tiles of step k + 1: its loop moves 20480 B per program per iteration (5
+    # buffer_load_dwordx4 x 64 lanes x 4 waves) against the source loop's 12416 B (x 8192 + w_q 4096 + scales 128),
+    # 1.65x, once read as a 2x unroll (31.5 trips); both loops do one tt.dot 64x64x64 per iteration, and the ISA
+    # loop one step's MFMAs: 8 v_mfma_f32_32x32x8_f16 per wave x 4 waves = 262144 multiply-adds = 64^3. The
+    # baseline runs K / 64 = 64 iterations, the reference 63 (step 0 is loaded in its prologue, the last step after
+    # the loop)
+    ws = tmp_path / "ws"
+    shutil.copytree(DEQUANT / "workspace", ws)
+    subprocess.run(["git", "apply", str(DEQUANT / "solution.patch")], cwd=ws, check=True, timeout=60)
+    base, ref = (
+        predict_kernels(dump_ir(p, arch).kernels, arch=arch)[0]
+        for p in (DEQUANT / "workspace" / "kernel.py", ws / "kernel.py")
+    )
+    assert (base.figures.trips, ref.figures.trips) == (64.0, 63.0)
+    assert not any("unrolled" in n for n in base.notes + ref.notes)

@@ -192,7 +192,7 @@ def _assume_unknown(plan, assumed: float) -> tuple[list, list[str]]:
         if t.trips is None:
             parent = around.get(t.depth - 1)
             mean, peak = (parent.trips, parent.max_trips) if parent else (1.0, 1.0)
-            t = TtirLoop(t.depth, mean * assumed, peak * assumed, t.bytes_per_iter, t.step)
+            t = TtirLoop(t.depth, mean * assumed, peak * assumed, t.bytes_per_iter, t.step, t.matrix_flops_per_iter)
             lines.append(
                 f"scf.for #{i + 1} (depth {t.depth}): bounds not known before the launch (a loaded, thread-dependent "
                 f"or loop-carried value): {assumed:g} iteration(s) per enclosing iteration assumed"

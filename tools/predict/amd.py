@@ -18,6 +18,8 @@ from tools.prefetch.amd import counts_in_vmcnt, vmcnt_of
 
 _WIDTH_RE = re.compile(r"_(dwordx(\d)|dword|b(\d+)|ubyte|sbyte|byte|ushort|sshort|short|u8|i8|u16|i16|d16\w*)(?:_|$)")
 _DS2_RE = re.compile(r"^ds_(read|write|load|store)2(st64)?_b(\d+)")
+# an MFMA's shape m x n x k and its block count (``v_mfma_f32_32x32x4_2b_f16``: 2 blocks; none named: 1)
+_MFMA_SHAPE_RE = re.compile(r"(\d+)x(\d+)x(\d+)(?:_(\d+)b)?")
 
 
 def access_bytes(mnemonic: str) -> int:
@@ -48,7 +50,12 @@ def inst_cost(inst: Instruction, m: Machine) -> InstCost:
     if c == "mfma":
         table = m.table("mfma_cycles")
         cyc = next((v for k, v in table.items() if k in inst.mnemonic), max(table.values(), default=32))
-        return InstCost(matrix=cyc, chain=cyc)
+        shape = _MFMA_SHAPE_RE.search(inst.mnemonic)
+        flops = 0
+        if shape:
+            m_, n_, k_, blocks = shape.groups()
+            flops = int(m_) * int(n_) * int(k_) * int(blocks or 1)
+        return InstCost(matrix=cyc, chain=cyc, matrix_flops=flops)
     if c in ("valu", "cndmask", "accvgpr_move"):
         return InstCost(valu=valu, chain=valu)
     if c in ("lds_read", "lds_write", "lds_other"):
@@ -65,8 +72,10 @@ def inst_cost(inst: Instruction, m: Machine) -> InstCost:
 
 def _in_flight(insts: list[Instruction], members: list[int], loop: bool, arch: str, m: Machine) -> tuple[float, bool]:
     """Bytes of vector loads a wave has outstanding when it first waits on one (walking the body twice, so loads
-    issued in one iteration and waited for in the next count); pipelined when that wait leaves the current
-    iteration's loads in flight."""
+    issued in one iteration and waited for in the next count); pipelined (the loop runs ahead of its loads) when that
+    wait retires a load issued in the previous iteration. A wait that retires only loads of its own iteration is
+    not pipelined, whatever later loads of that iteration it leaves in flight (load A, load B, vmcnt(1)): the
+    iteration still waits for its own data, and its issue cycles add to the latency."""
     lanes = m.value("wave_size")
     queue: list[tuple[float, bool, int]] = []  # (bytes, is load, pass)
     for rep in (0, 1) if loop else (1,):
@@ -82,7 +91,7 @@ def _in_flight(insts: list[Instruction], members: list[int], loop: bool, arch: s
             retired, queue = queue[: len(queue) - want], queue[len(queue) - want :]
             if rep == 1 and any(load for _, load, _ in retired):
                 flight = sum(b for b, _, _ in retired) + sum(b for b, _, _ in queue)
-                pipelined = any(load and p == 1 for _, load, p in queue) or any(p == 0 for _, _, p in retired)
+                pipelined = any(load and p == 0 for _, load, p in retired)
                 return flight, pipelined
     loads = sum(access_bytes(insts[i].mnemonic) * lanes for i in members if insts[i].category.startswith("vmem_load"))
     return float(loads), False

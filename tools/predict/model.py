@@ -56,7 +56,7 @@ class WaveWork:
     chain_cycles_once: float = 0  # one wave's own issue latency outside the hot loop
     chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
     in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
-    pipelined: bool = False  # the hot loop's first wait leaves this iteration's loads in flight
+    pipelined: bool = False  # the hot loop's first wait retires a load of the previous iteration (runs ahead)
     # DRAM latencies one hot-loop iteration waits in series beyond its first window, because a load's address comes
     # from another global load issued in the same iteration (a block-table entry, then the block it names); 0 when
     # every load of an iteration is independent of the others. Filled by the vendor modules (amd.py, nvidia.py).

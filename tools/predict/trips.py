@@ -28,6 +28,9 @@ _VECTOR_RE = re.compile(r"vector<([\dx]+)x(\w+)>")
 _BLOCK_SIZE_RE = re.compile(r"known_block_size = array<i32: ([\d, ]+)>")
 # FlyDSL's global accesses (raw buffer loads/stores, LDS DMA not included): per lane, the value's type last
 _FLY_ACCESS_RE = re.compile(r"rocdl\.raw(?:\.ptr)?\.buffer\.(?:load|store)\s")
+# a matrix product: Triton's tt.dot / tt.dot_scaled (operand types A: M x K, B: K x N), FlyDSL's rocdl.mfma (per wave)
+_DOT_RE = re.compile(r"\btt\.dot(?:_scaled)?\b.*?:\s*tensor<(\d+)x(\d+)x[^>]*>.*?tensor<\d+x(\d+)x")
+_FLY_MFMA_RE = re.compile(r"\brocdl\.(?:mfma|smfmac)\.\w*?(\d+)x(\d+)x(\d+)")
 _BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 
 
@@ -64,6 +67,7 @@ class _Node:
     depth: int = 0
     bytes_per_iter: int = 0
     step: int | None = None
+    matrix_flops_per_iter: int = 0
 
 
 @dataclass
@@ -73,6 +77,9 @@ class TtirLoop:
     max_trips: float | None
     bytes_per_iter: int  # global bytes the loop body's own loads/stores move per program per iteration
     step: int | None = None  # the step of the first evaluated run
+    # multiply-adds of the loop body's own matrix products per program per iteration (Triton's tt.dot M x N x K,
+    # FlyDSL's rocdl.mfma m x n x k x its waves); 0 when the body has none
+    matrix_flops_per_iter: int = 0
 
 
 def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], list[_Node]]:
@@ -116,6 +123,12 @@ def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], lis
             owner = next((p for p in reversed(parents) if p.is_for), None)
             if owner is not None:  # per lane x the workgroup's threads: per program, like TTIR's
                 owner.bytes_per_iter += lane_bytes(s.rsplit(" : ", 1)[-1]) * threads
+        dot = _DOT_RE.search(s) or _FLY_MFMA_RE.search(s)
+        if dot:
+            owner = next((p for p in reversed(parents) if p.is_for), None)
+            if owner is not None:  # tt.dot is per program; rocdl.mfma per wave (64 lanes) of the workgroup
+                per = 1 if dot.re is _DOT_RE else max(1, threads // 64)
+                owner.matrix_flops_per_iter += math.prod(int(v) for v in dot.groups()) * per
         if s.endswith("{"):
             if _FOR_RE.search(s):
                 node.is_for = True
@@ -274,6 +287,7 @@ def ttir_loops(
                 max(vals) if known else None,
                 node.bytes_per_iter,
                 node.step,
+                node.matrix_flops_per_iter,
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"

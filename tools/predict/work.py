@@ -21,6 +21,7 @@ class InstCost:
     lds_bytes: float = 0
     load_bytes: float = 0
     store_bytes: float = 0
+    matrix_flops: float = 0  # multiply-adds of a matrix instruction per wave (m x n x k x blocks)
 
 
 @dataclass
@@ -32,9 +33,23 @@ class IsaLoop:
     counter_step: int | None = None  # |immediate| the loop adds to the register its exit compare reads
 
 
-def unroll_of(lp: IsaLoop, src, isa_bytes: float) -> tuple[int, str | None]:
-    """How many source iterations one ISA iteration does: from bytes (k x the source body's global bytes per
-    program) when the body loads or stores, else from the loop counter's step against the source step."""
+def unroll_of(lp: IsaLoop, src, isa_bytes: float, isa_flops: float = 0) -> tuple[int, str | None]:
+    """How many source iterations one ISA iteration does: from matrix work (k x the source body's matrix products
+    per program) when both do matrix products, else from bytes (k x the source body's global bytes per program) when
+    the body loads or stores, else from the loop counter's step against the source step.
+
+    Matrix work first: a compiler unrolls a product's instructions with the loop, while the bytes an iteration moves
+    also change with how its loads are laid out (a tile loaded by more lanes, or twice, moves more bytes per
+    iteration without doing a second iteration's work)."""
+    flops = getattr(src, "matrix_flops_per_iter", 0)
+    if flops and isa_flops:
+        ratio = isa_flops / flops
+        k = round(ratio)
+        if k >= 1 and abs(ratio - k) <= 0.25:
+            why = (
+                f"its body does {isa_flops:.0f} matrix multiply-adds per program per iteration, {k}x the source loop's"
+            )
+            return k, (f"{why} {flops}" if k > 1 else None)
     if src.bytes_per_iter and isa_bytes >= 1.5 * src.bytes_per_iter:
         k = round(isa_bytes / src.bytes_per_iter)
         return (
@@ -54,15 +69,21 @@ def unroll_of(lp: IsaLoop, src, isa_bytes: float) -> tuple[int, str | None]:
 
 
 def assign_trips(
-    loops: list[IsaLoop], plan: list | None, default: float, isa_bytes: list[float]
+    loops: list[IsaLoop],
+    plan: list | None,
+    default: float,
+    isa_bytes: list[float],
+    isa_flops: list[float] | None = None,
 ) -> tuple[list[float], list[float], list[str]]:
     """Per ISA loop, its iterations per program (mean, max; summed over the loops around it) and notes.
 
     ``plan`` holds the source loops (TtirLoop: depth, trips, max_trips, bytes_per_iter) in program order; ISA loops
     of a depth take those of the same depth in order when the counts agree, else the largest. A loop the compiler
-    unrolled moves k times the source loop's bytes per iteration (``isa_bytes``: per program), so it runs trips / k.
+    unrolled does k times the source loop's matrix work (``isa_flops``: per program) or, without matrix products,
+    moves k times its bytes per iteration (``isa_bytes``: per program), so it runs trips / k.
     Without a plan every loop runs ``default`` times per enclosing iteration."""
     mean, peak, notes = [], [], []
+    isa_flops = isa_flops or [0.0] * len(loops)
     order: dict[int, int] = {}
     for li, lp in enumerate(loops):
         seen = order.get(lp.depth, 0)
@@ -80,10 +101,14 @@ def assign_trips(
             continue
         same_depth = [o for o in loops if o.depth == lp.depth]
         src = row[seen] if len(same_depth) == len(row) else max(row, key=lambda t: t.trips)
-        unroll, why = unroll_of(lp, src, isa_bytes[li])
+        unroll, why = unroll_of(lp, src, isa_bytes[li], isa_flops[li])
         if unroll == 1 and len(same_depth) > len(row):
             # a remainder loop beside an unrolled copy of the same source loop: trips mod the unroll factor
-            others = [unroll_of(o, src, isa_bytes[loops.index(o)])[0] for o in same_depth if o is not lp]
+            others = [
+                unroll_of(o, src, isa_bytes[loops.index(o)], isa_flops[loops.index(o)])[0]
+                for o in same_depth
+                if o is not lp
+            ]
             k = max(others, default=1)
             if k > 1:
                 notes.append(
@@ -120,7 +145,8 @@ def wave_work(
         inner = set().union(*(o.members for o in loops if o.parent == li)) if loops else set()
         exclusive.append(set(lp.members) - inner)
     isa_bytes = [waves_per_block * sum(costs[i].load_bytes + costs[i].store_bytes for i in ex) for ex in exclusive]
-    trips, peaks, notes = assign_trips(loops, plan, default, isa_bytes)
+    isa_flops = [waves_per_block * sum(costs[i].matrix_flops for i in ex) for ex in exclusive]
+    trips, peaks, notes = assign_trips(loops, plan, default, isa_bytes, isa_flops)
     for li in sorted(range(len(loops)), key=lambda i: loops[i].depth):
         for i in exclusive[li]:
             count[i] = trips[li]
