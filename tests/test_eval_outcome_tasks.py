@@ -236,6 +236,21 @@ def test_gemv_budget_trap_is_faster_but_over_budget(tmp_path):
     assert failed and all(name == "waves_per_simd >= 8" and seen == 4 for name, seen in failed)
 
 
+def test_gemv_budget_two_groups_per_iteration_is_correct_but_slower_and_over_budget(tmp_path):
+    # Another design of ours (tests/data/eval_alternatives/gemv_unroll2.patch): two groups per iteration, both
+    # groups' fourteen loads issued before either is used, nothing carried across iterations, an odd last group
+    # weighted by (groups % 2). Correct (the oracle), predicted 1.20x: each pair of groups still waits one latency
+    # plus its own issue cycles (nothing in flight runs ahead of it), where the reference runs ahead of the next
+    # group's loads (1.53x); and the two groups' 50
+    # VGPRs of loads make 70 VGPRs, 7 waves per SIMD. It fails on its time and on the budget, not on its shape.
+    s = score_candidate(GEMV_BUDGET, tmp_path, patch=DATA / "gemv_unroll2.patch")
+    assert s.correct and not s.passed, s.reasons
+    assert s.speedup == pytest.approx(1.203, abs=0.01)
+    assert ("slower", False) in codes(s)
+    failed = [(c.name, c.observed) for c in s.checks if not c.passed]
+    assert failed and all(name == "waves_per_simd >= 8" and seen == 7 for name, seen in failed)
+
+
 @pytest.mark.parametrize(
     "task_id", [GQA, PV, BLOCK_SCALED, MFMA, GEMV_INT8, GEMV_BUDGET, LDS_DMA, "flydsl-gemm-partials-prefetch"]
 )
