@@ -222,12 +222,18 @@ def _trips_summary(sources: list[str]) -> str:
     return " ".join(s if n == 1 else f"{s}×{n}" for s, n in counts.items())
 
 
-_BYTES_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b}
+_BYTES_OPS = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "//": lambda a, b: a // b,
+}
 
 
 def task_bytes(task: str, root: Path = REPO, key: str = "bytes") -> tuple[float, str] | None:
     """(bytes, how) a task's call moves by its own task.yaml (``performance.bytes`` on ``performance.shapes[0]``'s
-    params: names, numbers, + - * / and parentheses only); None when the task states none. ``key="flops"``: the
+    params: names, numbers, + - * / // and parentheses only); None when the task states none. ``key="flops"``: the
     FLOP it states the same way."""
     import ast
 
@@ -250,7 +256,7 @@ def task_bytes(task: str, root: Path = REPO, key: str = "bytes") -> tuple[float,
         if isinstance(node, ast.Name) and node.id in params:
             return params[node.id]
         if isinstance(node, ast.BinOp):
-            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(node.op))
+            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//"}.get(type(node.op))
             if op:
                 return _BYTES_OPS[op](ev(node.left), ev(node.right))
         raise ValueError(f"unsupported term in {expr!r}")
@@ -295,30 +301,37 @@ def flop_trips(kernel, device: str, stated: tuple[float, str]) -> float | None:
 
 
 def _predict_launches(folder: Path, meta: dict, device: str, arch: str) -> list:
-    """Every recorded launch predicted; a CUDA task's user kernels with the trips its stated bytes imply."""
+    """Every recorded launch predicted. A task's user kernel whose trips cannot come from evidence gets the trips its
+    task's stated FLOP or bytes imply: every CUDA task's (its launches record no argument values), and a Triton
+    task's whose loop bounds come from loaded data (its trips would be the predictor's stated assumption)."""
     from tools.predict import library_op, predict_kernels, predict_launch
     from tools.predict.artifacts import read_variant
 
     kernels = read_variant(folder, arch)
-    if meta.get("language") != "cuda" or meta.get("kind") != "task":
-        return predict_kernels(kernels, arch=kernels[0].arch, device=device)
+    plain = predict_kernels(kernels, arch=kernels[0].arch, device=device)
+    cuda = meta.get("language") == "cuda"
+    if meta.get("kind") != "task" or not (cuda or any(p.trips.source == "assumption" for p in plain)):
+        return plain
     stated = task_bytes(meta.get("group") or "")
     flops = task_bytes(meta.get("group") or "", key="flops")
     out = []
-    for k in kernels:
+    for k, first in zip(kernels, plain, strict=True):
+        if library_op(k.name) or not (cuda or first.trips.source == "assumption"):
+            out.append(first)
+            continue
         trips = how = None
-        if flops and not library_op(k.name):
+        if flops:
             trips = flop_trips(k, device, flops)
             how = f"the ISA's floating-point arithmetic performs the task's stated {flops[0]:.4g} FLOP ({flops[1]})"
-        if trips is None and stated and not library_op(k.name):
+        if trips is None and stated:
             trips = stated_trips(k, device, stated)
             how = f"the ISA's global loads and stores move the task's stated {stated[0]:.4g} B ({stated[1]})"
         # the task's stated bytes are its tensors' bytes, each once: what the launch's arguments would have told
-        p = predict_launch(k, device=device, trips=trips, unique_bytes=int(stated[0]) if stated else None)
+        unique = int(stated[0]) if stated and cuda else None
+        p = predict_launch(k, device=device, trips=trips, unique_bytes=unique) if trips is not None or cuda else first
         if trips is not None and p.predicted_us is not None:
-            p.trips.detail = (
-                f"stated: {trips:.4g} iterations, the trips at which {how}; CUDA launches record no argument values"
-            )
+            why = "CUDA launches record no argument values" if cuda else "its loop bounds come from loaded data"
+            p.trips.detail = f"stated: {trips:.4g} iterations, the trips at which {how}; {why}"
         out.append(p)
     return out
 

@@ -38,20 +38,18 @@ def test_every_device_figure_has_a_source_and_only_the_validated_h100_band_has_f
         m = machine(name)
         for key in REQUIRED:
             assert m.source(key).strip(), (name, key)
-    # the H100 band: 10th-90th percentiles of measured / predicted over the validation (predict_validate.py on the four
-    # committed data sets: time over 93 variants, speedup over 55 pairs), the sections that hold them named
-    for name in ("h100", "h200"):
+    # each Hopper band: 10th-90th percentiles of measured / predicted over that GPU's own validation
+    # (predict_validate.py on its committed data sets: time over 114 variants, speedup over 69 pairs), the sections
+    # that hold them named. The seven open-ended tasks, first measured on 2026-11-26 and never used to build the model,
+    # widened them (alone: median |error| 40 %, Spearman 0.50 over their 14 pairs): the H100's was x0.948-x1.429 /
+    # x0.855-x1.327 over the 93 variants without them; the H200 had reused the H100's until it was measured
+    bands = {"h100": (0.926, 1.770, 0.850, 1.411), "h200": (0.864, 1.830, 0.818, 1.562)}
+    for name, figures in bands.items():
         b = band_of(machine(name))
-        assert b.status == "validated" and (b.low, b.high) == (0.948, 1.429)
-        # pass 3 (spilled lines evicted from the L2) moved one pair, rmsnorm-spills, from 0.997x to 1.238x predicted
-        # (measured 1.434x): the 90th percentile of measured / predicted speedup fell from 1.381 to 1.330; the held-out
-        # pairs of 2026-11-26 (a Philox draw count, a scan, a short masked row predicted near 1x, measured 0.84-1.15x)
-        # widened the 10th percentile from 0.888 to 0.855
-        assert (b.speedup_low, b.speedup_high) == (0.855, 1.327)
-        assert "Speed model validation on an H100" in b.source and "Speed model accuracy, pass 2" in b.source
-        assert "'pass 3'" in b.source and "Held-out validation (2026-11-26)" in b.source
-    # the H200 reuses it only as stated
-    assert "H100 validation; H200 not measured" in band_of(machine("h200")).source
+        assert b.status == "validated" and (b.low, b.high, b.speedup_low, b.speedup_high) == figures
+        assert "Held-out validation (2026-11-26)" in b.source and "Speed model validation on an H100" in b.source
+        assert "Speed model accuracy, pass 2" in b.source and "'pass 3'" in b.source
+    assert "H200 validation: 114 variants" in band_of(machine("h200")).note
     # no validation elsewhere: unvalidated, never an invented number; the AMD fixtures' misses are stated
     for name in ("a100", "mi250x", "mi300x", "mi355x"):
         b = band_of(machine(name))

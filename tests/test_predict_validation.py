@@ -229,3 +229,31 @@ def test_the_torch_fill_before_the_histogram_kernel_is_named_and_left_out(both):
         modelled = sum(lp["predicted_us"] for lp in row["launches"] if not lp["not_modelled"])
         assert row["predicted_us"] == pytest.approx(modelled, abs=1e-3)
         assert len(row["not_modelled"]) == 1 and "profiled 1.02" in row["not_modelled"][0]
+
+
+OPEN_NV = REPO / "benchmarks" / "predict_data" / "h100-2026-11-26-open-nv.tgz"
+
+
+def test_task_expressions_take_floor_division():
+    # open-nv-decode-gqa-paged states its bytes with S//3 on B=8, HQ=32, HKV=8, S=8192, D=128:
+    # 4*8*(8192 - 2730)*8*128 + 6*8*32*128 = 178978816 + 196608
+    bytes_, how = pv.task_bytes("open-nv-decode-gqa-paged")
+    assert bytes_ == 179175424 and "S//3" in how
+    assert pv.task_bytes("open-nv-decode-gqa-paged", key="flops")[0] == 4 * 8 * 5462 * 32 * 128
+
+
+def test_a_triton_loop_bounded_by_loaded_data_takes_the_tasks_stated_flop(tmp_path):
+    # the paged decode's loop runs to a sequence length read from a tensor: no evidence, so the predictor would assume
+    # 1 trip (5.6 us against 1212.6 us measured); the validation states the trips the task's FLOP imply, and says so
+    out = tmp_path / "v.json"
+    assert pv.main([str(OPEN_NV), "--json", str(out)]) == 0
+    rows = {r["variant"]: r for r in json.loads(out.read_text())["variants"]}
+    (launch,) = rows["task.open-nv-decode-gqa-paged.baseline"]["launches"]
+    assert launch["trips"] == "assumption"
+    assert (
+        "its loop bounds come from loaded data" in launch["trips_detail"] and "7.159e+08 FLOP" in launch["trips_detail"]
+    )
+    assert launch["predicted_us"] > 100
+    # a Triton task whose loops have evidence keeps it
+    (scan,) = rows["task.open-nv-linear-scan.baseline"]["launches"]
+    assert scan["trips"] == "loop-bounds"
