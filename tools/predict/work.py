@@ -41,7 +41,7 @@ def unroll_of(lp: IsaLoop, src, isa_bytes: float, isa_flops: float = 0) -> tuple
     Matrix work first: a compiler unrolls a product's instructions with the loop, while the bytes an iteration moves
     also change with how its loads are laid out (a tile loaded by more lanes, or twice, moves more bytes per
     iteration without doing a second iteration's work)."""
-    flops = getattr(src, "matrix_flops_per_iter", 0)
+    flops = src.matrix_flops_per_iter
     if flops and isa_flops:
         ratio = isa_flops / flops
         k = round(ratio)
