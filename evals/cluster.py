@@ -45,6 +45,16 @@ LOG_CAP = 256 * 1024  # bytes kept of each log or diff sent back to the driver (
 RUN_FILES = ("change.patch", "agent.log", "prompt.md", "agent_report.json", "mcp.json")
 # a worker that runs our scoring must be able to start processes of its own (spawned scorers, agents)
 WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+# `--cluster local:N`: a job whose worker dies is failed at once (the driver retries it once); the nannies restart a
+# lost worker, and LocalCluster must not close a nanny whose worker is not back `lost-worker-timeout` (15 s) after a
+# loss: a worker lost again in that window (an agent killing its worker, an OOM) was then gone for the rest of the
+# run, with one slot fewer, and a run on one worker hung (reproduced: a worker killed each time it re-registers is
+# lost for good within ~20 s; CI, 2026-11-26: a test's second worker never came back)
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.scheduler.allowed-failures": 0,
+    "distributed.worker.daemon": False,
+    "distributed.deploy.lost-worker-timeout": "3650 days",
+}
 HOST_ENV_MARK = "KP_HOST_ENV"  # JSON: the starting process's values of the variables a Dask nanny sets
 
 
@@ -280,7 +290,7 @@ def open_client(address: str, tls: ClusterTLS | None = None, insecure: bool = Fa
         if not n.isdigit() or int(n) < 1:
             raise InputError(f"--cluster {address}: expected local:N with N ≥ 1", hint="e.g. --cluster local:2")
         os.environ.update({**WORKER_ENV, **host_env_mark()})  # spawned worker processes read it
-        dask.config.set({"distributed.scheduler.allowed-failures": 0, "distributed.worker.daemon": False})
+        dask.config.set(LOCAL_CLUSTER_CONFIG)
         cluster = distributed.LocalCluster(
             n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
         )

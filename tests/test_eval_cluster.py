@@ -91,22 +91,12 @@ def test_cluster_option_without_dask_says_how_to_install_it(tmp_path):
 
 @pytest.fixture(scope="module")
 def client():
-    import os
+    from evals.cluster import open_client
 
-    import dask
-    import distributed
-
-    from evals.cluster import WORKER_ENV
-
-    os.environ.update(WORKER_ENV)
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0, "distributed.worker.daemon": False}):
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-        )
-        c = distributed.Client(cluster)
-        yield c
-        c.close()
-        cluster.close()
+    c, cluster = open_client("local:2")  # what `--cluster local:2` starts
+    yield c
+    c.close()
+    cluster.close()
 
 
 # Triton with CPU correctness, FlyDSL with the llvm-cpu oracle, a prefetch and a spill task: every scoring path the
@@ -169,8 +159,39 @@ def test_a_job_whose_worker_is_lost_twice_is_an_infrastructure_failure(client, t
     assert counter.read_text() == "3" and again.passed
 
 
+@pytest.mark.slow
+def test_a_local_worker_lost_again_and_again_comes_back(client):
+    import os
+    import signal
+
+    # kill worker 0 each time it re-registers, for longer than LocalCluster's 15 s lost-worker window: by default the
+    # cluster then closes that worker's nanny for good (CI lost a worker this way between the tests below)
+    killed: set[str] = set()
+    end = time.monotonic() + 18
+    while time.monotonic() < end:
+        addr = next((a for a, w in client.scheduler_info()["workers"].items() if w["name"] == 0), None)
+        if addr and addr not in killed:
+            killed.add(addr)
+            try:
+                (pid,) = client.run(os.getpid, workers=[addr]).values()
+                os.kill(pid, signal.SIGKILL)
+            except Exception:  # noqa: BLE001 - it died between the listing and the call
+                pass
+        time.sleep(0.05)
+    assert len(killed) >= 5
+    client.wait_for_workers(2, timeout=90)
+    assert sorted(w["name"] for w in client.scheduler_info()["workers"].values()) == [0, 1]
+
+
 def _job_keys(dask_scheduler) -> list[str]:
     return [str(k) for k in dask_scheduler.tasks if str(k).startswith("kp-sleepy-")]
+
+
+def _placement(dask_scheduler) -> dict:
+    return {
+        str(ws.address): {"status": str(ws.status), "processing": [str(t.key) for t in ws.processing]}
+        for ws in dask_scheduler.workers.values()
+    }
 
 
 def _alive(pid: int) -> bool:
@@ -201,8 +222,10 @@ def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay
             time.sleep(0.2)
         time.sleep(2.5)  # a third job would have reached the scheduler; the driver's 2 s progress tick has passed
         on_scheduler.append(client.run_on_scheduler(_job_keys))
+        on_scheduler.append(client.run_on_scheduler(_placement))
         _thread.interrupt_main()  # what Ctrl-C does to the driver
 
+    client.wait_for_workers(2, timeout=90)  # a worker killed by the tests above is restarted by its nanny
     said: list[str] = []
     # Python's own Ctrl-C handler, whatever an earlier test left installed (dask_jobqueue's runner installs one that
     # exits): the driver must see the KeyboardInterrupt a user's Ctrl-C raises
@@ -217,7 +240,7 @@ def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay
     finally:
         signal.signal(signal.SIGINT, previous)
     agents = sorted(int(p.read_text()) for p in pids.iterdir())
-    assert len(agents) == 2  # one agent was running on each of the two workers
+    assert len(agents) == 2, (said, on_scheduler)  # one agent was running on each of the two workers
     # the driver holds the third job until a slot frees (a pull queue): the scheduler never saw it
     assert len(on_scheduler[0]) == 2 and sum(any(f"-{i}-" in k for k in on_scheduler[0]) for i in ids) == 2
     assert "[cluster] cpu: 1 queued, 2 running, 0 done" in said
