@@ -221,7 +221,7 @@ async def predict(
     job_id: JobId = None,
 ) -> PredictOutput:
     """Predict each launch's time on the target GPU from its ISA, launch and occupancy, and name what bounds it
-    (hbm_bandwidth, l2_bandwidth, block_launch, memory_latency, issue, valu, mfma/tensor, lds, tail,
+    (hbm_bandwidth, l2_bandwidth, block_launch, atomic_contention, memory_latency, issue, valu, mfma/tensor, lds, tail,
     launch_overhead), with the figures used (bytes moved, bytes in flight per CU/SM, resident waves, trips) and the
     error band. Compiles the kernel file."""
 

@@ -379,3 +379,27 @@ def test_a_pytorch_op_is_not_modelled_and_left_out_of_the_total():
     assert not_modelled_notes(call) == [f"launch 0 {fill}: not modelled (a PyTorch (ATen) op)"]
     assert total_of([*call, launch("other", None)]) == (None, None)
     assert total_of(call[:1]) == (None, None)
+
+
+@pytest.mark.slow
+def test_programs_adding_to_the_same_addresses_wait_on_each_other():
+    from tools.isa.machines import machine
+
+    r = dump_ir(DATA / "atomic_sums.py", "sm_90")
+    rows, blocks, hist = predict_kernels(r.kernels, arch="sm_90")
+    per_update = machine("h100").value("same_address_atomic_ns")
+    # every one of the 4096 programs adds its row to the same 1024 sums: each address takes 4096 updates, applied
+    # one after another, which outlasts reading the 16 MiB matrix
+    assert rows.figures.atomic_updates_per_address == 4096
+    assert rows.figures.atomic_us == pytest.approx(4096 * per_update / 1e3)
+    assert rows.bound == "atomic_contention" and rows.figures.atomic_us > rows.figures.hbm_us
+    assert rows.predicted_us == pytest.approx(rows.figures.atomic_us + rows.figures.launch_overhead_us, abs=0.01)
+    # summed over 128 rows first: the 32 programs of a column block (grid axis 1) share its addresses, no more
+    assert blocks.figures.atomic_updates_per_address == 32 and blocks.bound != "atomic_contention"
+    # bins from the data: how many updates meet at a bin is unknown, said and not modelled
+    assert hist.figures.atomic_updates_per_address is None and hist.bound != "atomic_contention"
+    assert any("addresses come from loaded data" in n for n in hist.notes)
+    # a device whose machine file states no per-update time says so instead of guessing
+    (amd,) = predict_kernels(dump_ir(DATA / "atomic_sums.py", "gfx942").kernels[:1], arch="gfx942")
+    assert amd.figures.atomic_us is None and amd.bound != "atomic_contention"
+    assert any("states no same_address_atomic_ns" in n for n in amd.notes)

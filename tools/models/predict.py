@@ -14,6 +14,7 @@ Bound = Literal[
     "hbm_bandwidth",
     "l2_bandwidth",
     "block_launch",
+    "atomic_contention",
     "memory_latency",
     "issue",
     "valu",
@@ -94,6 +95,12 @@ class LaunchFigures(BaseModel):
     launch_overhead_us: float | None = None
     block_launch_us: float | None = Field(
         None, description="blocks / the GPU's block launch rate (devices whose file states it): a floor on the time"
+    )
+    atomic_updates_per_address: float | None = Field(
+        None, description="the most updates one address takes from the launch's global atomics (programs sharing it)"
+    )
+    atomic_us: float | None = Field(
+        None, description="atomic_updates_per_address x the L2's time per update of one address: a floor on the time"
     )
     achievable_bandwidth_gbs: float | None = Field(
         None, description="min(achievable HBM, CUs x in-flight / latency), GB/s"

@@ -329,7 +329,19 @@ def predict_launch(
     factor, strided = _traffic(k, m, text)
     if strided:
         notes.append(strided)
-    shape = LaunchShape(programs, waves_per_block, resident, unique, factor)
+    atomic_updates = 0.0
+    ttir = _stage(k, "ttir")
+    if ttir is not None and ttir.exists():
+        from tools.predict.atomics import same_address_updates
+
+        atomic_updates, atomic_notes = same_address_updates(ttir.read_text(), list(grid))
+        notes += atomic_notes
+        if atomic_updates and "same_address_atomic_ns" not in m.figures:
+            notes.append(
+                f"global atomics: up to {atomic_updates:.0f} updates of one address; {m.name}'s machine file states no "
+                "same_address_atomic_ns, so their contention is not modelled (measure it)"
+            )
+    shape = LaunchShape(programs, waves_per_block, resident, unique, factor, atomic_updates)
     us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
     return LaunchPrediction(
         name=k.name,
@@ -415,6 +427,7 @@ _TERMS = {
     "hbm_bandwidth": "hbm_us",
     "l2_bandwidth": "l2_us",
     "block_launch": "block_launch_us",
+    "atomic_contention": "atomic_us",
     "issue": "issue_us",
     "valu": "valu_us",
     "mfma": "matrix_us",

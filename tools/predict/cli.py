@@ -121,7 +121,12 @@ def format_launch(i: int, p: LaunchPrediction) -> list[str]:
         f"      hbm {f.hbm_us:.2f} us, "
         + (f"l2 {f.l2_us:.2f} us, " if f.l2_us is not None else "")
         + f"latency {f.latency_us:.2f} us, issue {f.issue_us:.2f} us, valu "
-        f"{f.valu_us:.2f} us, matrix {f.matrix_us:.2f} us, lds {f.lds_us:.2f} us, launch {f.launch_overhead_us} us",
+        f"{f.valu_us:.2f} us, matrix {f.matrix_us:.2f} us, lds {f.lds_us:.2f} us, launch {f.launch_overhead_us} us"
+        + (
+            f", atomics {f.atomic_us:.2f} us ({f.atomic_updates_per_address:.0f} updates of one address)"
+            if f.atomic_us is not None
+            else ""
+        ),
         f"      trips: {p.trips.source} ({p.trips.detail}); hot loop x{p.trips.trips:g}"
         + (f", {f.iteration_cycles:.0f} issue cycles/iteration" if f.iteration_cycles else ""),
     ]

@@ -9,7 +9,9 @@ Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks ru
     (l2_bandwidth; devices whose machine file states ``l2_bytes_per_cycle``);
   * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds).
 A launch also takes at least its blocks / the rate the GPU starts blocks at (block_launch; devices whose machine
-file states ``block_launch_per_cycle``): a grid of many tiny blocks is bound by block scheduling.
+file states ``block_launch_per_cycle``): a grid of many tiny blocks is bound by block scheduling. It also takes at
+least the updates one address receives from a global atomic x the time the L2 needs per update of one address
+(atomic_contention; devices whose file states ``same_address_atomic_ns``; updates per address from atomics.py).
 The bandwidth a launch can draw is also ``CUs x bytes in flight per CU / latency`` (Little's law): with few resident
 waves or little issued before each wait, the chain term wins — what MWP < CWP means in Hong & Kim's model.
 DRAM bytes are the ISA's requested bytes, capped by the unique bytes of the tensor arguments (re-reads hit L2).
@@ -73,6 +75,7 @@ class LaunchShape:
     resident_blocks_per_cu: int  # from occupancy (registers, LDS / shared memory, block size)
     unique_tensor_bytes: int | None = None
     traffic_factor: float = 1.0  # DRAM bytes per requested byte of strided (uncoalesced) accesses (coalesce.py)
+    atomic_updates: float = 0  # the most updates one address takes from the launch's global atomics (atomics.py)
 
 
 def _optional(m: Machine, key: str) -> float | None:
@@ -196,6 +199,10 @@ def predict(
     block_launch_us = _us(shape.programs / rate, m) if rate else None
     if block_launch_us and block_launch_us > total:
         total, bound = block_launch_us, "block_launch"  # the GPU starts blocks no faster than this
+    atomic_ns = _optional(m, "same_address_atomic_ns")
+    atomic_us = shape.atomic_updates * atomic_ns / 1e3 if atomic_ns and shape.atomic_updates else None
+    if atomic_us and atomic_us > total:
+        total, bound = atomic_us, "atomic_contention"  # one address's updates are applied one after another
     if overhead > total:
         bound = "launch_overhead"
     resident = min(g, math.ceil(shape.programs / cus)) * wpb
@@ -230,6 +237,8 @@ def predict(
         tail_us=tail_us,
         launch_overhead_us=overhead,
         block_launch_us=block_launch_us,
+        atomic_updates_per_address=shape.atomic_updates or None,
+        atomic_us=atomic_us,
         achievable_bandwidth_gbs=min(bw, little_bw) / 1e9 if little_bw else None,
     )
     return total + overhead, bound, figures

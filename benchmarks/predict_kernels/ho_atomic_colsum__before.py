@@ -1,0 +1,12 @@
+"""Held-out pair ho_atomic_colsum (before): see atomic_kernels.py."""
+
+import triton  # noqa: F401 - kernelpilot tells a Triton file by its imports
+from atomic_kernels import entry, run
+
+
+def kernelpilot_entry():
+    return entry("colsum", "before")
+
+
+def kernelpilot_run(device):
+    return run(device, "colsum", "before")
