@@ -384,12 +384,16 @@ def test_a_pytorch_op_is_not_modelled_and_left_out_of_the_total():
 @pytest.mark.slow
 def test_programs_adding_to_the_same_addresses_wait_on_each_other():
     from tools.isa.machines import machine
+    from tools.predict.atomics import update_ns
 
     r = dump_ir(DATA / "atomic_sums.py", "sm_90")
     rows, blocks, hist = predict_kernels(r.kernels, arch="sm_90")
-    per_update = machine("h100").value("same_address_atomic_ns")
-    # every one of the 4096 programs adds its row to the same 1024 sums: each address takes 4096 updates, applied
-    # one after another, which outlasts reading the 16 MiB matrix
+    table = machine("h100").table("same_address_atomic_ns")
+    # every one of the 4096 programs adds its row (1024 fp32: 32 lines of 128 B, fenced acq_rel) to the same sums:
+    # each address takes 4096 updates, applied one after another, which outlasts reading the 16 MiB matrix; the
+    # time per update lies between the measured 16- and 64-line rows of the H100's table
+    per_update = update_ns(table, "acq_rel", 32, scalar=False)
+    assert table["acq_rel/16"] < per_update < table["acq_rel/64"]
     assert rows.figures.atomic_updates_per_address == 4096
     assert rows.figures.atomic_us == pytest.approx(4096 * per_update / 1e3)
     assert rows.bound == "atomic_contention" and rows.figures.atomic_us > rows.figures.hbm_us
@@ -399,7 +403,18 @@ def test_programs_adding_to_the_same_addresses_wait_on_each_other():
     # bins from the data: how many updates meet at a bin is unknown, said and not modelled
     assert hist.figures.atomic_updates_per_address is None and hist.bound != "atomic_contention"
     assert any("addresses come from loaded data" in n for n in hist.notes)
-    # a device whose machine file states no per-update time says so instead of guessing
+    # a device whose machine file has no table says so instead of guessing
     (amd,) = predict_kernels(dump_ir(DATA / "atomic_sums.py", "gfx942").kernels[:1], arch="gfx942")
     assert amd.figures.atomic_us is None and amd.bound != "atomic_contention"
-    assert any("states no same_address_atomic_ns" in n for n in amd.notes)
+    assert any("no same_address_atomic_ns table" in n for n in amd.notes)
+
+
+def test_the_atomic_table_is_read_by_ordering_and_lines():
+    from tools.predict.atomics import update_ns
+
+    t = {"acq_rel/1": 2.0, "acq_rel/16": 10.0, "relaxed/1": 3.0, "relaxed/16": 5.0, "scalar/acq_rel": 1.5}
+    assert update_ns(t, "acq_rel", 4, scalar=False) == pytest.approx(6.0)  # halfway in log2 between 1 and 16 lines
+    assert update_ns(t, "release", 16, scalar=False) == 10.0  # any fenced ordering reads the acq_rel rows
+    assert update_ns(t, "relaxed", 0.25, scalar=False) == 3.0 and update_ns(t, "relaxed", 64, scalar=False) == 5.0
+    assert update_ns(t, "acq_rel", 1, scalar=True) == 1.5 and update_ns(t, "relaxed", 1, scalar=True) is None
+    assert update_ns({}, "acq_rel", 4, scalar=False) is None

@@ -329,19 +329,21 @@ def predict_launch(
     factor, strided = _traffic(k, m, text)
     if strided:
         notes.append(strided)
-    atomic_updates = 0.0
+    atomics = None
     ttir = _stage(k, "ttir")
     if ttir is not None and ttir.exists():
-        from tools.predict.atomics import same_address_updates
+        from tools.predict.atomics import contention
 
-        atomic_updates, atomic_notes = same_address_updates(ttir.read_text(), list(grid))
-        notes += atomic_notes
-        if atomic_updates and "same_address_atomic_ns" not in m.figures:
+        atomics = contention(ttir.read_text(), list(grid), m.table("same_address_atomic_ns"))
+        notes += atomics.notes
+        if atomics.updates and atomics.us is None:
             notes.append(
-                f"global atomics: up to {atomic_updates:.0f} updates of one address; {m.name}'s machine file states no "
-                "same_address_atomic_ns, so their contention is not modelled (measure it)"
+                f"global atomics: up to {atomics.updates:.0f} updates of one address; {m.name}'s machine file has no "
+                "same_address_atomic_ns table, so their contention is not modelled (measure it)"
             )
-    shape = LaunchShape(programs, waves_per_block, resident, unique, factor, atomic_updates)
+    shape = LaunchShape(
+        programs, waves_per_block, resident, unique, factor, atomics.updates if atomics else 0.0, atomics and atomics.us
+    )
     us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
     return LaunchPrediction(
         name=k.name,

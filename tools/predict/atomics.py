@@ -1,15 +1,20 @@
-"""Same-address atomics from Triton's TTIR: how many updates each address of a global atomic takes in one launch.
+"""Same-address atomics from Triton's TTIR: how many updates each address of a global atomic takes in one launch,
+and how long the GPU takes to apply them.
 
 An atomic's address is a function of the program ids and of loaded data. Each SSA value gets the set of grid axes
 it depends on (``tt.get_program_id``) and whether it depends on a ``tt.load`` (data); an op's result depends on
 everything its operands depend on. An atomic whose pointer does not depend on grid axis ``a`` is issued to the same
-addresses by every program along ``a``: each address takes ``prod(grid[a] for the axes it ignores)`` updates, and
-the L2 applies the updates to one address one after another (a read-modify-write per update). A pointer that
-depends on loaded data (a histogram's bin) has an unknown number of updates per address: reported, not modelled.
+addresses by every program along ``a``: each address takes ``prod(grid[a] for the axes it ignores)`` updates, applied
+one after another. The time per update of one address depends on how many 128-byte lines one program's update
+covers and on the ordering (a fenced ``acq_rel`` update is slower once many lines are hot): the machine file's
+``same_address_atomic_ns`` table, measured by benchmarks/atomic_sweep.py, interpolated in log2(lines). A launch's
+atomic sites are applied one after another (their time adds). A pointer that depends on loaded data (a histogram's
+bin) has an unknown number of updates per address: reported, not modelled.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -19,6 +24,9 @@ _DEF_RE = re.compile(r"^\s*(%[\w.$-]+)(?::(\d+))?\s*=\s*(\"?[\w.]+\"?)(.*)$")
 _NAME_RE = re.compile(r"%[\w.$-]+")
 _PID_RE = re.compile(r"tt\.get_program_id\s+([xyz])")
 _ELEMS_RE = re.compile(r"tensor<([\dx]+)x!tt\.ptr")
+_ELEM_TYPE_RE = re.compile(r"!tt\.ptr<([a-z]+)(\d+)>")
+_SEM_RE = re.compile(r"\b(relaxed|acquire|release|acq_rel)\b")
+LINE_BYTES = 128
 _ATOMIC_OPS = ("tt.atomic_rmw", "tt.atomic_cas")
 DATA = "data"
 
@@ -32,6 +40,8 @@ class AtomicSite:
     data_dependent: bool  # its address depends on loaded values
     elements: int  # addresses one program updates per execution
     in_loop: bool  # inside an scf.for / scf.while
+    sem: str = "acq_rel"  # memory ordering: relaxed, acquire, release, acq_rel
+    elem_bytes: int = 4
 
 
 def atomic_sites(ttir: str) -> list[AtomicSite]:
@@ -59,6 +69,8 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
                 ptr = next((o for o in operands), None)
                 where = deps.get(ptr, frozenset()) if ptr else frozenset()
                 elems = _ELEMS_RE.search(rest)
+                sem = _SEM_RE.search(rest.split(" : ", 1)[0])
+                etype = _ELEM_TYPE_RE.search(rest)
                 sites.append(
                     AtomicSite(
                         op=rest.split(",", 1)[0].strip() if op == "tt.atomic_rmw" else "cas",
@@ -66,6 +78,8 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
                         data_dependent=DATA in where,
                         elements=math.prod(int(d) for d in elems.group(1).split("x")) if elems else 1,
                         in_loop=any(loops),
+                        sem=sem.group(1) if sem else "acq_rel",
+                        elem_bytes=max(1, int(etype.group(2)) // 8) if etype else 4,
                     )
                 )
         if re.search(r"\bscf\.(for|while)\b", line):
@@ -79,23 +93,57 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
     return sites
 
 
-def same_address_updates(ttir: str, grid: list[int]) -> tuple[float, list[str]]:
-    """(the most updates any one address takes in the launch, notes). 0 when the kernel has no global atomic or its
-    programs update distinct addresses; atomics whose addresses come from loaded data are named in the notes only."""
+def update_ns(table: dict[str, float], sem: str, lines: float, scalar: bool) -> float | None:
+    """ns per update of one address: the table's ``scalar/<sem>`` for a one-element update, else ``<sem>/<lines>``
+    interpolated linearly in log2(lines) between the measured line counts (clamped at the ends). Any ordering but
+    ``relaxed`` is fenced and reads the ``acq_rel`` rows. None when the table lacks the rows."""
+    kind = "relaxed" if sem == "relaxed" else "acq_rel"
+    if scalar:
+        return table.get(f"scalar/{kind}")
+    points = sorted((float(k.split("/")[1]), v) for k, v in table.items() if k.startswith(f"{kind}/"))
+    if not points:
+        return None
+    x = math.log2(max(1.0, lines))
+    xy = [(math.log2(n), v) for n, v in points]
+    if x <= xy[0][0]:
+        return xy[0][1]
+    for (x0, y0), (x1, y1) in itertools.pairwise(xy):
+        if x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return xy[-1][1]
+
+
+@dataclass
+class Contention:
+    updates: float = 0.0  # the most updates any one address takes (0: no address shared by programs)
+    us: float | None = None  # the time to apply them (None: no atomics shared, or no table for the device)
+    notes: list[str] | None = None
+
+
+def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contention:
+    """The launch's same-address atomics: the most updates one address takes and, with the device's table, the time
+    its sites need one after another. Atomics whose addresses come from loaded data are named in the notes only."""
     dims = [*grid, 1, 1, 1][:3]
-    worst = 0.0
-    notes = []
+    out = Contention(notes=[])
+    total = 0.0
     for s in atomic_sites(ttir):
         if s.data_dependent:
-            notes.append(
+            out.notes.append(
                 f"atomic {s.op}: its addresses come from loaded data, so how many updates meet at one address is "
                 "unknown; same-address contention is not modelled (measure it)"
             )
             continue
         shared = math.prod(dims[a] for a in range(3) if a not in s.axes)
-        if s.in_loop and shared > 1:
-            notes.append(
+        if shared <= 1:
+            continue
+        if s.in_loop:
+            out.notes.append(
                 f"atomic {s.op} inside a loop: counted once per program ({shared} programs update each address)"
             )
-        worst = max(worst, float(shared) if shared > 1 else 0.0)
-    return worst, list(dict.fromkeys(notes))
+        out.updates = max(out.updates, float(shared))
+        ns = update_ns(table, s.sem, s.elements * s.elem_bytes / LINE_BYTES, s.elements == 1) if table else None
+        if ns is not None:
+            total += shared * ns / 1e3
+    out.us = total or None
+    out.notes = list(dict.fromkeys(out.notes))
+    return out

@@ -10,8 +10,8 @@ Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks ru
   * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds).
 A launch also takes at least its blocks / the rate the GPU starts blocks at (block_launch; devices whose machine
 file states ``block_launch_per_cycle``): a grid of many tiny blocks is bound by block scheduling. It also takes at
-least the updates one address receives from a global atomic x the time the L2 needs per update of one address
-(atomic_contention; devices whose file states ``same_address_atomic_ns``; updates per address from atomics.py).
+least the time its programs' same-address atomics take, applied one after another (atomic_contention; devices whose
+file has the ``same_address_atomic_ns`` table; see atomics.py).
 The bandwidth a launch can draw is also ``CUs x bytes in flight per CU / latency`` (Little's law): with few resident
 waves or little issued before each wait, the chain term wins — what MWP < CWP means in Hong & Kim's model.
 DRAM bytes are the ISA's requested bytes, capped by the unique bytes of the tensor arguments (re-reads hit L2).
@@ -76,6 +76,7 @@ class LaunchShape:
     unique_tensor_bytes: int | None = None
     traffic_factor: float = 1.0  # DRAM bytes per requested byte of strided (uncoalesced) accesses (coalesce.py)
     atomic_updates: float = 0  # the most updates one address takes from the launch's global atomics (atomics.py)
+    atomic_us: float | None = None  # the time those updates take on the device (atomics.contention)
 
 
 def _optional(m: Machine, key: str) -> float | None:
@@ -199,8 +200,7 @@ def predict(
     block_launch_us = _us(shape.programs / rate, m) if rate else None
     if block_launch_us and block_launch_us > total:
         total, bound = block_launch_us, "block_launch"  # the GPU starts blocks no faster than this
-    atomic_ns = _optional(m, "same_address_atomic_ns")
-    atomic_us = shape.atomic_updates * atomic_ns / 1e3 if atomic_ns and shape.atomic_updates else None
+    atomic_us = shape.atomic_us
     if atomic_us and atomic_us > total:
         total, bound = atomic_us, "atomic_contention"  # one address's updates are applied one after another
     if overhead > total:

@@ -1,0 +1,121 @@
+"""Global atomics on an NVIDIA GPU: how long do G programs take to add to the same addresses? (issue 22)
+
+    python benchmarks/atomic_sweep.py [--json OUT]      # on the GPU machine; prints a table, about 20 s
+
+Calibration data for the speed model's atomic term (tools/predict/atomics.py, the machine files'
+``same_address_atomic_*`` figures), not a validation: the held-out ``ho_atomic*`` pairs in
+benchmarks/predict_kernels/ are. Each kernel adds constants without loading anything, so the time is the atomics':
+
+* ``rows``: each of G programs adds 1.0 to the same N fp32 (fence-ordered ``acq_rel`` or ``relaxed``);
+* ``scalar``: each of G one-warp programs adds 1.0 to one fp32;
+* ``distinct``: each of G programs adds 1.0 to its own N fp32 (no address shared: the L2's atomic throughput).
+
+Printed per case: the median time (L2 flushed before each call), element updates, updates per address, distinct
+128-byte lines, and ns per update of one address.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+import triton
+import triton.language as tl
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+@triton.jit
+def rows_kernel(out_ptr, BLOCK: tl.constexpr, SEM: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    tl.atomic_add(out_ptr + cols, tl.full((BLOCK,), 1.0, tl.float32), sem=SEM)
+
+
+@triton.jit
+def scalar_kernel(out_ptr, SEM: tl.constexpr):
+    tl.atomic_add(out_ptr, 1.0, sem=SEM)
+
+
+@triton.jit
+def distinct_kernel(out_ptr, BLOCK: tl.constexpr, SEM: tl.constexpr):
+    cols = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(out_ptr + cols, tl.full((BLOCK,), 1.0, tl.float32), sem=SEM)
+
+
+def cases():
+    for sem in ("acq_rel", "relaxed"):
+        for n in (32, 128, 512, 2048, 8192):
+            for g in (4096, 16384):
+                yield {"kind": "rows", "N": n, "G": g, "sem": sem, "warps": 4 if n <= 2048 else 8}
+        for g in (16384, 65536, 262144):
+            yield {"kind": "scalar", "N": 1, "G": g, "sem": sem, "warps": 1}
+        for n, g in ((2048, 8192), (8192, 4096)):
+            yield {"kind": "distinct", "N": n, "G": g, "sem": sem, "warps": 8}
+
+
+def run_case(c, timer) -> dict:
+    n, g, sem, warps = c["N"], c["G"], c["sem"], c["warps"]
+    size = n * g if c["kind"] == "distinct" else n
+    out = torch.zeros(size, dtype=torch.float32, device="cuda")
+    if c["kind"] == "rows":
+        launch = lambda: rows_kernel[(g,)](out, BLOCK=n, SEM=sem, num_warps=warps)  # noqa: E731
+    elif c["kind"] == "scalar":
+        launch = lambda: scalar_kernel[(g,)](out, SEM=sem, num_warps=warps)  # noqa: E731
+    else:
+        launch = lambda: distinct_kernel[(g,)](out, BLOCK=n, SEM=sem, num_warps=warps)  # noqa: E731
+    out.zero_()
+    launch()
+    torch.cuda.synchronize()
+    want = float(g) if c["kind"] != "distinct" else 1.0
+    ok = bool(torch.all(out == want).item())
+    for _ in range(3):
+        launch()
+    times = [t.event_us for _ in range(5) for t in timer.round(launch, 10)]
+    us = statistics.median(times)
+    updates = n * g
+    per_address = g if c["kind"] != "distinct" else 1
+    lines = max(1, size * 4 // 128)
+    return {
+        **c,
+        "ok": ok,
+        "us": round(us, 2),
+        "updates": updates,
+        "updates_per_address": per_address,
+        "lines": lines,
+        "ns_per_address_update": round(us * 1e3 / per_address, 3),
+        "g_updates_per_s": round(updates / us / 1e3, 2),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", metavar="OUT")
+    args = ap.parse_args()
+    from tools.profilers.timing import EventTimer
+
+    timer = EventTimer(flush_l2=True)
+    rows = []
+    print(f"device: {timer.name}, triton {triton.__version__}, torch {torch.__version__}")
+    print(
+        f"{'kind':9} {'sem':8} {'N':>5} {'G':>7} {'us':>9} {'upd/addr':>9} {'lines':>6} {'ns/upd':>8} {'Gupd/s':>7} ok"
+    )
+    for c in cases():
+        r = run_case(c, timer)
+        rows.append(r)
+        print(
+            f"{r['kind']:9} {r['sem']:8} {r['N']:5} {r['G']:7} {r['us']:9.2f} {r['updates_per_address']:9} "
+            f"{r['lines']:6} {r['ns_per_address_update']:8.3f} {r['g_updates_per_s']:7.2f} {r['ok']}",
+            flush=True,
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps({"device": timer.name, "triton": triton.__version__, "rows": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

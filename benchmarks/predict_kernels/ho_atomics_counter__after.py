@@ -1,0 +1,12 @@
+"""Held-out pair ho_atomics_counter (after): see atomic2_kernels.py."""
+
+import triton  # noqa: F401 - kernelpilot tells a Triton file by its imports
+from atomic2_kernels import entry, run
+
+
+def kernelpilot_entry():
+    return entry("counter", "after")
+
+
+def kernelpilot_run(device):
+    return run(device, "counter", "after")
