@@ -8,7 +8,9 @@ benchmarks/predict_kernels/ are. Each kernel adds constants without loading anyt
 
 * ``rows``: each of G programs adds 1.0 to the same N fp32 (fence-ordered ``acq_rel`` or ``relaxed``);
 * ``scalar``: each of G one-warp programs adds 1.0 to one fp32;
-* ``distinct``: each of G programs adds 1.0 to its own N fp32 (no address shared: the L2's atomic throughput).
+* ``distinct``: each of G programs adds 1.0 to its own N fp32 (no address shared: the L2's atomic throughput);
+* ``split``: ``rows`` as two atomics of N/2 fp32 each, one after the other, to two arrays;
+* ``stored``: ``rows`` after each program first stores S fp32 of its own (a fenced atomic waits for those stores).
 
 Printed per case: the median time (L2 flushed before each call), element updates, updates per address, distinct
 128-byte lines, and ns per update of one address.
@@ -37,6 +39,21 @@ def rows_kernel(out_ptr, BLOCK: tl.constexpr, SEM: tl.constexpr):
 
 
 @triton.jit
+def stored_kernel(out_ptr, own_ptr, BLOCK: tl.constexpr, STORE: tl.constexpr, SEM: tl.constexpr):
+    mine = tl.program_id(0).to(tl.int64) * STORE + tl.arange(0, STORE)
+    tl.store(own_ptr + mine, tl.full((STORE,), 2.0, tl.float32))
+    cols = tl.arange(0, BLOCK)
+    tl.atomic_add(out_ptr + cols, tl.full((BLOCK,), 1.0, tl.float32), sem=SEM)
+
+
+@triton.jit
+def split_kernel(out_ptr, HALF: tl.constexpr, SEM: tl.constexpr):
+    cols = tl.arange(0, HALF)
+    tl.atomic_add(out_ptr + cols, tl.full((HALF,), 1.0, tl.float32), sem=SEM)
+    tl.atomic_add(out_ptr + HALF + cols, tl.full((HALF,), 1.0, tl.float32), sem=SEM)
+
+
+@triton.jit
 def scalar_kernel(out_ptr, SEM: tl.constexpr):
     tl.atomic_add(out_ptr, 1.0, sem=SEM)
 
@@ -56,13 +73,23 @@ def cases():
             yield {"kind": "scalar", "N": 1, "G": g, "sem": sem, "warps": 1}
         for n, g in ((2048, 8192), (8192, 4096)):
             yield {"kind": "distinct", "N": n, "G": g, "sem": sem, "warps": 8}
+        for n in (2048, 8192):
+            yield {"kind": "split", "N": n, "G": 16384, "sem": sem, "warps": 8}
+        for n in (1024, 8192):
+            for store in (1024, 4096):
+                yield {"kind": "stored", "N": n, "G": 16384, "sem": sem, "warps": 8, "S": store}
 
 
 def run_case(c, timer) -> dict:
     n, g, sem, warps = c["N"], c["G"], c["sem"], c["warps"]
     size = n * g if c["kind"] == "distinct" else n
     out = torch.zeros(size, dtype=torch.float32, device="cuda")
-    if c["kind"] == "rows":
+    if c["kind"] == "stored":
+        own = torch.empty(g * c["S"], dtype=torch.float32, device="cuda")
+        launch = lambda: stored_kernel[(g,)](out, own, BLOCK=n, STORE=c["S"], SEM=sem, num_warps=warps)  # noqa: E731
+    elif c["kind"] == "split":
+        launch = lambda: split_kernel[(g,)](out, HALF=n // 2, SEM=sem, num_warps=warps)  # noqa: E731
+    elif c["kind"] == "rows":
         launch = lambda: rows_kernel[(g,)](out, BLOCK=n, SEM=sem, num_warps=warps)  # noqa: E731
     elif c["kind"] == "scalar":
         launch = lambda: scalar_kernel[(g,)](out, SEM=sem, num_warps=warps)  # noqa: E731
@@ -108,7 +135,7 @@ def main() -> int:
         r = run_case(c, timer)
         rows.append(r)
         print(
-            f"{r['kind']:9} {r['sem']:8} {r['N']:5} {r['G']:7} {r['us']:9.2f} {r['updates_per_address']:9} "
+            f"{r['kind']:9} {r['sem']:8} {r['N']:5} {r['G']:7} {r.get('S', 0):5} {r['us']:9.2f} {r['updates_per_address']:9} "
             f"{r['lines']:6} {r['ns_per_address_update']:8.3f} {r['g_updates_per_s']:7.2f} {r['ok']}",
             flush=True,
         )

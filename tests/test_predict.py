@@ -387,7 +387,7 @@ def test_programs_adding_to_the_same_addresses_wait_on_each_other():
     from tools.predict.atomics import update_ns
 
     r = dump_ir(DATA / "atomic_sums.py", "sm_90")
-    rows, blocks, hist = predict_kernels(r.kernels, arch="sm_90")
+    rows, blocks, hist, halves = predict_kernels(r.kernels, arch="sm_90")
     table = machine("h100").table("same_address_atomic_ns")
     # every one of the 4096 programs adds its row (1024 fp32: 32 lines of 128 B, fenced acq_rel) to the same sums:
     # each address takes 4096 updates, applied one after another, which outlasts reading the 16 MiB matrix; the
@@ -403,6 +403,10 @@ def test_programs_adding_to_the_same_addresses_wait_on_each_other():
     # bins from the data: how many updates meet at a bin is unknown, said and not modelled
     assert hist.figures.atomic_updates_per_address is None and hist.bound != "atomic_contention"
     assert any("addresses come from loaded data" in n for n in hist.notes)
+    # two relaxed half rows to the same addresses of every program: one update of 32 lines, not two of 16 (the GPU
+    # takes as long for two 1024-wide sums as for one 2048-wide: benchmarks/atomic_sweep.py, split)
+    assert halves.figures.atomic_updates_per_address == 4096
+    assert halves.figures.atomic_us == pytest.approx(4096 * update_ns(table, "relaxed", 32, scalar=False) / 1e3)
     # a device whose machine file has no table says so instead of guessing
     (amd,) = predict_kernels(dump_ir(DATA / "atomic_sums.py", "gfx942").kernels[:1], arch="gfx942")
     assert amd.figures.atomic_us is None and amd.bound != "atomic_contention"

@@ -7,9 +7,9 @@ everything its operands depend on. An atomic whose pointer does not depend on gr
 addresses by every program along ``a``: each address takes ``prod(grid[a] for the axes it ignores)`` updates, applied
 one after another. The time per update of one address depends on how many 128-byte lines one program's update
 covers and on the ordering (a fenced ``acq_rel`` update is slower once many lines are hot): the machine file's
-``same_address_atomic_ns`` table, measured by benchmarks/atomic_sweep.py, interpolated in log2(lines). A launch's
-atomic sites are applied one after another (their time adds). A pointer that depends on loaded data (a histogram's
-bin) has an unknown number of updates per address: reported, not modelled.
+``same_address_atomic_ns`` table, measured by benchmarks/atomic_sweep.py, interpolated in log2(lines). The sites a
+program issues to addresses the same programs share count as one update of all their lines. A pointer that depends
+on loaded data (a histogram's bin) has an unknown number of updates per address: reported, not modelled.
 """
 
 from __future__ import annotations
@@ -122,10 +122,12 @@ class Contention:
 
 def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contention:
     """The launch's same-address atomics: the most updates one address takes and, with the device's table, the time
-    its sites need one after another. Atomics whose addresses come from loaded data are named in the notes only."""
+    to apply them. The sites one program issues to addresses shared by the same programs act as one update of all
+    their lines (two 1024-wide sums take as long as one 2048-wide: benchmarks/atomic_sweep.py ``split``); a group
+    with any fenced site reads the fenced rows. Atomics whose addresses come from loaded data are named only."""
     dims = [*grid, 1, 1, 1][:3]
     out = Contention(notes=[])
-    total = 0.0
+    groups: dict[int, list[AtomicSite]] = {}
     for s in atomic_sites(ttir):
         if s.data_dependent:
             out.notes.append(
@@ -140,8 +142,14 @@ def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contentio
             out.notes.append(
                 f"atomic {s.op} inside a loop: counted once per program ({shared} programs update each address)"
             )
+        groups.setdefault(shared, []).append(s)
+    total = 0.0
+    for shared, sites in groups.items():
         out.updates = max(out.updates, float(shared))
-        ns = update_ns(table, s.sem, s.elements * s.elem_bytes / LINE_BYTES, s.elements == 1) if table else None
+        sem = "relaxed" if all(s.sem == "relaxed" for s in sites) else "acq_rel"
+        scalar = len(sites) == 1 and sites[0].elements == 1
+        lines = sum(s.elements * s.elem_bytes for s in sites) / LINE_BYTES
+        ns = update_ns(table, sem, lines, scalar) if table else None
         if ns is not None:
             total += shared * ns / 1e3
     out.us = total or None
