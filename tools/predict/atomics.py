@@ -8,8 +8,11 @@ addresses by every program along ``a``: each address takes ``prod(grid[a] for th
 one after another. The time per update of one address depends on how many 128-byte lines one program's update
 covers and on the ordering (a fenced ``acq_rel`` update is slower once many lines are hot): the machine file's
 ``same_address_atomic_ns`` table, measured by benchmarks/atomic_sweep.py, interpolated in log2(lines). The sites a
-program issues to addresses the same programs share count as one update of all their lines. A pointer that depends
-on loaded data (a histogram's bin) has an unknown number of updates per address: reported, not modelled.
+program issues to addresses the same programs share count as one update of all their lines. On a grid of several
+axes the programs that update different addresses (address groups) run one after another when the axes the addresses
+follow are slower than the shared ones in the GPU's launch order (x fastest), else together (their lines all hot).
+A pointer that depends on loaded data (a histogram's bin) has an unknown number of updates per address: reported,
+not modelled.
 """
 
 from __future__ import annotations
@@ -149,9 +152,19 @@ def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contentio
         sem = "relaxed" if all(s.sem == "relaxed" for s in sites) else "acq_rel"
         scalar = len(sites) == 1 and sites[0].elements == 1
         lines = sum(s.elements * s.elem_bytes for s in sites) / LINE_BYTES
-        ns = update_ns(table, sem, lines, scalar) if table else None
+        # the address groups (programs that differ on an axis the addresses follow): the GPU starts programs in the
+        # order of their linear id, x fastest, so when every such axis is slower than every shared one, the groups
+        # run one after another (each group's programs contend among themselves); otherwise they run together and
+        # their lines are hot at once
+        axes = sites[0].axes
+        group_count = math.prod(dims[a] for a in axes)
+        shared_axes = [a for a in range(3) if a not in axes and dims[a] > 1]
+        in_turn = bool(axes) and all(a > b for a in axes for b in shared_axes)
+        if not in_turn:
+            lines *= group_count
+        ns = update_ns(table, sem, lines, scalar and group_count == 1) if table else None
         if ns is not None:
-            total += shared * ns / 1e3
+            total += (group_count if in_turn else 1) * shared * ns / 1e3
     out.us = total or None
     out.notes = list(dict.fromkeys(out.notes))
     return out

@@ -1,6 +1,7 @@
-"""Four launches with global atomics, for the speed model's same-address term (issue 22): every program adds its row
+"""Five launches with global atomics, for the speed model's same-address term (issue 22): every program adds its row
 to the same column sums; programs along axis 1 share the addresses of their axis-0 column block; a histogram whose
-bins come from the loaded data; every program adds two half rows (relaxed) to two arrays."""
+bins come from the loaded data; every program adds two half rows (relaxed) to two arrays; programs along axis 0 share
+the addresses of their axis-1 column block."""
 
 import torch
 import triton
@@ -38,6 +39,12 @@ def two_sites_kernel(x_ptr, out_ptr, N, HALF: tl.constexpr):
     tl.atomic_add(out_ptr + HALF + cols, tl.load(row + HALF + cols), sem="relaxed")
 
 
+@triton.jit
+def slow_axis_kernel(x_ptr, out_ptr, N, BC: tl.constexpr):
+    cols = tl.program_id(1) * BC + tl.arange(0, BC)
+    tl.atomic_add(out_ptr + cols, tl.load(x_ptr + tl.program_id(0).to(tl.int64) * N + cols))
+
+
 def kernelpilot_entry():
     M, N = 4096, 1024
     x = torch.empty((M, N))
@@ -54,4 +61,10 @@ def kernelpilot_entry():
         },
         {"kernel": histogram_kernel, "args": (data, hist, 1 << 20), "kwargs": {"BLOCK": 1024}, "grid": (1024,)},
         {"kernel": two_sites_kernel, "args": (x, sums, N), "kwargs": {"HALF": N // 2, "num_warps": 4}, "grid": (M,)},
+        {
+            "kernel": slow_axis_kernel,
+            "args": (x, sums, N),
+            "kwargs": {"BC": 256, "num_warps": 2},
+            "grid": (M, N // 256),
+        },
     ]
