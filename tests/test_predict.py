@@ -184,6 +184,35 @@ def test_a_call_is_captured_and_each_launch_predicted_in_order(arch):
     assert dumped[0].launch.arguments[2].value == 16384
 
 
+def test_an_unrolled_search_loop_and_its_remainder_take_one_source_loop_and_the_stream_keeps_its_trips():
+    # for e in range(1, E) (E = 8: 7 steps, one scalar load each) compiles to a 4x body (counter +4, 4 LDG.E = 2048 B
+    # per program) and a 1x remainder loop (counter +1, 1 LDG.E = 512 B): 4x the step, 4x the bytes, one source loop.
+    # The streaming loop over K (2048 / 64 = 32 iterations) is the third ISA loop and takes the second source loop;
+    # once all three took the largest source loop (32 trips), the search body ran 32 / 4 = 8 times as the hot loop and
+    # the stream 32 mod 4 = 0 times (open-nv-moe-grouped-gemm's baseline: predicted 1542 us against 14453 measured)
+    (p,) = predict_kernels(dump_ir(DATA / "search_then_stream.py", "sm_90").kernels, arch="sm_90")
+    assert [lp.trips for lp in p.loops] == [7 / 4, 7 % 4, 32.0]
+    assert [lp.hot for lp in p.loops] == [False, False, True]
+    assert p.figures.trips == 32.0
+    # per warp: the stream's 5 LDG.E.128 x 32 lanes x 16 B = 2560 B per iteration x 32, and 1792 B outside it (the
+    # search's 1.75 x 4 + 3 + 2 + 1 LDG.E of 128 B, and one 128 B STG.E); 256 x 64 programs x 4 warps
+    assert p.figures.bytes_requested == 256 * 64 * 4 * (32 * 2560 + 1792)
+
+
+def test_programs_past_their_group_under_a_loaded_condition_exit_and_the_output_bounds_the_working_ones():
+    # 512 programs, each behind ``if start < end`` (both loaded from offsets): the branch stores 64 fp32 (256 B) per
+    # program into out's 16384 B, so at most 64 programs take it (each output element written once). The 64 working
+    # programs' 4 warps each request 16 iterations x a 64 x 64 fp32 tile / 4 warps (4096 B) = 65536 B, plus the two
+    # offsets loads (2 x 128 B) and one 128 B STG: 65920 B. Once all 512 programs were charged the loop (8x the bytes)
+    (p,) = predict_kernels(dump_ir(DATA / "gated_tiles.py", "sm_90").kernels, arch="sm_90")
+    assert "at most 64 of 512 programs take it" in p.trips.detail
+    assert p.figures.trips == 16.0
+    assert p.figures.bytes_requested == 64 * 4 * 65920
+    assert p.figures.rounds == 1
+    # every program is still started: 512 blocks at the H100's 0.82 blocks per clock, 1980 MHz
+    assert p.figures.block_launch_us == pytest.approx(512 / 0.82 / 1980, rel=1e-9)
+
+
 def _unroll(p) -> int:
     note = next((n for n in p.notes if "unrolled" in n), None)
     return int(note.split("unrolled ")[1].split("x")[0]) if note else 1

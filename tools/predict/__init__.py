@@ -211,6 +211,30 @@ def _hot_trips_assumed(k: KernelDump, text: str, m: Machine, plan_raw, work, wav
     return next((lp.trips for lp in again.loops if lp.header == hot.header), None) != hot.trips
 
 
+def _gated_programs(plan, k: KernelDump, programs: int) -> tuple[int, str] | None:
+    """Programs that do the work when every loop sits in a branch whose condition reads a loaded value (a grouped
+    GEMM's ``if start < end``, the offsets loaded): a correct kernel writes each output element once, so at most
+    the output tensor's bytes / the tensor bytes the branch stores per program take it; the others exit at once and
+    free their slot. (programs, the line saying so), or None when no such cap is below the grid."""
+    loops = [t for t in plan or [] if t.trips]
+    if not loops or not all(t.gate_stores for t in loops) or not (k.launch and k.launch.arguments):
+        return None
+    sizes = {a.name: a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes}
+    caps = [(sizes[n] / b, n, b) for n, b in loops[0].gate_stores.items() if n in sizes and b]
+    if not caps:
+        return None
+    most, name, b = min(caps)
+    taken = max(1, math.ceil(most))
+    if taken >= programs:
+        return None
+    line = (
+        f"every loop runs under a branch whose condition reads a loaded value: at most {taken} of {programs} programs "
+        f"take it ({name}'s {sizes[name]} B / the {b} B the branch stores per program, each output element written "
+        "once, assumed); the others exit at once"
+    )
+    return taken, line
+
+
 def _wave_work(k: KernelDump, text: str, m: Machine, plan, default: float, waves_per_block: int):
     if is_amd(k.arch):
         from tools.predict.amd import amd_wave_work
@@ -341,9 +365,15 @@ def predict_launch(
                 f"global atomics: up to {atomics.updates:.0f} updates of one address; {m.name}'s machine file has no "
                 "same_address_atomic_ns table, so their contention is not modelled (measure it)"
             )
+    working = programs
+    gated = _gated_programs(raw_plan, k, programs) if source == "loop-bounds" else None
+    if gated:
+        working = gated[0]
+        evidence.detail += f"; {gated[1]}"
     shape = LaunchShape(
-        programs, waves_per_block, resident, unique, factor, atomics.updates if atomics else 0.0, atomics and atomics.us
+        working, waves_per_block, resident, unique, factor, atomics.updates if atomics else 0.0, atomics and atomics.us
     )
+    shape.launched = programs
     us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
     return LaunchPrediction(
         name=k.name,

@@ -77,6 +77,8 @@ class LaunchShape:
     traffic_factor: float = 1.0  # DRAM bytes per requested byte of strided (uncoalesced) accesses (coalesce.py)
     atomic_updates: float = 0  # the most updates one address takes from the launch's global atomics (atomics.py)
     atomic_us: float | None = None  # the time those updates take on the device (atomics.contention)
+    # programs the GPU starts, where more than ``programs`` (the ones doing the work): the others exit at once
+    launched: int | None = None
 
 
 def _optional(m: Machine, key: str) -> float | None:
@@ -197,7 +199,7 @@ def predict(
     if tail_us is not None and tail_us >= 0.3 * total and (shape.programs % slots) <= slots // 2:
         bound = "tail"
     rate = _optional(m, "block_launch_per_cycle")
-    block_launch_us = _us(shape.programs / rate, m) if rate else None
+    block_launch_us = _us((shape.launched or shape.programs) / rate, m) if rate else None
     if block_launch_us and block_launch_us > total:
         total, bound = block_launch_us, "block_launch"  # the GPU starts blocks no faster than this
     atomic_us = shape.atomic_us

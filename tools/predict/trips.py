@@ -68,6 +68,7 @@ class _Node:
     bytes_per_iter: int = 0
     step: int | None = None
     matrix_flops_per_iter: int = 0
+    gate_unknown: bool = False  # an scf.if whose condition the evaluation could not decide (a loaded value)
 
 
 @dataclass
@@ -80,6 +81,9 @@ class TtirLoop:
     # multiply-adds of the loop body's own matrix products per program per iteration (Triton's tt.dot M x N x K,
     # FlyDSL's rocdl.mfma m x n x k x its waves); 0 when the body has none
     matrix_flops_per_iter: int = 0
+    # the loop sits in an scf.if whose condition reads a loaded value (not evaluated: the loop is counted as run):
+    # the tensor bytes that region stores per program, by the pointer argument they go to (empty when it stores none)
+    gate_stores: dict[str, int] | None = None
 
 
 def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], list[_Node]]:
@@ -221,6 +225,8 @@ def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], s
                 taken = env.get(branch.group(1))
                 if taken is False:
                     continue
+                if taken is None:
+                    node.gate_unknown = True
             elif node.line.startswith("}") and taken is True:
                 continue  # "} else {" of an scf.if whose condition holds
             if node.children:
@@ -252,6 +258,65 @@ def _mark_unknown(nodes: list[_Node], counts: list) -> None:
         _mark_unknown(n.children, counts)
 
 
+_STORE_RE = re.compile(r"^tt\.store\s+(%[\w.$-]+)")
+_PTR_OPS = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape")
+
+
+def _base_pointer(name: str, defs: dict[str, tuple[str, str]], args: list[str]) -> str | None:
+    """The pointer argument a pointer value is offset from (through addptr / splat / broadcast), or None."""
+    for _ in range(64):
+        if name in args:
+            return name.lstrip("%")
+        op, operands = defs.get(name, ("", ""))
+        if op not in _PTR_OPS:
+            return None
+        name = operands.split(",")[0].strip()
+    return None
+
+
+def _gate_stores(root: list[_Node], args: list[str]) -> dict[int, dict[str, int]]:
+    """Per loop (its loop_id) under an scf.if whose condition was not decided, the tensor bytes that scf.if's region
+    stores per program outside loops, by pointer argument."""
+    defs: dict[str, tuple[str, str]] = {}
+
+    def collect(nodes: list[_Node]) -> None:
+        for n in nodes:
+            m = _OP_RE.match(n.line)
+            if m:
+                defs[m.group(1)] = (m.group(2), m.group(3).split(" : ")[0])
+            collect(n.children)
+
+    collect(root)
+
+    def stores(nodes: list[_Node], out: dict[str, int]) -> None:
+        for n in nodes:
+            hit = _STORE_RE.match(n.line)
+            typ = n.line.rsplit(" : ", 1)[-1]
+            if hit and "tensor<" in typ:
+                base = _base_pointer(hit.group(1), defs, args)
+                if base:
+                    out[base] = out.get(base, 0) + access_bytes(typ)
+            if not n.is_for:
+                stores(n.children, out)
+
+    def loops_in(nodes: list[_Node]) -> list[int]:
+        return [n.loop_id for n in nodes if n.is_for] + [i for n in nodes for i in loops_in(n.children)]
+
+    found: dict[int, dict[str, int]] = {}
+
+    def walk(nodes: list[_Node]) -> None:
+        for n in nodes:
+            if n.gate_unknown:
+                out: dict[str, int] = {}
+                stores(n.children, out)
+                for i in loops_in(n.children):
+                    found.setdefault(i, out)
+            walk(n.children)
+
+    walk(root)
+    return found
+
+
 def ttir_loops(
     text: str, scalars: dict[str, int], grid: list[int] | None, head: str = "tt.func"
 ) -> tuple[list[TtirLoop], str]:
@@ -276,6 +341,7 @@ def ttir_loops(
         counts: list[float | None] = [0.0] * len(loops)
         _run(root, dict(env_base), pid, g, counts, 1.0)
         per_program.append(counts)
+    gated = _gate_stores(root, args)
     out = []
     for li, node in enumerate(loops):
         vals = [c[li] for c in per_program]
@@ -288,6 +354,7 @@ def ttir_loops(
                 node.bytes_per_iter,
                 node.step,
                 node.matrix_flops_per_iter,
+                gated.get(li),
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"

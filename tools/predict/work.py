@@ -68,6 +68,25 @@ def unroll_of(lp: IsaLoop, src, isa_bytes: float, isa_flops: float = 0) -> tuple
     return 1, None
 
 
+def remainder_groups(members: list[int], loops: list[IsaLoop], isa_bytes: list[float]) -> list[tuple[int, ...]]:
+    """ISA loops of one depth (``members``, in address order) grouped into the copies of one source loop: a loop
+    whose counter advances k times as far as the next loop's and whose body moves k times its bytes (k >= 2) is an
+    unrolled copy, and the next loop its remainder (``for e in range(1, E)`` → a 4x body, then a 1x loop for the
+    rest). Every other loop is a group of its own."""
+    groups: list[tuple[int, ...]] = []
+    for li in members:
+        if groups and len(groups[-1]) == 1:
+            main = groups[-1][0]
+            a, b = loops[main].counter_step, loops[li].counter_step
+            if a and b and a % b == 0 and a // b >= 2 and isa_bytes[li]:
+                k = a // b
+                if abs(isa_bytes[main] / isa_bytes[li] - k) <= 0.25:
+                    groups[-1] = (main, li)
+                    continue
+        groups.append((li,))
+    return groups
+
+
 def assign_trips(
     loops: list[IsaLoop],
     plan: list | None,
@@ -85,7 +104,44 @@ def assign_trips(
     mean, peak, notes = [], [], []
     isa_flops = isa_flops or [0.0] * len(loops)
     order: dict[int, int] = {}
+    # more ISA loops than source loops at a depth: when unrolled copies and their remainders account for the extra
+    # ones, each group takes its source loop in program order (else every such loop takes the largest source loop)
+    by_group: dict[int, tuple[object, int | None, int]] = {}  # ISA loop -> (source loop, unroll, remainder of k)
+    for depth in sorted({lp.depth for lp in loops}):
+        row = [t for t in (plan or []) if t.depth == depth and t.trips is not None]
+        members = [li for li, lp in enumerate(loops) if lp.depth == depth]
+        if not row or len(members) <= len(row):
+            continue
+        groups = remainder_groups(members, loops, isa_bytes)
+        if len(groups) != len(row):
+            continue
+        for g, src in zip(groups, row, strict=True):
+            if len(g) == 2:
+                k = loops[g[0]].counter_step // loops[g[1]].counter_step
+                by_group[g[0]] = (src, k, 0)
+                by_group[g[1]] = (src, None, k)
+            else:
+                by_group[g[0]] = (src, None, 0)
     for li, lp in enumerate(loops):
+        if li in by_group:
+            src, k, rem = by_group[li]
+            if rem:
+                notes.append(
+                    f"loop {lp.header}: the remainder of a {rem}x unrolled copy: {src.trips:g} mod {rem} iterations"
+                )
+                mean.append(src.trips % rem)
+                peak.append(src.max_trips % rem)
+                continue
+            unroll, why = (
+                (k, f"its counter advances {k}x as far as its remainder loop's")
+                if k
+                else (unroll_of(lp, src, isa_bytes[li], isa_flops[li]))
+            )
+            if why:
+                notes.append(f"loop {lp.header}: {why}: unrolled {unroll}x, so {src.trips:g} / {unroll} iterations")
+            mean.append(src.trips / unroll)
+            peak.append(src.max_trips / unroll)
+            continue
         seen = order.get(lp.depth, 0)
         order[lp.depth] = seen + 1
         row = [t for t in (plan or []) if t.depth == lp.depth and t.trips is not None]
