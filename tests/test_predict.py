@@ -42,9 +42,9 @@ def test_every_device_figure_has_a_source_and_only_the_validated_h100_band_has_f
     # (predict_validate.py on its committed data sets: H100 time over 138 variants, speedup over 82 pairs; H200 114
     # and 69), the sections that hold them named. The seven open-ended tasks, first measured on 2026-11-26 and never
     # used to build the model, widened them: the H100's was x0.948-x1.429 / x0.855-x1.327 over the 93 variants without
-    # them, x0.926-x1.770 / x0.850-x1.411 with them before the atomic term; the H200 had reused the H100's until it
-    # was measured
-    bands = {"h100": (0.923, 1.566, 0.726, 1.335), "h200": (0.864, 1.830, 0.818, 1.562)}
+    # them, x0.926-x1.770 / x0.850-x1.411 with them before the atomic term and the grouped GEMM's trips; the H200 had
+    # reused the H100's until it was measured
+    bands = {"h100": (0.919, 1.552, 0.723, 1.301), "h200": (0.855, 1.746, 0.788, 1.550)}
     for name, figures in bands.items():
         b = band_of(machine(name))
         assert b.status == "validated" and (b.low, b.high, b.speedup_low, b.speedup_high) == figures

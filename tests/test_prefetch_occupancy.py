@@ -54,7 +54,7 @@ def test_grid_filling_the_gpu_warns_on_occupancy(arch, needed):
     assert all(c.name == "predicted-not-slower" for c in failed), failed
     if arch == "sm_90":
         # the H100 model, validated: half the resident warps leave a memory-latency-bound loop with half the bytes
-        # in flight, predicted 0.68x, and the whole band (x0.726-x1.335 of it, h100.yaml) lies under 1: slower, a FAIL by
+        # in flight, predicted 0.68x, and the whole band (x0.723-x1.301 of it, h100.yaml) lies under 1: slower, a FAIL by
         # outcome with the figures beside it
         (slower,) = failed
         assert rep.verdict == "fail" and "predicted 0.68×" in slower.detail and "band 0.49–" in slower.detail
