@@ -16,7 +16,6 @@ from evals.harness.agents import prompt_for
 from evals.harness.runner import agent_dir, run_suite
 from evals.models import TaskScore
 
-
 SELECTION = os.environ.get("KP_EVAL_SUITE_TASKS", "amd-static").split(",")
 
 
