@@ -20,10 +20,11 @@ import numpy as np
 
 from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, store_lines, typed
 from tools.check.errors import CheckTimeout, UnsupportedIR, deadline
+from tools.check.inline_asm import rejected_asm
 from tools.check.inputs import RESULT_FILE, generate_inputs
 from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
-from tools.errors import InputError, KernelpilotError
+from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL
 from tools.models.check import CaseResult, CheckReport, MemoryEvent
 
@@ -54,7 +55,11 @@ def _llvm_kernels(path: Path, arch: str, timeout: float, shape: dict | None = No
     """Each kernel ``kernelpilot_entry(**shape)`` compiles, in launch order, with its LLVM IR and origin files."""
     from tools.dump_ir import dump_ir
 
-    result = dump_ir(path, arch, frontend=frontend, timeout=timeout, entry_kwargs=shape or None, use_cache=use_cache)
+    try:
+        result = dump_ir(path, arch, frontend=frontend, timeout=timeout, entry_kwargs=shape or None,
+                         use_cache=use_cache)  # fmt: skip
+    except CompileError as exc:  # inline asm for another target: a construct the engine cannot run, not an error
+        raise rejected_asm(exc, path) or exc from None
     kernels = []
     for k in result.kernels:
         stages = {s.name: Path(s.path) for s in k.stages}
@@ -295,10 +300,16 @@ def check(
     names: list[str] = []
     own = False  # whether AFTER's launches come from its own entry (see below)
     if engine == "llvm":
-        kb, ka = (
-            _llvm_kernels(b_path, arch, left(), use_cache=use_cache, frontend=frontend),
-            _llvm_kernels(a_path, arch, left(), use_cache=use_cache, frontend=frontend),
-        )
+        try:
+            kb, ka = (
+                _llvm_kernels(b_path, arch, left(), use_cache=use_cache, frontend=frontend),
+                _llvm_kernels(a_path, arch, left(), use_cache=use_cache, frontend=frontend),
+            )
+        except UnsupportedIR as exc:  # neither side can run (e.g. PTX inline asm): no verdict either way
+            return CheckReport(summary=f"undetermined: {b_path.name} vs {a_path.name} (llvm engine) — "
+                               f"{exc.verdict_reason}", before=str(b_path), after=str(a_path), engine=engine,
+                               arch=arch, verdict="undetermined", reason=exc.verdict_reason, limits=LLVM_LIMITS,
+                               seconds=round(time.perf_counter() - t0, 3))  # fmt: skip
         names = [f"{x['name']} → {y['name']}" for x, y in zip(kb, ka, strict=False)]
         if len(kb) != len(ka):
             names = [f"{' + '.join(x['name'] for x in kb)} → {' + '.join(y['name'] for y in ka)}"]
