@@ -16,19 +16,13 @@ from tools.errors import InputError
 from tools.frontends import detect_frontend
 from tools.frontends.registry import FRONTEND_NAMES, FRONTENDS
 
-KERNEL = """import torch, triton
-from triton import language as tl
+from .test_tool_gaps import KERNEL as TOOL_GAPS_KERNEL
 
-
-@triton.jit
-def add_one(x_ptr, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1.0)
-
-
-def kernelpilot_entry():
-    return {"kernel": add_one, "args": (torch.empty(256),), "kwargs": {"BLOCK": 256}, "grid": (1,)}
-"""
+# test_tool_gaps's add_one kernel, its imports written as agents often do: both packages on one line
+KERNEL = TOOL_GAPS_KERNEL.replace(
+    "import triton\nimport triton.language as tl", "import torch, triton\nfrom triton import language as tl"
+)
+assert KERNEL.startswith("\nimport torch, triton\n")
 COMPILING_COMMANDS = ("dump-ir", "predict", "check", "vgpr-pressure", "prefetch-data-load")
 
 
