@@ -104,7 +104,8 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
         written |= run.written
         counts = run.event_counts
         for e in run.events:
-            events.append(MemoryEvent(kernel=who, count=counts.get((e.kind, e.instruction), 1),
+            key = (e.kind, e.instruction)
+            events.append(MemoryEvent(kernel=who, count=counts.get(key, 1), max_offset=run.event_max_offsets.get(key),
                                       **e.__dict__))  # fmt: skip
         digests = [hashlib.sha1(prepared.memory[a.start : a.start + a.size]).hexdigest() for a in prepared.allocations]
         launches.append({"kernel": name, "digests": digests, "waves": machine.n_wg * machine.waves_per_wg,

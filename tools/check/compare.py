@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, store_lines, typed
+from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, shared_overreach, store_lines, typed
 from tools.check.errors import CheckTimeout, UnsupportedIR, deadline
 from tools.check.inputs import RESULT_FILE, generate_inputs
 from tools.check.launches import by_launch, paired, shared_outputs
@@ -352,6 +352,9 @@ def check(
                 written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
                 case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol, stores)
                 case.events = _dedupe(events)
+                inputs_fault = shared_overreach(events, desc) if engine == "llvm" else None
+                if inputs_fault is not None:  # the same accesses past a tensor on both sides: no verdict either way
+                    raise inputs_fault
                 judge(case)
                 if case.verdict == "different" and case.launches:
                     case.reason += f" ({case.launches})"
