@@ -33,3 +33,19 @@ def fixtures_dir() -> Path:
     if not FIXTURES.exists():
         pytest.skip(f"shared fixtures not found at {FIXTURES} (CI clones the repo with shared/ beside it)")
     return FIXTURES
+
+
+RECORDED_VARIANT = "predict_data/pair.ew_grid.before"  # one Triton launch of axpy_persistent_kernel on an H100
+
+
+@pytest.fixture(scope="session")
+def recorded_variant(tmp_path_factory) -> Path:
+    """A variant folder the H100 validation recorded (benchmarks/predict_data/h100-2026-11-25.tgz): meta.json, SASS,
+    cubin and Triton's files of one launch, grid [33, 1, 1] x 128 threads; predicting it compiles nothing."""
+    import tarfile
+
+    root = tmp_path_factory.mktemp("h100-variant")
+    with tarfile.open(REPO / "benchmarks" / "predict_data" / "h100-2026-11-25.tgz") as tar:
+        members = [m for m in tar.getmembers() if m.name.startswith(RECORDED_VARIANT)]
+        tar.extractall(root, members=members, filter="data")
+    return root / RECORDED_VARIANT

@@ -1,5 +1,5 @@
 """A damaged or forged variant folder's meta.json is an error naming the file and the field (exit 2, at once), never
-a traceback, a hang or a prediction from figures no GPU ran; every meta.json the validation recorded still reads."""
+a traceback, a hang or a prediction from figures no GPU ran; every meta.json the validation recorded_variant still reads."""
 
 from __future__ import annotations
 
@@ -16,17 +16,6 @@ from tools.predict.artifacts import read_variant
 
 REPO = Path(__file__).resolve().parents[1]
 PACKS = sorted((REPO / "benchmarks" / "predict_data").glob("*.tgz"))
-VARIANT = (
-    "predict_data/pair.ew_grid.before"  # one Triton launch of axpy_persistent_kernel, grid [33, 1, 1], 128 threads
-)
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("h100")
-    with tarfile.open(REPO / "benchmarks" / "predict_data" / "h100-2026-11-25.tgz") as tar:
-        tar.extractall(root, members=[m for m in tar.getmembers() if m.name.startswith(VARIANT)], filter="data")
-    return root / VARIANT
 
 
 def _launch(meta: dict) -> dict:
@@ -132,9 +121,11 @@ def _arg(meta: dict, index: int, **fields) -> dict:
 
 
 @pytest.mark.parametrize(("damage", "edit", "expected"), DAMAGE, ids=[d[0] for d in DAMAGE])
-def test_a_damaged_meta_json_is_an_error_naming_the_file_and_field(recorded, tmp_path, capsys, damage, edit, expected):
+def test_a_damaged_meta_json_is_an_error_naming_the_file_and_field(
+    recorded_variant, tmp_path, capsys, damage, edit, expected
+):
     folder = tmp_path / "variant"
-    shutil.copytree(recorded, folder)
+    shutil.copytree(recorded_variant, folder)
     text = (folder / "meta.json").read_text()
     got = edit(text, json.loads(text))
     (folder / "meta.json").write_text(got if isinstance(got, str) else json.dumps(got))
@@ -149,7 +140,7 @@ def test_a_damaged_meta_json_is_an_error_naming_the_file_and_field(recorded, tmp
     assert len(err) < 2000 and seconds < 5, (len(err), seconds)  # no 100 kB name echoed back; no hang
 
 
-def test_every_recorded_meta_json_is_valid(tmp_path):
+def test_every_recorded_variant_meta_json_is_valid(tmp_path):
     # the validation's own 272 variant folders (every pack in benchmarks/predict_data) read as before
     count = 0
     for pack in PACKS:
@@ -164,6 +155,6 @@ def test_every_recorded_meta_json_is_valid(tmp_path):
     assert count == 272
 
 
-def test_the_recorded_variant_itself_reads(recorded):
-    (k,) = read_variant(recorded)
+def test_the_recorded_variant_variant_itself_reads(recorded_variant):
+    (k,) = read_variant(recorded_variant)
     assert (k.name, k.launch.grid, k.launch.block_threads) == ("axpy_persistent_kernel", [33, 1, 1], 128)
