@@ -49,7 +49,8 @@ def launch_bytes(kernel, grid: tuple, block: tuple, lds: int) -> int:
 
 
 def _gb(n: int) -> str:
-    return f"{n / 1e9:.1f} GB"
+    """Bytes as the --max-memory option reads them: GB, or MB below a tenth of one (a 10 MB cap is not 0.0 GB)."""
+    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.0f} MB"
 
 
 def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who: str, max_bytes: int):

@@ -123,7 +123,7 @@ def shared_overreach(events: list[MemoryEvent], desc: dict) -> InputError | None
         + "; ".join(told)
         + ". The same accesses on both sides are the inputs' fault, not AFTER's: no verdict on these inputs",
         hint=f"make kernelpilot_entry (or kernelpilot_inputs) pass {', '.join(needs) or 'tensors the grid fits'}, or "
-        "a grid that fits the tensors (`--shape KEY=VALUE`); on a GPU those reads return whatever memory holds there",
+        "a grid that fits the tensors (`kernelpilot check … --shape KEY=VALUE`); on a GPU those reads return whatever memory holds there",
     )
 
 

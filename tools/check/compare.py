@@ -25,6 +25,7 @@ from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import InputError, KernelpilotError
 from tools.executors import LOCAL
+from tools.limits import MAX_MEMORY_GB, MIN_MEMORY_GB, out_of_range
 from tools.models.check import CaseResult, CheckReport, MemoryEvent
 
 __all__ = ["CheckTimeout", "check", "executed_loops", "format_report", "outputs"]
@@ -266,6 +267,12 @@ def check(
     from tools.isa.arch import normalize_arch
     from tools.paths import guard
 
+    if out_of_range(max_memory_gb, MIN_MEMORY_GB, MAX_MEMORY_GB):  # before any compile (the CLI checks it too)
+        raise InputError(
+            f"the memory cap of {max_memory_gb:g} GB is outside {MIN_MEMORY_GB:g}..{MAX_MEMORY_GB:g} GB",
+            hint="give `kernelpilot check --max-memory GB` (MCP: max_memory_gb) within that range; the default is "
+            f"{DEFAULT_MAX_MEMORY_GB:g}",
+        )
     t0 = time.perf_counter()
     left = deadline(timeout)
     a_path = _check_source(guard(after, "AFTER"))

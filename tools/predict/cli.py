@@ -68,6 +68,7 @@ def predict_file(
     timeout: float = 600,
 ) -> PredictResult:
     """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
+    from tools.limits import MAX_TIMEOUT_S, MAX_TRIPS, out_of_range
     from tools.predict import (
         band_of,
         bounds,
@@ -78,6 +79,13 @@ def predict_file(
         total_of,
     )
 
+    if trips is not None and (trips <= 0 or out_of_range(trips, 0, MAX_TRIPS)):  # before any compile
+        raise InputError(f"trips {trips:g} is outside (0, {MAX_TRIPS:g}]",
+                         hint="give `kernelpilot predict --trips N` (MCP: trips) as the hot loop's iterations per "
+                         "program, at most 10**9")  # fmt: skip
+    if timeout <= 0 or out_of_range(timeout, 0, MAX_TIMEOUT_S):
+        raise InputError(f"timeout {timeout:g} s is outside (0, {MAX_TIMEOUT_S:g}] s",
+                         hint="give `kernelpilot predict --timeout SECONDS` (MCP: timeout) within that range")  # fmt: skip
     limit = bounds.TimeLimit(timeout)  # one --timeout for the whole call, the baseline's included
 
     def predicted(src):
