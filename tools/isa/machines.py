@@ -22,7 +22,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tools.errors import InputError
+from tools.errors import InputError, field_problems
 from tools.isa.arch import normalize_arch
 
 MACHINE_DIR = Path(__file__).with_name("machines")
@@ -115,8 +115,7 @@ def _problems(model: type[BaseModel], data, prefix: tuple) -> list[str]:
     try:
         model.model_validate(data)
     except ValidationError as exc:
-        return [f"{'.'.join(str(p) for p in (*prefix, *e['loc'])) or '(the top level)'}: "
-                f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors(include_url=False)]  # fmt: skip
+        return field_problems(exc.errors(include_url=False, include_input=False), prefix)
     return []
 
 

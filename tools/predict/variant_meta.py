@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tools.errors import InputError
+from tools.errors import InputError, field_problems
 
 MAX_META_BYTES = 8 << 20  # the validation's files are under 10 kB
 MAX_LAUNCHES = 1024  # a recorded call's GPU ops (the validation's most: 4)
@@ -91,14 +91,6 @@ class VariantMeta(_Strict):
     launches: Annotated[list[LaunchMeta], Field(max_length=MAX_LAUNCHES)]
 
 
-def _field(loc: tuple) -> str:
-    """``("launches", 0, "grid", 1)`` → ``launches[0].grid[1]``."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}" if out else str(part)
-    return out or "(the top level)"
-
-
 def load_meta(folder: Path) -> dict:
     """The folder's meta.json, validated against ``VariantMeta``, as the dict it holds (only the fields it gives)."""
     path = folder / "meta.json"
@@ -121,8 +113,7 @@ def load_meta(folder: Path) -> dict:
     try:
         VariantMeta.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False)
-        lines = [f"{_field(e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in first[:3]]
-        more = f" (and {len(first) - 3} more)" if len(first) > 3 else ""
-        raise InputError(f"{path}: " + "; ".join(lines) + more, hint=FORMAT_HINT) from None
+        lines = field_problems(exc.errors(include_url=False, include_input=False))
+        more = f" (and {len(lines) - 3} more)" if len(lines) > 3 else ""
+        raise InputError(f"{path}: " + "; ".join(lines[:3]) + more, hint=FORMAT_HINT) from None
     return data
