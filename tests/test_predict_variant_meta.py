@@ -46,7 +46,6 @@ DAMAGE = [
         lambda text, meta: _arg(meta, 0, name=None),
         "launches[0].args[0].name: Field required",
     ),
-    ("no variant name", lambda text, meta: {k: v for k, v in meta.items() if k != "name"}, "name: Field required"),
     (
         "a negative grid",
         lambda text, meta: _set(meta, "grid", [-33, 1, 1]),

@@ -84,7 +84,7 @@ class LaunchMeta(_Strict):
 
 
 class VariantMeta(_Strict):
-    name: Name
+    name: Name | None = None  # the folder's name, by FORMAT.md; a folder written by hand may leave it out
     language: Literal["triton", "cuda"] | None = None
     triton: Text | None = None
     device: Text | None = None
