@@ -1,0 +1,164 @@
+"""--call 'FN(NAME=DTYPE[SHAPE], ..., NAME=VALUE)': the user's kernel file as it is, its host function as the entry.
+
+The kernel files are tests/data/call/: a weight-only int8 GEMV (Triton kernel + host function ``w8a16_gemv``, no
+``kernelpilot_entry()``), the same with 16 columns per program (same result), and one that reads the int8 weights as
+uint8 (a wrong result whenever a weight is negative).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tools.callspec import CallSpec, TensorArg, ValueArg, parse_call, resolve_call
+from tools.cli import main
+from tools.errors import InputError
+
+DATA = Path(__file__).parent / "data" / "call"
+GEMV = DATA / "w8a16.py"
+CALL = "w8a16_gemv(a=bf16[64], w=int8[64,64], scale=fp32[64])"
+
+
+# ------------------------------------------------------------------------------------------ the spec, parsed (fast)
+def test_tensors_and_scalars_parse_without_evaluation():
+    spec = parse_call(
+        "f(bf16[16, 8192], w=int8[8192,8192], s=fp8e4nv[()], n=-3, eps=1e-5, name='x', flag=True, o=None, t=(1, 2))"
+    )
+    assert spec.fn == "f"
+    assert spec.args == (TensorArg(dtype="bf16", shape=(16, 8192)),)
+    assert spec.kwargs["w"] == TensorArg(dtype="int8", shape=(8192, 8192))
+    assert spec.kwargs["s"] == TensorArg(dtype="fp8e4nv", shape=())
+    assert [spec.kwargs[k] for k in ("n", "eps", "name", "flag", "o")] == [
+        ValueArg(value=-3),
+        ValueArg(value=1e-5),
+        ValueArg(value="x"),
+        ValueArg(value=True),
+        ValueArg(value=None),
+    ]
+    assert spec.kwargs["t"] == ValueArg(value=[1, 2], is_tuple=True)
+    # the canonical spelling round-trips, so reports and cache keys do not depend on spacing
+    assert parse_call(spec.text()) == spec
+    assert (
+        spec.text()
+        == "f(bf16[16,8192], w=int8[8192,8192], s=fp8e4nv[()], n=-3, eps=1e-05, name='x', flag=True, o=None, t=(1, 2))"
+    )
+
+
+def test_torch_dtype_names_mean_the_same_tensor():
+    assert parse_call("f(a=bfloat16[4], b=float16[2])") == parse_call("f(a=bf16[4], b=fp16[2])")
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "hint"),
+    [
+        ("f(a=bf17[4])", "unknown dtype 'bf17' for a", "dtypes: bf16 fp16 fp32 fp64 fp8e4nv fp8e5 int8 uint8"),
+        (
+            "f(a=bf16[4, -1])",
+            "the shape of a holds '-1'; each dimension must be a non-negative integer",
+            "e.g. a=bf16[16,8192]",
+        ),
+        ("f(a=bf16[4.5])", "the shape of a holds '4.5'", "a 0-d tensor: fp32[()]"),
+        ("f(a=bf16)", "a=bf16 has no shape", "a=bf16[16,8192]"),
+        (
+            "f(a=__import__('os').system('true'))",
+            "neither a tensor (DTYPE[SHAPE]) nor a literal value",
+            "nothing is evaluated",
+        ),
+        ("f(a=x)", "a=x is neither a tensor", "values are numbers"),
+        ("f(a=1, a=2)", "", ""),  # Python's own parser refuses a repeated keyword
+        ("f(*xs)", "*args cannot be given", "NAME=DTYPE[SHAPE]"),
+        ("mod.f(a=1)", "not a call of a function by its name", "FN(NAME=DTYPE[SHAPE]"),
+        ("f(a=bf16[4]", "not a call", "FN(NAME=DTYPE[SHAPE], ..., NAME=VALUE)"),
+    ],
+)
+def test_a_bad_spec_names_what_is_wrong(text, message, hint):
+    with pytest.raises(InputError) as info:
+        parse_call(text)
+    assert info.value.message.startswith(f"--call '{text}':")
+    assert message in info.value.message
+    assert hint in info.value.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "hint"),
+    [
+        ("nope(a=bf16[4])", "w8a16.py defines no function 'nope'", "host functions in w8a16.py: w8a16_gemv"),
+        ("w8a16_gemv_kernel(a_ptr=bf16[4])", "w8a16_gemv_kernel is a Triton kernel", "host functions in w8a16.py"),
+        (
+            "w8a16_gemv(a=bf16[4], w=int8[4,4])",
+            "w8a16_gemv() in w8a16.py needs scale too",
+            "its parameters: w8a16_gemv(a, w, scale, out, block_n)",
+        ),
+        (
+            "w8a16_gemv(a=bf16[4], w=int8[4,4], scale=fp32[4], bias=fp32[4])",
+            "takes no argument 'bias'",
+            "w8a16_gemv(a, w, scale, out, block_n)",
+        ),
+        ("w8a16_gemv(bf16[4], a=bf16[4], w=int8[4,4], scale=fp32[4])", "a is given twice", ""),
+        ("w8a16_gemv(bf16[4], int8[4,4], fp32[4], None, 32, 1)", "6 positional arguments, but", "name the arguments"),
+    ],
+)
+def test_the_call_is_checked_against_the_file_before_anything_compiles(text, message, hint):
+    with pytest.raises(InputError) as info:
+        resolve_call(text, GEMV)
+    assert message in info.value.message
+    assert hint in info.value.hint
+
+
+def test_positional_arguments_fill_the_parameters_in_order():
+    spec = resolve_call("w8a16_gemv(bf16[4], int8[4,4], scale=fp32[4], block_n=16)", GEMV)
+    assert isinstance(spec, CallSpec) and len(spec.args) == 2 and spec.kwargs["block_n"] == ValueArg(value=16)
+
+
+def test_the_cli_refuses_a_bad_spec_with_exit_2_before_compiling(capsys):
+    assert main(["dump-ir", str(GEMV), "--arch", "gfx942", "--call", "w8a16_gemv(a=bf16[64], w=int9[64,64])"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --call 'w8a16_gemv(a=bf16[64], w=int9[64,64])': unknown dtype 'int9' for w" in err
+    assert "hint: dtypes: bf16" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------------------------------------- dump-ir --call
+@pytest.mark.slow
+def test_dump_ir_call_compiles_every_launch_of_the_host_function():
+    from tools.dump_ir import dump_ir
+
+    result = dump_ir(GEMV, "gfx942", call=CALL)
+    (k,) = result.kernels
+    assert k.name == "w8a16_gemv_kernel"
+    # the host function's launch: N = 64 columns / BLOCK_N 32 = 2 programs, recorded as a call's launch
+    assert k.launch.source == "call" and k.launch.grid == [2]
+    assert k.launch.specialization["N"] == "div16" and k.launch.specialization["BLOCK_N"] == "constexpr=32"
+    args = {a.name: a for a in k.launch.arguments}
+    assert (args["w_ptr"].dtype, args["w_ptr"].shape) == ("int8", [64, 64])
+    assert (args["a_ptr"].dtype, args["scale_ptr"].dtype) == ("bfloat16", "float32")
+
+
+@pytest.mark.slow
+def test_call_wins_over_an_entry_and_is_part_of_the_cache_key(tmp_path):
+    from tools.dump_ir import dump_ir
+
+    kernel = tmp_path / "gemv.py"
+    shutil.copy(GEMV, kernel)
+    with kernel.open("a") as f:  # an entry at N = 64 columns (divisible by 16)
+        f.write(
+            "\n\ndef kernelpilot_entry():\n"
+            "    a, w, s = torch.empty(64, dtype=torch.bfloat16), torch.empty(64, 64, dtype=torch.int8), torch.empty(64)\n"
+            "    return {'call': w8a16_gemv, 'args': (a, w, s), 'kwargs': {}}\n"
+        )
+    by_entry = dump_ir(kernel, "gfx942").kernels[0].launch
+    by_call = dump_ir(kernel, "gfx942", call="w8a16_gemv(a=bf16[64], w=int8[64,60], scale=fp32[60])").kernels[0].launch
+    assert by_entry.specialization["N"] == "div16"
+    assert by_call.specialization["N"] == ""  # 60 columns: not divisible by 16, another compile, another entry
+    assert {a.name: a.shape for a in by_call.arguments}["w_ptr"] == [64, 60]
+
+
+@pytest.mark.slow
+def test_dump_ir_cli_call_on_sm_90(capsys):
+    assert main(["dump-ir", str(GEMV), "--arch", "sm_90", "--call", CALL, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    (k,) = got["kernels"]
+    assert k["arch"] == "sm_90" and k["launch"]["source"] == "call" and k["launch"]["grid"] == [2]
+    assert k["resources"]["registers_per_thread"] is not None
