@@ -162,3 +162,85 @@ def test_dump_ir_cli_call_on_sm_90(capsys):
     (k,) = got["kernels"]
     assert k["arch"] == "sm_90" and k["launch"]["source"] == "call" and k["launch"]["grid"] == [2]
     assert k["resources"]["registers_per_thread"] is not None
+
+
+# --------------------------------------------------------------------------------------------------- check --call
+SMALL = "w8a16_gemv(a=bf16[16], w=int8[16,32], scale=fp32[32])"  # one K step, 32 columns: 1 or 2 programs
+
+
+def test_check_inputs_are_drawn_by_dtype(tmp_path):
+    """The inputs child alone (no compile): each tensor of the call refilled from the seed by its dtype."""
+    import numpy as np
+
+    from tools.check.inputs import generate_inputs
+
+    kernel = tmp_path / "fills.py"
+    kernel.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr):\n    pass\n\n\n"
+        "def host(w, u, h, idx, m, x):\n    k[(1,)](w)\n"
+    )
+    call = resolve_call("host(w=int8[4096], u=uint8[4096], h=int16[4096], idx=int32[64], m=bool[2], x=fp32[8])", kernel)
+    ((desc, bufs, _, _),) = generate_inputs(kernel, "triton", [(0, {})], tmp_path / "in", call=call.key())
+    fills = {b["name"]: b["fill"] for b in desc["buffers"]}
+    assert fills == {
+        "w": "integers uniform in [-128, 127] (the int8 range)",
+        "u": "integers uniform in [0, 255] (the uint8 range)",
+        "h": "integers uniform in [-32768, 32767] (the int16 range)",
+        "idx": "integers uniform in [0, numel) = [0, 64) (int32: read as indices)",
+        "m": "fair coin, both values present",
+        "x": "standard normal",
+    }
+    w, u, h = (np.frombuffer(bufs[i], dtype) for i, dtype in ((0, np.int8), (1, np.uint8), (2, np.int16)))
+    # 4096 uniform draws reach both ends of 256 values (each end missed with probability (255/256)^4096 ~ 1e-7)
+    assert (w.min(), w.max(), u.min(), u.max()) == (-128, 127, 0, 255)
+    assert h.min() < -16384 and h.max() > 16384  # not [0, numel): negative and past 4096
+    assert sorted(np.frombuffer(bufs[4], np.bool_).tolist()) == [False, True]
+
+
+def test_check_refuses_shape_with_call():
+    from tools.check.compare import check
+
+    with pytest.raises(InputError, match="--shape and --call do not go together"):
+        check(GEMV, DATA / "w8a16_block16.py", call=SMALL, shapes=[{"K": 16}])
+
+
+def test_check_call_checks_both_files_before_compiling(tmp_path):
+    from tools.check.compare import check
+
+    other = tmp_path / "other.py"
+    other.write_text("import triton\n\n\ndef gemv(a, w, scale):\n    pass\n")
+    with pytest.raises(InputError) as info:
+        check(GEMV, other, call=SMALL)
+    assert "other.py defines no function 'w8a16_gemv'" in info.value.message
+    assert info.value.hint == "host functions in other.py: gemv"
+
+
+@pytest.mark.slow
+def test_check_call_finds_int8_weights_read_as_uint8(capsys):
+    # the weights span [-128, 127]: every negative one reads as w + 256 in the buggy kernel, so every output differs
+    assert main(["check", str(GEMV), str(DATA / "w8a16_uint8_bug.py"), "--call", SMALL]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("check: DIFFERENT — 32 element(s) differ in return")
+    assert f"  call: {SMALL}\n" in out
+    assert "  input w (int8, 512 elements): integers uniform in [-128, 127] (the int8 range)\n" in out
+    assert "  input a (bfloat16, 16 elements): standard normal\n" in out
+
+
+@pytest.mark.slow
+def test_check_call_against_a_git_revision(tmp_path):
+    import subprocess
+
+    from tools.check.compare import check
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copy(GEMV, repo / "gemv.py")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "gemv.py"], check=True)
+    subprocess.run([*git, "commit", "-qm", "gemv"], check=True)
+    shutil.copy(DATA / "w8a16_block16.py", repo / "gemv.py")  # the rewrite: 16 columns per program
+    rep = check("HEAD:./gemv.py", repo / "gemv.py", call=SMALL)
+    assert rep.verdict == "same", rep.reason  # one program of 32 columns vs two of 16: the same sums
+    assert rep.call == SMALL
+    assert rep.kernels == ["w8a16_gemv_kernel → w8a16_gemv_kernel"]

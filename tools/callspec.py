@@ -237,12 +237,17 @@ def _check_signature(spec: CallSpec, node: ast.FunctionDef, path: Path) -> None:
 
 
 def resolve_call(call: str | CallSpec | None, path: str | Path | None = None) -> CallSpec | None:
-    """``call`` parsed and, with ``path``, checked against the file before anything compiles: ``FN`` is a function
+    """``call`` (the user's text, a CallSpec or its JSON key) parsed and, with ``path``, checked against the file before anything compiles: ``FN`` is a function
     the file defines at top level (or imports), not a kernel, and takes the arguments given. InputError otherwise,
     its hint naming the file's host functions or FN's parameters."""
     if call is None or call == "":
         return None
-    spec = call if isinstance(call, CallSpec) else parse_call(call)
+    if isinstance(call, CallSpec):
+        spec = call
+    elif str(call).lstrip().startswith("{"):  # the JSON form (CallSpec.key) one tool hands another
+        spec = CallSpec.model_validate_json(call)
+    else:
+        spec = parse_call(call)
     if path is None:
         return spec
     path = Path(path)
