@@ -228,19 +228,52 @@ def test_check_call_finds_int8_weights_read_as_uint8(capsys):
 
 @pytest.mark.slow
 def test_check_call_against_a_git_revision(tmp_path):
-    import subprocess
-
     from tools.check.compare import check
 
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    shutil.copy(GEMV, repo / "gemv.py")
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "gemv.py"], check=True)
-    subprocess.run([*git, "commit", "-qm", "gemv"], check=True)
+    repo = _repo_with(tmp_path, GEMV)
     shutil.copy(DATA / "w8a16_block16.py", repo / "gemv.py")  # the rewrite: 16 columns per program
     rep = check("HEAD:./gemv.py", repo / "gemv.py", call=SMALL)
     assert rep.verdict == "same", rep.reason  # one program of 32 columns vs two of 16: the same sums
     assert rep.call == SMALL
     assert rep.kernels == ["w8a16_gemv_kernel → w8a16_gemv_kernel"]
+
+
+# ------------------------------------------------------------------------------------------------- predict --call
+def _repo_with(tmp_path, committed: Path, name: str = "gemv.py") -> Path:
+    """A git repository holding ``committed`` as ``name`` in its first commit."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copy(committed, repo / name)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for step in (["init", "-q"], ["add", name], ["commit", "-qm", "first"]):
+        subprocess.run([*git, *step], check=True)
+    return repo
+
+
+@pytest.mark.slow
+def test_predict_call_on_sm_90_predicts_the_host_functions_launch():
+    from tools.predict.cli import predict_file
+
+    r = predict_file(GEMV, "sm_90", call=CALL)
+    (launch,) = r.launches
+    # 64 columns / 32 per program = 2 programs; K = 64 in steps of BLOCK_K = 16: 4 trips, from TTIR's loop bounds
+    # evaluated on the call's arguments
+    assert (launch.name, launch.grid) == ("w8a16_gemv_kernel", [2])
+    assert (launch.trips.source, launch.trips.trips) == ("loop-bounds", 4)
+    assert r.predicted_us is not None and r.device == "h100"
+
+
+@pytest.mark.slow
+def test_predict_call_with_a_git_revision_as_baseline(tmp_path, monkeypatch):
+    from tools.predict.cli import predict_file
+
+    repo = _repo_with(tmp_path, DATA / "w8a16_block16.py")
+    shutil.copy(GEMV, repo / "gemv.py")  # the working copy: 32 columns per program
+    monkeypatch.chdir(repo)
+    r = predict_file("gemv.py", "gfx942", baseline="HEAD:gemv.py", call=SMALL)
+    # 32 columns: one program of 32 now, two of 16 in HEAD; an AMD launch this small runs on check's CPU engine
+    assert [lp.grid for lp in r.launches] == [[1]] and [lp.grid for lp in r.baseline_launches] == [[2]]
+    assert {lp.trips.source for lp in r.launches + r.baseline_launches} == {"check"}
+    assert r.predicted_speedup is not None

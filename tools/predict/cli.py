@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tools.callspec import add_call_argument
 from tools.errors import InputError
+from tools.gitref import resolve_file
 from tools.isa.arch import normalize_arch
 from tools.isa.machines import device_for, machine_names
 from tools.models.dump import KernelDump
@@ -14,13 +16,18 @@ from tools.models.predict import LaunchPrediction, PredictResult
 HELP = "predict each launch's time on a GPU from its ISA and launch, and what bounds it"
 
 
-def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> tuple[list[KernelDump], str, bool]:
-    """The launches of ``source`` in order: a kernel file (compiled by dump-ir; a call form captures every launch)
-    or a recorded variant folder (meta.json + compiled files, benchmarks/predict_data/FORMAT.md)."""
+def load_kernels(
+    source: str | Path, arch: str | None, timeout: float = 600, call: str | None = None
+) -> tuple[list[KernelDump], str, bool]:
+    """The launches of ``source`` in order: a kernel file (compiled by dump-ir; a call form, or ``call``, captures
+    every launch) or a recorded variant folder (meta.json + compiled files, benchmarks/predict_data/FORMAT.md)."""
     from tools.predict.artifacts import is_variant_dir, read_variant
 
     path = Path(source)
     if is_variant_dir(path):
+        if call:
+            raise InputError(f"--call applies to a kernel file; {path} is a recorded variant folder",
+                             hint="its meta.json names its launches: drop --call")  # fmt: skip
         kernels = read_variant(path, arch)
         return kernels, kernels[0].arch, False
     if path.is_dir():
@@ -32,7 +39,7 @@ def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> 
         raise InputError("--arch is needed to compile a kernel file", hint="e.g. kernelpilot predict k.py --arch sm_90")
     from tools.dump_ir.dump import dump_ir
 
-    result = dump_ir(path, arch, timeout=timeout)
+    result = dump_ir(path, arch, timeout=timeout, call=call)
     return result.kernels, result.arch, True
 
 
@@ -65,14 +72,17 @@ def predict_file(
     baseline: str | Path | None = None,
     trips: float | None = None,
     timeout: float = 600,
+    call: str | None = None,
 ) -> PredictResult:
-    """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
+    """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``, a file or
+    a git revision ``REV:PATH``); ``call``: the host function both run (``--call``, tools.callspec)."""
     from tools.predict import band_of, executed_trips, not_modelled_notes, predict_kernels, speedup_band, total_of
 
     def predicted(src):
-        kernels, karch, is_file = load_kernels(src, arch, timeout)
-        # evidence before a stated --trips, which only fills the loops no evidence gives
-        runs = executed_trips(src, kernels, karch, timeout) if is_file else None
+        with resolve_file(src) as (path, _):  # a baseline may be HEAD:kernel.py
+            kernels, karch, is_file = load_kernels(path, arch, timeout, call)
+            # evidence before a stated --trips, which only fills the loops no evidence gives
+            runs = executed_trips(path, kernels, karch, timeout, call) if is_file else None
         return predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs), karch
 
     arch = normalize_arch(arch) if arch else None
@@ -154,7 +164,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--device", choices=machine_names(), help="device model (default per arch: gfx942 mi300x, sm_90 h100)"
     )
-    p.add_argument("--baseline", metavar="B", help="a second kernel file or folder: predicted speedup of SOURCE over B")
+    p.add_argument("--baseline", metavar="B", help="a second kernel file or folder, or a git revision (HEAD:kernel.py): "
+                   "predicted speedup of SOURCE over B")  # fmt: skip
+    add_call_argument(p)
     p.add_argument("--trips", type=float, help="hot-loop iterations per program when no evidence gives them")
     p.add_argument("--timeout", type=float, default=600, help="seconds before a compile is stopped")
     p.add_argument("--json", action="store_true", help="print the PredictResult model as JSON")
@@ -162,7 +174,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     r = predict_file(
-        args.source, args.arch, device=args.device, baseline=args.baseline, trips=args.trips, timeout=args.timeout
+        args.source,
+        args.arch,
+        device=args.device,
+        baseline=args.baseline,
+        trips=args.trips,
+        timeout=args.timeout,
+        call=args.call,
     )
     print(r.model_dump_json(indent=2) if args.json else format_result(r))
     return 0
