@@ -277,3 +277,35 @@ def test_predict_call_with_a_git_revision_as_baseline(tmp_path, monkeypatch):
     assert [lp.grid for lp in r.launches] == [[1]] and [lp.grid for lp in r.baseline_launches] == [[2]]
     assert {lp.trips.source for lp in r.launches + r.baseline_launches} == {"check"}
     assert r.predicted_speedup is not None
+
+
+# ------------------------------------------------------------------------------ vgpr-pressure, prefetch-data-load
+@pytest.mark.slow
+def test_vgpr_pressure_call_with_a_git_revision_as_baseline(tmp_path, monkeypatch, capsys):
+    repo = _repo_with(tmp_path, GEMV)
+    shutil.copy(DATA / "w8a16_block16.py", repo / "gemv.py")
+    monkeypatch.chdir(repo)
+    # both sides compiled from the call; the outcome's CPU check and prediction run the same call
+    assert main(["vgpr-pressure", "gemv.py", "--arch", "gfx942", "--call", SMALL, "--baseline", "HEAD:gemv.py"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("w8a16_gemv_kernel")
+    assert "  against the baseline: ok (" in out
+    assert "  correctness: check (CPU, gfx942): same: gemv.py vs gemv.py" in out
+
+
+@pytest.mark.slow
+def test_prefetch_call_reports_the_hot_loop_of_the_host_functions_kernel(capsys):
+    argv = ["prefetch-data-load", str(GEMV), "--arch", "gfx942", "--call", CALL, "--json"]
+    assert main([*argv, "--baseline", str(DATA / "w8a16_block16.py")]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["kernel"] == "w8a16_gemv_kernel"
+    assert rep["loops"][0]["verdict"] == "exposed-latency"
+    assert rep["baseline"]["baseline"] == str(DATA / "w8a16_block16.py")
+
+
+def test_call_on_an_isa_input_is_refused(tmp_path, capsys):
+    isa = tmp_path / "k.s"
+    isa.write_text("\t.text\n")
+    assert main(["prefetch-data-load", str(isa), "--call", "f(x=fp32[4])"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --call applies to a kernel file, not to ISA or a dump" in err and "hint: pass the kernel file" in err

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tools import inputs
+from tools.callspec import add_call_argument
 from tools.errors import InputError
 from tools.isa.machines import machine_names
 from tools.models.vgpr import VgprReports
@@ -29,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="judge the input against BASE (same kinds of input, e.g. HEAD:kernel.py): occupancy, spills and peak "
         "changes in the report; exit 1 on a regression",
     )
+    add_call_argument(parser)
     parser.add_argument("--kernel", help="kernel name (exact or unique substring); default: every kernel")
     parser.add_argument("--arch", help="override the target (gfx942, gfx950, gfx1100, sm_90 …)")
     parser.add_argument("--source", help="kernel source file, to print the source lines named by .loc")
@@ -166,8 +168,8 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.diff:
-        before = analyze_spec(args.diff[0], args.kernel, args.arch)
-        after = analyze_spec(args.diff[1], args.kernel, args.arch)
+        before = analyze_spec(args.diff[0], args.kernel, args.arch, call=args.call)
+        after = analyze_spec(args.diff[1], args.kernel, args.arch, call=args.call)
         d = diff_reports(before, after, args.peak_threshold, **_budgets(args))
         d = judge_outcome(d, args.diff[0], args.diff[1], args.arch, **_outcome_options(args))
         print(d.model_dump_json(indent=1) if args.json else render_outcome(d))
@@ -184,11 +186,12 @@ def run(args: argparse.Namespace) -> int:
         per_instruction=args.per_instruction,
         top_k=args.top,
         launch_lds=getattr(args, "launch_lds", None),
+        call=args.call,
     )
     regression = False
     outcome = None
     if getattr(args, "baseline", None):
-        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top)
+        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top, call=args.call)
         d = attach_baseline(reports, base, args.peak_threshold, **_budgets(args))
         outcome = judge_outcome(d, args.baseline, args.input, args.arch, **_outcome_options(args))
         regression = outcome.regression
@@ -202,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _outcome_options(args: argparse.Namespace) -> dict:
-    return {"check": not getattr(args, "no_check", False), "device": getattr(args, "device", None)}
+    return {"check": not getattr(args, "no_check", False), "device": getattr(args, "device", None), "call": args.call}
 
 
 def _budgets(args: argparse.Namespace) -> dict:
