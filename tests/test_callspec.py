@@ -86,7 +86,11 @@ def test_a_bad_spec_names_what_is_wrong(text, message, hint):
     ("text", "message", "hint"),
     [
         ("nope(a=bf16[4])", "w8a16.py defines no function 'nope'", "host functions in w8a16.py: w8a16_gemv"),
-        ("w8a16_gemv_kernel(a_ptr=bf16[4])", "w8a16_gemv_kernel is a Triton kernel", "host functions in w8a16.py"),
+        (
+            "w8a16_gemv_kernel(a_ptr=bf16[4])",
+            "w8a16_gemv_kernel is a kernel; --call takes the host function that launches it",
+            "host functions in w8a16.py",
+        ),
         (
             "w8a16_gemv(a=bf16[4], w=int8[4,4])",
             "w8a16_gemv() in w8a16.py needs scale too",
@@ -106,6 +110,15 @@ def test_the_call_is_checked_against_the_file_before_anything_compiles(text, mes
         resolve_call(text, GEMV)
     assert message in info.value.message
     assert hint in info.value.hint
+
+
+def test_a_flydsl_kernel_is_refused_and_its_jit_host_function_offered():
+    saxpy = Path(__file__).parents[1] / "examples" / "flydsl" / "saxpy.py"
+    with pytest.raises(InputError) as info:
+        resolve_call("saxpy_kernel(X=fp32[4])", saxpy)
+    assert info.value.hint == "host functions in saxpy.py: saxpy"  # @flyc.kernel is a kernel, @flyc.jit a host
+    # the jit function's stream has a default: X, Y and alpha are all it needs
+    assert resolve_call("saxpy(X=fp32[256,512], Y=fp32[256,512], alpha=2.0)", saxpy).fn == "saxpy"
 
 
 def test_positional_arguments_fill_the_parameters_in_order():
@@ -156,6 +169,16 @@ def test_call_wins_over_an_entry_and_is_part_of_the_cache_key(tmp_path):
 
 
 @pytest.mark.slow
+def test_dump_ir_call_runs_a_flydsl_jit_function():
+    from tools.dump_ir import dump_ir
+
+    saxpy = Path(__file__).parents[1] / "examples" / "flydsl" / "saxpy.py"
+    result = dump_ir(saxpy, "gfx942", call="saxpy(X=fp32[256,512], Y=fp32[256,512], alpha=2.0)")
+    assert [k.name for k in result.kernels] == ["saxpy_kernel_0"]
+    assert result.kernels[0].resources.vgpr_count is not None
+
+
+@pytest.mark.slow
 def test_dump_ir_cli_call_on_sm_90(capsys):
     assert main(["dump-ir", str(GEMV), "--arch", "sm_90", "--call", CALL, "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
@@ -168,6 +191,7 @@ def test_dump_ir_cli_call_on_sm_90(capsys):
 SMALL = "w8a16_gemv(a=bf16[16], w=int8[16,32], scale=fp32[32])"  # one K step, 32 columns: 1 or 2 programs
 
 
+@pytest.mark.slow  # the inputs child imports torch and triton: ~8 s on 2 shared cores
 def test_check_inputs_are_drawn_by_dtype(tmp_path):
     """The inputs child alone (no compile): each tensor of the call refilled from the seed by its dtype."""
     import numpy as np

@@ -181,12 +181,12 @@ def parse_call(text: str) -> CallSpec:
 
 
 def _is_kernel(node: ast.FunctionDef) -> bool:
-    """A ``@triton.jit`` (``@jit``, ``@triton.autotune(...)``, ``@triton.heuristics(...)``) function: a kernel, not
-    the host function that launches it."""
+    """A ``@triton.jit`` (``@jit``, ``@triton.autotune(...)``, ``@triton.heuristics(...)``) or ``@flyc.kernel``
+    function: a kernel, not the host function that launches it (FlyDSL's ``@flyc.jit`` is a host function)."""
     for d in node.decorator_list:
-        target = d.func if isinstance(d, ast.Call) else d
-        name = ast.unparse(target)
-        if name.split(".")[-1] in ("jit", "autotune", "heuristics") and "flyc" not in name and "flydsl" not in name:
+        name = ast.unparse(d.func if isinstance(d, ast.Call) else d)
+        last, flydsl = name.split(".")[-1], "flyc" in name or "flydsl" in name
+        if (last in ("jit", "autotune", "heuristics") and not flydsl) or (last == "kernel" and flydsl):
             return True
     return False
 
@@ -262,8 +262,8 @@ def resolve_call(call: str | CallSpec | None, path: str | Path | None = None) ->
         raise _bad(spec.text(), f"{path.name} defines no function {spec.fn!r}", hint=offer)
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         if _is_kernel(node):
-            raise _bad(spec.text(), f"{spec.fn} is a Triton kernel; --call takes the host function that launches "
-                       "it (kernel[grid](...))", hint=offer)  # fmt: skip
+            raise _bad(spec.text(), f"{spec.fn} is a kernel; --call takes the host function that launches it",
+                       hint=offer)  # fmt: skip
         _check_signature(spec, node, path)
     return spec
 
