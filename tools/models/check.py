@@ -92,3 +92,9 @@ class CheckReport(BaseModel):
     reason: str
     limits: list[str] = Field(default_factory=list)
     seconds: float = 0.0
+    call: str | None = Field(default=None, description="the --call both files ran, canonical spelling")
+    inputs: list[str] = Field(
+        default_factory=list,
+        description="each input buffer of the first input set and the distribution it was drawn from (floats "
+        "standard normal, narrow integers over their dtype's range, wide ones in [0, numel), bools both values)",
+    )
