@@ -14,6 +14,18 @@ from tools.isa.arch import amd_arch, is_amd, normalize_arch
 from tools.isa.machines import Machine, device_for
 from tools.models.dump import KernelDump
 from tools.models.predict import Band, LaunchFigures, LaunchPrediction, PairPrediction, TripEvidence
+from tools.predict.evidence import (
+    asm_assumptions,
+    atomic_assumptions,
+    band_words,
+    combined_band,
+    floor_assumptions,
+    launch_band,
+    matrix_flops,
+    pair_speedup_band,
+    trip_assumptions,
+    unroll_assumptions,
+)
 from tools.predict.model import LaunchShape, predict
 
 __all__ = [
@@ -25,6 +37,7 @@ __all__ = [
     "predict_kernels",
     "predict_launch",
     "predict_pair",
+    "sum_band",
 ]
 
 DEFAULT_TRIPS = 1.0
@@ -246,6 +259,9 @@ def _wave_work(k: KernelDump, text: str, m: Machine, plan, default: float, waves
 
 
 def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None, threads=None) -> LaunchPrediction:
+    band = band_of(m)
+    if band.status == "validated":
+        band = Band(status="undetermined", source=band.source, note=band.note, rests_on=[f"no prediction: {why}"])
     return LaunchPrediction(
         name=k.name,
         arch=k.arch,
@@ -255,7 +271,7 @@ def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None,
         block_threads=threads,
         predicted_us=None,
         bound=None,
-        band=band_of(m),
+        band=band,
         figures=LaunchFigures(),
         trips=TripEvidence(source="assumption", detail="not reached"),
         undetermined=why,
@@ -375,6 +391,15 @@ def predict_launch(
     )
     shape.launched = programs
     us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
+    hot_assumed = evidence.source == "assumption"
+    rests = trip_assumptions(evidence.source, evidence.detail, trips if hot_assumed else None, assumed)
+    rests += atomic_assumptions(
+        bool(atomics and atomics.data_dependent), atomics.updates if atomics and atomics.us is None else 0.0, m.name
+    )
+    rests += unroll_assumptions(work.notes)
+    rests += asm_assumptions(ttir.read_text() if ttir is not None and ttir.exists() else None)
+    kernel_time = us - (figures.launch_overhead_us or 0.0)
+    rests += floor_assumptions(kernel_time, m, matrix_flops(plan, working), unique)
     return LaunchPrediction(
         name=k.name,
         arch=k.arch,
@@ -384,7 +409,7 @@ def predict_launch(
         block_threads=threads,
         predicted_us=round(us, 3),
         bound=bound,
-        band=band_of(m),
+        band=launch_band(band_of(m), rests),
         figures=figures,
         trips=evidence,
         loops=work.loops,
@@ -443,6 +468,12 @@ def total_of(launches: list[LaunchPrediction]) -> tuple[float | None, str | None
 def not_modelled_notes(launches: list[LaunchPrediction]) -> list[str]:
     """One line per launch the total leaves out, and why."""
     return [f"launch {i} {p.name}: not modelled ({p.not_modelled})" for i, p in enumerate(launches) if p.not_modelled]
+
+
+def sum_band(m: Machine, launches: list[LaunchPrediction]) -> Band:
+    """The band of a call's summed time: its modelled launches' bands combined (``evidence.combined_band``)."""
+    modelled = [p for p in launches if not p.not_modelled]
+    return combined_band(band_of(m), [p.band for p in modelled], [p.name for p in modelled])
 
 
 def speedup_band(speedup: float, band: Band) -> tuple[float, float] | None:
@@ -529,11 +560,15 @@ def predict_pair(
     if a_us <= 0:
         return PairPrediction(baseline_predicted_us=b_us, predicted_us=a_us, undetermined="no kernel time", notes=notes)
     speedup = round(b_us / a_us, 4)
+    sides = {side: sum_band(m, launches) for side, launches in (("before", b), ("after", a))}
+    for side, band in sides.items():
+        if band.status != "validated":
+            notes.append(f"{side}: {band_words(band)}")
     return PairPrediction(
         baseline_predicted_us=b_us,
         predicted_us=a_us,
         predicted_speedup=speedup,
-        speedup_band=speedup_band(speedup, band_of(m)),
+        speedup_band=pair_speedup_band(speedup, sides["before"], sides["after"], band_of(m)),
         bound=bound,
         notes=notes,
     )

@@ -46,15 +46,21 @@ def _summary(p: PredictResult) -> str:
         text += f"; {p.predicted_speedup:.2f}x vs baseline ({p.baseline_predicted_us:.1f} us)"
     text += "; " + band_text(p.band)
     if p.speedup_band:
-        text += f"; speedup band {p.speedup_band[0]:.2f}x-{p.speedup_band[1]:.2f}x"
+        text += "; " + _speedup_band_text(p.speedup_band)
     return text
 
 
 def band_text(b) -> str:
-    """The band as one phrase: the measured time lies within x low .. x high of the predicted one."""
-    if b.status == "unvalidated":
-        return "band unvalidated"
-    return f"band: measured / predicted x{b.low:g}-x{b.high:g} (10th-90th percentile)"
+    """The band as one phrase: its status, the measured time's range around the predicted one, what it rests on."""
+    from tools.predict.evidence import band_words
+
+    return band_words(b)
+
+
+def _speedup_band_text(sb: list) -> str:
+    low = f"{sb[0]:.2f}x" if sb[0] is not None else "?"
+    high = f"{sb[1]:.2f}x" if sb[1] is not None else "open"
+    return f"speedup band {low}-{high}"
 
 
 def predict_file(
@@ -67,7 +73,8 @@ def predict_file(
     timeout: float = 600,
 ) -> PredictResult:
     """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
-    from tools.predict import band_of, executed_trips, not_modelled_notes, predict_kernels, speedup_band, total_of
+    from tools.predict import band_of, executed_trips, not_modelled_notes, predict_kernels, sum_band, total_of
+    from tools.predict.evidence import pair_speedup_band
 
     def predicted(src):
         kernels, karch, is_file = load_kernels(src, arch, timeout)
@@ -87,7 +94,7 @@ def predict_file(
         launches=launches,
         predicted_us=total,
         bound=bound,
-        band=band_of(m),
+        band=sum_band(m, launches),
     )
     if baseline is not None:
         result.baseline = str(baseline)
@@ -95,7 +102,8 @@ def predict_file(
         result.baseline_predicted_us, _ = total_of(result.baseline_launches)
         if result.baseline_predicted_us and total:
             result.predicted_speedup = round(result.baseline_predicted_us / total, 4)
-            sb = speedup_band(result.predicted_speedup, result.band)
+            before = sum_band(m, result.baseline_launches)
+            sb = pair_speedup_band(result.predicted_speedup, before, result.band, band_of(m))
             result.speedup_band = list(sb) if sb else None
     result.notes += not_modelled_notes(launches)
     result.notes += [f"baseline {n}" for n in not_modelled_notes(result.baseline_launches)]
