@@ -145,6 +145,20 @@ def _scalars(k: KernelDump) -> dict[str, int]:
     return scalars
 
 
+def _tensor_values(k: KernelDump) -> dict[str, list[int]]:
+    """The launch's recorded integer tensors' values by name and by position among the non-constexpr arguments."""
+    out: dict[str, list[int]] = {}
+    pos = 0
+    for a in k.launch.arguments if k.launch else []:
+        if a.kind == "constexpr":
+            continue
+        if a.kind == "tensor" and a.values:
+            out[a.name] = a.values
+            out[str(pos)] = a.values
+        pos += 1
+    return out
+
+
 def _traffic(k: KernelDump, m: Machine, isa_text: str) -> tuple[float, str | None]:
     """DRAM bytes per requested byte: from the TTIR's offsets on the launch's scalars (Triton), else from the SASS
     address arithmetic (a CUDA kernel; AMD: 1, not modelled)."""
@@ -182,7 +196,7 @@ def _trip_plan(k: KernelDump, grid: list[int] | None):
     if not k.launch or not k.launch.arguments:
         return None, "the launch's argument values were not recorded"
     if ttir is not None and ttir.exists():
-        loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid)
+        loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid, tensors=_tensor_values(k))
     else:
         loops, detail = flydsl_loops(origin.read_text(errors="replace"), k.name, k.launch.arguments, grid)
         if loops is None:

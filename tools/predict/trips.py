@@ -220,6 +220,7 @@ def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], s
     for node in nodes:
         if not node.is_for:
             _eval(node, env, pid, grid)
+            _eval_loaded(node, env)
             branch = _IF_RE.search(node.line)
             if branch:
                 taken = env.get(branch.group(1))
@@ -318,10 +319,16 @@ def _gate_stores(root: list[_Node], args: list[str]) -> dict[int, dict[str, int]
 
 
 def ttir_loops(
-    text: str, scalars: dict[str, int], grid: list[int] | None, head: str = "tt.func"
+    text: str,
+    scalars: dict[str, int],
+    grid: list[int] | None,
+    head: str = "tt.func",
+    tensors: dict[str, list[int]] | None = None,
 ) -> tuple[list[TtirLoop], str]:
     """Every ``scf.for`` of the kernel (the function whose line starts with ``head``) with its iterations per program
-    on ``scalars`` (argument name or position → value), and a line saying what was evaluated."""
+    on ``scalars`` (argument name or position → value) and ``tensors`` (a tensor argument's recorded values, by name
+    or position: a scalar ``tt.load`` from it is evaluated, see ``_eval_loaded``), and a line saying what was
+    evaluated."""
     args, root, loops = _tree(text, head)
     g = tuple((list(grid or [1]) + [1, 1, 1])[:3])
     programs = math.prod(g)
@@ -331,6 +338,7 @@ def ttir_loops(
         value = scalars.get(key, scalars.get(str(pos)))
         if isinstance(value, bool | int):
             env_base[name] = int(value)
+    read = _seed_tensors(env_base, args, tensors)
     if programs <= MAX_PROGRAMS:
         picks = range(programs)
     else:
@@ -358,7 +366,59 @@ def ttir_loops(
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"
+    if read:
+        detail += f" (values loaded from {', '.join(sorted(read))} read from the example tensors)"
     return out, detail
+
+
+# loaded values (issue 31): a loop bound read from a tensor argument (``ctx_len = tl.load(lens + pid)``) is evaluated
+# on the example tensor's recorded values (LaunchArgument.values). Pointers live in env["@ptr"] (SSA name →
+# (argument, element offset)), the values in env["@values"]; env["@read"] collects the arguments a load read.
+_ADDPTR_RE = re.compile(r"^tt\.addptr\s+(%[\w.$-]+),\s*(%[\w.$-]+)\s*:\s*!tt\.ptr<")
+_SCALAR_LOAD_RE = re.compile(r"^tt\.load\s+(%[\w.$-]+)\s*(?:,[^:]*)?:\s*!tt\.ptr<\w+>\s*$")
+
+
+def _seed_tensors(env: dict, args: list[str], tensors: dict[str, list[int]] | None) -> set[str]:
+    """Put each tensor argument with recorded values into ``env`` as a pointer at element 0; the set the loads that
+    read them fill (shared by every program's copy of ``env``)."""
+    read: set[str] = set()
+    if not tensors:
+        return read
+    ptrs, values = {}, {}
+    for pos, name in enumerate(args):
+        key = name.lstrip("%")
+        vals = tensors.get(key, tensors.get(str(pos)))
+        if vals:
+            ptrs[name] = (key, 0)
+            values[key] = vals
+    if ptrs:
+        env.update({"@ptr": ptrs, "@values": values, "@read": read})
+    return read
+
+
+def _eval_loaded(node: _Node, env: dict) -> None:
+    """A scalar ``tt.addptr`` on a tracked pointer, or a scalar ``tt.load`` through one (its element read from the
+    recorded values; out of range: unknown)."""
+    ptrs = env.get("@ptr")
+    if not ptrs:
+        return
+    m = _OP_RE.match(node.line)
+    if not m or "tensor<" in node.line:
+        return
+    name, op, rest = m.groups()
+    text = f"{op} {rest}"
+    add = _ADDPTR_RE.match(text)
+    if add and add.group(1) in ptrs and isinstance(env.get(add.group(2)), int):
+        arg, off = ptrs[add.group(1)]
+        env["@ptr"] = {**ptrs, name: (arg, off + env[add.group(2)])}
+        return
+    load = _SCALAR_LOAD_RE.match(text)
+    if load and load.group(1) in ptrs:
+        arg, off = ptrs[load.group(1)]
+        vals = env["@values"][arg]
+        if 0 <= off < len(vals):
+            env[name] = vals[off]
+            env["@read"].add(arg)
 
 
 _HOST_RE = re.compile(r"^func\.func\s+(?:\w+\s+)?@([\w.$]+)\((.*)$")
