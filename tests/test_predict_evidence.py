@@ -18,7 +18,7 @@ from tools.models.outcome import Correctness
 from tools.outcome import decide, speed_from_prediction
 from tools.predict import band_of, predict_launch, predict_pair
 from tools.predict.cli import predict_file
-from tools.predict.evidence import Assumption, launch_band, pair_speedup_band
+from tools.predict.evidence import Assumption, launch_band, pair_speedup_band, sass_atomic_assumptions
 
 DATA = Path(__file__).resolve().parent / "data" / "predict"
 H200 = band_of(machine("h200"))
@@ -124,3 +124,20 @@ def test_a_side_with_an_assumed_trip_count_leaves_the_pair_undetermined_never_a_
     pair, speed, (verdict, why) = _verdict("stream_copy", "max_len_sum")
     assert pair.speedup_band is None and speed.verdict == "undetermined" and verdict == "undetermined"
     assert "no error band for this pair: after: band undetermined (the hot loop's trips are assumed" in speed.note
+
+
+@pytest.mark.slow
+def test_global_atomics_in_a_cuda_kernels_sass_open_the_band_above(tmp_path):
+    # a histogram: each thread adds 1 to the bin its byte names (a global atomicAdd, REDG in the SASS); without TTIR
+    # nothing tells how many updates meet at one bin, so the prediction is a floor
+    src = tmp_path / "hist.cu"
+    src.write_text(
+        "__global__ void hist(const unsigned char *x, int *bins, long n) {\n"
+        "  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;\n"
+        "  if (i < n) atomicAdd(&bins[x[i]], 1);\n"
+        "}\n"
+    )
+    (k,) = dump_ir(src, "sm_90").kernels
+    (found,) = sass_atomic_assumptions(Path(k.final_isa).read_text(), k.name)
+    assert found.high is None and found.text.startswith("1 global atomic instruction(s) in the SASS")
+    assert launch_band(H200, [found]).status == "assumed"

@@ -23,6 +23,7 @@ from tools.predict.evidence import (
     launch_band,
     matrix_flops,
     pair_speedup_band,
+    sass_atomic_assumptions,
     trip_assumptions,
     unroll_assumptions,
 )
@@ -412,6 +413,8 @@ def predict_launch(
     )
     rests += unroll_assumptions(work.notes)
     rests += asm_assumptions(ttir.read_text() if ttir is not None and ttir.exists() else None)
+    if atomics is None and not is_amd(k.arch):  # no TTIR (a CUDA kernel): its atomics are read from the SASS
+        rests += sass_atomic_assumptions(text, k.name)
     kernel_time = us - (figures.launch_overhead_us or 0.0)
     rests += floor_assumptions(kernel_time, m, matrix_flops(plan, working), unique)
     return LaunchPrediction(

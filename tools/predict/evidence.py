@@ -16,7 +16,7 @@ what it can do to the measured / predicted ratio:
   peak HBM): the band's top reaches the floor;
 * a stated ``--trips`` or inline asm: the band stays the device's, but the status says it was not validated.
 
-Pure functions of figures the predictor computed: no compiler, no file.
+Pure functions of figures and text the predictor already has: no compiler, no file.
 """
 
 from __future__ import annotations
@@ -91,6 +91,31 @@ def atomic_assumptions(data_dependent: bool, unmodelled_updates: float, device: 
             )
         )
     return out
+
+
+_SASS_GLOBAL_ATOMICS = ("ATOM", "ATOMG", "RED", "REDG")  # ATOMS is shared memory: on-chip, not the L2's contention
+
+
+def sass_atomic_assumptions(sass_text: str, kernel: str) -> list[Assumption]:
+    """Global atomics of a kernel read from SASS alone (a CUDA kernel, no TTIR to tell whose addresses they update):
+    how many updates meet at one address is unknown, so their contention is not in the time (open above)."""
+    from tools.isa.sass import parse_sass
+    from tools.predict.nvidia import find_function
+
+    try:
+        insts = find_function(parse_sass(sass_text), kernel).insts
+    except LookupError:
+        return []
+    n = sum(1 for i in insts if i.root in _SASS_GLOBAL_ATOMICS)
+    if not n:
+        return []
+    return [
+        Assumption(
+            f"{n} global atomic instruction(s) in the SASS and no TTIR to tell their addresses: how many updates "
+            "meet at one address is unknown, their contention is not in the time (a floor: open above)",
+            high=None,
+        )
+    ]
 
 
 def unroll_assumptions(notes: list[str]) -> list[Assumption]:
