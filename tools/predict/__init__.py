@@ -493,14 +493,6 @@ def sum_band(m: Machine, launches: list[LaunchPrediction]) -> Band:
     return combined_band(band_of(m), [p.band for p in modelled], [p.name for p in modelled])
 
 
-def speedup_band(speedup: float, band: Band) -> tuple[float, float] | None:
-    """A speedup's band from the validated device: speedup x the 10th and 90th percentiles of measured / predicted
-    speedup over the validation's pairs; None while the device (or its speedup band) is unvalidated."""
-    if band.status != "validated" or not band.speedup_low or not band.speedup_high:
-        return None
-    return (round(speedup * band.speedup_low, 4), round(speedup * band.speedup_high, 4))
-
-
 # the model's terms of one launch's time, by the bound they name (tools.predict.model)
 _TERMS = {
     "memory_latency": "latency_us",
@@ -538,7 +530,8 @@ def predict_pair(
     kernel_time: bool = False,
 ) -> PairPrediction:
     """Predicted before/after times and speedup for the verdicts: ``undetermined`` (with why) when either side has
-    no prediction; ``speedup_band`` None while the device's band is unvalidated. ``trips``: the hot loop's iterations
+    no prediction; ``speedup_band`` None while the device's band is unvalidated or a side's is undetermined (each
+    side's assumptions widen it: ``evidence.pair_speedup_band``). ``trips``: the hot loop's iterations
     where the compiled code does not give them.
 
     ``kernel_time`` (what the verdicts and the eval compare): when both sides make the same number of launches the
