@@ -25,6 +25,9 @@ def test_only_small_integer_cpu_tensors_keep_their_values():
     assert tensor_values(torch.tensor([[3, 1], [4, 1]], dtype=torch.int64)) == [3, 1, 4, 1]  # flattened, in order
     assert tensor_values(torch.ones(4)) is None  # floats are data, not lengths
     assert tensor_values(torch.zeros(MAX_RECORDED_VALUES + 1, dtype=torch.int32)) is None  # a table, not a batch
+    # torch.empty under fill_uninitialized (what the compile child sets before the entry runs): the dtype's maximum in
+    # every element, so an uninitialised tensor's memory is never read as lengths
+    assert tensor_values(torch.full((4,), torch.iinfo(torch.int32).max, dtype=torch.int32)) is None
 
 
 @cache
@@ -77,3 +80,12 @@ def test_a_length_past_the_tensor_is_not_read():
     # 64 values for 128 programs: programs 64..127 read past the recorded tensor, their bound stays unknown
     p = predict_launch(_with_lengths([1024] * 64), device="h200")
     assert p.trips.source == "assumption" and p.band.status == "undetermined"
+
+
+@pytest.mark.slow
+def test_an_uninitialised_offsets_tensor_is_not_read_as_values():
+    # gated_tiles.py's offsets come from torch.empty: the compile child fills them with INT32_MAX, so they are not
+    # recorded and the loaded condition stays undecided (the output-bound cap of its own test applies)
+    (k,) = dump_ir(DATA / "gated_tiles.py", "sm_90").kernels
+    offsets = next(a for a in k.launch.arguments if a.name == "offsets_ptr")
+    assert offsets.values is None

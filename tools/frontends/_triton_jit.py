@@ -97,8 +97,22 @@ def _grid(grid: Any, bound_args: dict) -> list[int] | None:
 MAX_RECORDED_VALUES = 1024  # an integer tensor's elements kept with the launch (a batch's lengths, not a table)
 
 
+def fill_uninitialized() -> None:
+    """While the entry runs, torch fills the memory of ``torch.empty`` with a known value (NaN, an integer dtype's
+    maximum: its deterministic mode, nondeterministic ops only warned about), so ``tensor_values`` can tell an
+    integer tensor the entry left uninitialised (a table it never filled) from real lengths. No torch: nothing."""
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+
+
 def tensor_values(value) -> list[int] | None:
-    """An integer CPU tensor's elements (at most MAX_RECORDED_VALUES), for loop bounds loaded from it; else None."""
+    """An integer CPU tensor's elements (at most MAX_RECORDED_VALUES), for loop bounds loaded from it; None for any
+    other tensor, and for one holding its dtype's maximum: memory ``torch.empty`` left as ``fill_uninitialized`` marks
+    it, not values the entry gave."""
     dtype = str(getattr(value, "dtype", ""))
     if (
         not dtype.startswith(("torch.int", "torch.uint"))
@@ -107,7 +121,10 @@ def tensor_values(value) -> list[int] | None:
         return None
     if value.numel() > MAX_RECORDED_VALUES:
         return None
-    return [int(v) for v in value.flatten().tolist()]
+    import torch
+
+    values = [int(v) for v in value.flatten().tolist()]
+    return None if torch.iinfo(value.dtype).max in values else values
 
 
 def describe_arguments(fn, bound_args: dict) -> list[dict]:
