@@ -236,7 +236,8 @@ async def predict(
         kwargs = {"source": src, "arch": arch, "device": device, "trips": trips, "timeout": timeout}
         if baseline:
             kwargs["baseline"] = str(confine(baseline, what="baseline"))
-        return "predict", kwargs, 2 * timeout + 60, f"predict {Path(src).name}"
+        # predict bounds the whole call, the baseline included, by one timeout (tools.predict.bounds)
+        return "predict", kwargs, timeout + 60, f"predict {Path(src).name}"
 
     with agent_errors():
         got = await run_job(ctx, "predict", job_id, wait_seconds, start)

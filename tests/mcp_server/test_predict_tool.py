@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from mcp import Client
@@ -47,3 +48,18 @@ async def test_predict_tool_is_listed_as_running_code():
         tools = {t.name: t for t in (await c.list_tools()).tools}
     assert tools["predict"].annotations.read_only_hint is False
     assert list(tools["predict"].output_schema["properties"])[0] == "summary"
+
+
+@pytest.mark.slow
+async def test_predict_of_three_nested_runtime_loops_finishes_within_its_timeout(tmp_path, monkeypatch):
+    from tests.test_predict_bounds import NEST, THREE
+
+    # 256 programs x 64**3 iterations: the trip evaluator walked them all (minutes) and held a job slot for
+    # 2 x timeout + 60 s; now it samples them, and the job's deadline is the call's timeout + 60 s
+    monkeypatch.setenv("KERNELPILOT_ALLOWED_ROOTS", str(tmp_path))
+    (tmp_path / "nest3.py").write_text(NEST.replace("INNER", THREE).replace("GRID", "256"))
+    t0 = time.monotonic()
+    r = await call({"source": str(tmp_path / "nest3.py"), "arch": "gfx942", "timeout": 40, "wait_seconds": 100})
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content["status"] == "done" and time.monotonic() - t0 < 40
+    assert "nested runtime loops" in r.structured_content["report"]["launches"][0]["trips"]["detail"]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, store_lines, typed
+from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, shared_overreach, store_lines, typed
 from tools.check.errors import CheckTimeout, UnsupportedIR, deadline
 from tools.check.inline_asm import rejected_asm
 from tools.check.inputs import RESULT_FILE, generate_inputs
@@ -26,6 +26,7 @@ from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL
+from tools.limits import MAX_MEMORY_GB, MIN_MEMORY_GB, out_of_range
 from tools.models.check import CaseResult, CheckReport, MemoryEvent
 
 __all__ = ["CheckTimeout", "check", "executed_loops", "format_report", "outputs"]
@@ -274,6 +275,12 @@ def check(
     from tools.isa.arch import normalize_arch
     from tools.paths import guard
 
+    if out_of_range(max_memory_gb, MIN_MEMORY_GB, MAX_MEMORY_GB):  # before any compile (the CLI checks it too)
+        raise InputError(
+            f"the memory cap of {max_memory_gb:g} GB is outside {MIN_MEMORY_GB:g}..{MAX_MEMORY_GB:g} GB",
+            hint="give `kernelpilot check --max-memory GB` (MCP: max_memory_gb) within that range; the default is "
+            f"{DEFAULT_MAX_MEMORY_GB:g}",
+        )
     t0 = time.perf_counter()
     left = deadline(timeout)
     a_path = _check_source(guard(after, "AFTER"))
@@ -367,6 +374,9 @@ def check(
                 written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
                 case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol, stores)
                 case.events = _dedupe(events)
+                inputs_fault = shared_overreach(events, desc) if engine == "llvm" else None
+                if inputs_fault is not None:  # the same accesses past a tensor on both sides: no verdict either way
+                    raise inputs_fault
                 judge(case)
                 if case.verdict == "different" and case.launches:
                     case.reason += f" ({case.launches})"

@@ -55,6 +55,9 @@ class MemoryEvent(BaseModel):
     user_line: str = Field(description="the outermost call site: the kernel body line that led to the access")
     instruction: str
     count: int = Field(1, description="lanes of this instruction with this kind of event (all, not just shown)")
+    max_offset: int | None = Field(
+        None, description="the highest byte offset any of those lanes accessed (all of them, not just the one shown)"
+    )
 
 
 class CaseResult(BaseModel):

@@ -446,11 +446,14 @@ def executed_trips(source: str | Path, kernels: list[KernelDump], arch: str, tim
     if groups > MAX_CHECK_WORKGROUPS:
         why = f"not run on the CPU engine: {groups} workgroups (at most {MAX_CHECK_WORKGROUPS}; no sampling yet)"
         return [{"skipped": why} for _ in kernels]
-    from tools.check.compare import executed_loops
+    from tools.check.compare import CheckTimeout, executed_loops
     from tools.errors import KernelpilotError
 
     try:
         runs = executed_loops(source, arch, timeout=timeout)
+    except CheckTimeout:
+        why = f"not run to its end on the CPU engine: stopped after {timeout:.0f}s (its share of predict's --timeout)"
+        return [{"skipped": why} for _ in kernels]
     except KernelpilotError as exc:
         return [{"skipped": f"the CPU engine could not run it: {exc.message}"} for _ in kernels]
     if len(runs) != len(kernels):

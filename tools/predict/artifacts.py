@@ -16,6 +16,7 @@ from pathlib import Path
 from tools.errors import InputError
 from tools.isa.arch import normalize_arch, nvidia_occupancy
 from tools.models.dump import CompilerVersions, KernelDump, LaunchArgument, LaunchInfo, Resources, Stage
+from tools.predict.variant_meta import load_meta
 
 
 def is_variant_dir(path: Path) -> bool:
@@ -73,7 +74,7 @@ def _stages(launch: dict, folder: Path) -> list[Stage]:
 def read_variant(folder: str | Path, arch: str | None = None) -> list[KernelDump]:
     """Every recorded launch of the variant in ``folder``, in launch order (memsets/memcpys skipped)."""
     folder = Path(folder)
-    meta = json.loads((folder / "meta.json").read_text())
+    meta = load_meta(folder)  # validated: a damaged or forged field is an error naming it
     kernels = []
     for launch in meta.get("launches") or []:
         if launch.get("op", "kernel") != "kernel":

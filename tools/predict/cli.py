@@ -12,6 +12,7 @@ from tools.isa.machines import device_for, machine_names
 from tools.models.dump import KernelDump
 from tools.models.predict import LaunchPrediction, PredictResult
 
+ENGINE_SHARE = 0.5  # of predict's --timeout left after the compile, for the CPU engine's trip run
 HELP = "predict each launch's time on a GPU from its ISA and launch, and what bounds it"
 
 
@@ -77,14 +78,38 @@ def predict_file(
     frontend: str | None = None,
 ) -> PredictResult:
     """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
-    from tools.predict import band_of, executed_trips, not_modelled_notes, predict_kernels, sum_band, total_of
+    from tools.limits import MAX_TIMEOUT_S, MAX_TRIPS, out_of_range
+    from tools.predict import (
+        band_of,
+        bounds,
+        executed_trips,
+        not_modelled_notes,
+        predict_kernels,
+        sum_band,
+        total_of,
+    )
     from tools.predict.evidence import pair_speedup_band
 
+    if trips is not None and (trips <= 0 or out_of_range(trips, 0, MAX_TRIPS)):  # before any compile
+        raise InputError(f"trips {trips:g} is outside (0, {MAX_TRIPS:g}]",
+                         hint="give `kernelpilot predict --trips N` (MCP: trips) as the hot loop's iterations per "
+                         "program, at most 10**9")  # fmt: skip
+    if timeout <= 0 or out_of_range(timeout, 0, MAX_TIMEOUT_S):
+        raise InputError(f"timeout {timeout:g} s is outside (0, {MAX_TIMEOUT_S:g}] s",
+                         hint="give `kernelpilot predict --timeout SECONDS` (MCP: timeout) within that range")  # fmt: skip
+    limit = bounds.TimeLimit(timeout)  # one --timeout for the whole call, the baseline's included
+
     def predicted(src):
-        kernels, karch, is_file = load_kernels(src, arch, timeout, frontend)
-        # evidence before a stated --trips, which only fills the loops no evidence gives
-        runs = executed_trips(src, kernels, karch, timeout) if is_file else None
-        return predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs), karch
+        with limit:
+            kernels, karch, is_file = load_kernels(src, arch, limit.left(f"compiling {Path(src).name}"), frontend)
+            # evidence before a stated --trips, which only fills the loops no evidence gives
+            # the CPU engine gets half of what is left: past it, the loop bounds give the trips (a deep nest of
+            # runtime loops runs for minutes there)
+            share = limit.left("running it on the CPU engine") * ENGINE_SHARE
+            runs = executed_trips(src, kernels, karch, share) if is_file else None
+            got = predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs)
+            limit.check(f"predicting {Path(src).name}")  # past it, what a stopped child left is no evidence
+        return got, karch
 
     arch = normalize_arch(arch) if arch else None
     launches, arch = predicted(source)
@@ -168,7 +193,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--baseline", metavar="B", help="a second kernel file or folder: predicted speedup of SOURCE over B")
     p.add_argument("--trips", type=float, help="hot-loop iterations per program when no evidence gives them")
-    p.add_argument("--timeout", type=float, default=600, help="seconds before a compile is stopped")
+    p.add_argument("--timeout", type=float, default=600,
+                   help="seconds for the whole call (compiles, the CPU engine's trip run, the loop-bound evaluation, "
+                   "the baseline); past it: an error")  # fmt: skip
     add_frontend_argument(p, "kernel files (SOURCE and --baseline): the language, instead of detecting it")
     p.add_argument("--json", action="store_true", help="print the PredictResult model as JSON")
 
