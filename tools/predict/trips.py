@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 
 from tools.predict import bounds
+from tools.predict.loaded import compile_loaded as _compile_loaded
+from tools.predict.loaded import seed_tensors as _seed_tensors
 
 MAX_PROGRAMS = 256
 MAX_OUTER = 64
@@ -398,7 +400,7 @@ def ttir_loops(
 ) -> tuple[list[TtirLoop], str]:
     """Every ``scf.for`` of the kernel (the function whose line starts with ``head``) with its iterations per program
     on ``scalars`` (argument name or position → value) and ``tensors`` (a tensor argument's recorded values, by name
-    or position: a scalar ``tt.load`` from it is evaluated, see ``_compile_loaded``), and a line saying what was
+    or position: a scalar ``tt.load`` from it is evaluated, see ``tools.predict.loaded``), and a line saying what was
     evaluated."""
     args, root, loops = _tree(text, head)
     g = tuple((list(grid or [1]) + [1, 1, 1])[:3])
@@ -445,70 +447,6 @@ def ttir_loops(
     if read:
         detail += f" (values loaded from {', '.join(sorted(read))} read from the example tensors)"
     return out, detail
-
-
-# loaded values (issue 31): a loop bound read from a tensor argument (``ctx_len = tl.load(lens + pid)``) is evaluated
-# on the example tensor's recorded values (LaunchArgument.values). Pointers live in env["@ptr"] (SSA name →
-# (argument, element offset)), the values in env["@values"]; env["@read"] collects the arguments a load read.
-_ADDPTR_RE = re.compile(r"^tt\.addptr\s+(%[\w.$-]+),\s*(%[\w.$-]+)\s*:\s*!tt\.ptr<")
-_SCALAR_LOAD_RE = re.compile(r"^tt\.load\s+(%[\w.$-]+)\s*(?:,[^:]*)?:\s*!tt\.ptr<\w+>\s*$")
-
-
-def _seed_tensors(env: dict, args: list[str], tensors: dict[str, list[int]] | None) -> set[str]:
-    """Put each tensor argument with recorded values into ``env`` as a pointer at element 0; the set the loads that
-    read them fill (shared by every program's copy of ``env``)."""
-    read: set[str] = set()
-    if not tensors:
-        return read
-    ptrs, values = {}, {}
-    for pos, name in enumerate(args):
-        key = name.lstrip("%")
-        vals = tensors.get(key, tensors.get(str(pos)))
-        if vals:
-            ptrs[name] = (key, 0)
-            values[key] = vals
-    if ptrs:
-        env.update({"@ptr": ptrs, "@values": values, "@read": read})
-    return read
-
-
-def _compile_loaded(line: str):
-    """A scalar ``tt.addptr`` on a tracked pointer, or a scalar ``tt.load`` through one (its element read from the
-    recorded values; out of range: unknown), as an effect like ``_compile``'s; None for any other line."""
-    m = _OP_RE.match(line)
-    if not m or "tensor<" in line:
-        return None
-    name, op, rest = m.groups()
-    text = f"{op} {rest}"
-    add = _ADDPTR_RE.match(text)
-    if add:
-        base, offset = add.groups()
-
-        def addptr(env, pid, grid):
-            ptrs = env.get("@ptr")
-            if ptrs and base in ptrs and isinstance(env.get(offset), int):
-                arg, off = ptrs[base]
-                env["@ptr"] = {**ptrs, name: (arg, off + env[offset])}
-            return None
-
-        return name, addptr
-    load = _SCALAR_LOAD_RE.match(text)
-    if load:
-        ptr = load.group(1)
-
-        def loaded(env, pid, grid):
-            ptrs = env.get("@ptr")
-            if not ptrs or ptr not in ptrs:
-                return None
-            arg, off = ptrs[ptr]
-            vals = env["@values"][arg]
-            if not 0 <= off < len(vals):
-                return None
-            env["@read"].add(arg)
-            return vals[off]
-
-        return name, loaded
-    return None
 
 
 _HOST_RE = re.compile(r"^func\.func\s+(?:\w+\s+)?@([\w.$]+)\((.*)$")
