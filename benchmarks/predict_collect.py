@@ -139,6 +139,17 @@ def task_code_dir(task_dir: Path, role: str, tmp: Path) -> Path:
 # --- describing a launch (pure given its objects) ------------------------------------------------------------------
 
 
+MAX_VALUES = 1024  # as tools/frontends/_triton_jit.MAX_RECORDED_VALUES: a batch's lengths, not a table
+
+
+def small_int_values(value) -> list[int] | None:
+    """An integer tensor's elements (at most MAX_VALUES; copied to the host once, at recording): a loop bound the
+    kernel loads from it is evaluated on them (FORMAT.md ``values``)."""
+    if not str(value.dtype).startswith(("torch.int", "torch.uint")) or value.numel() > MAX_VALUES:
+        return None
+    return [int(v) for v in value.detach().flatten().cpu().tolist()]
+
+
 def describe_value(name: str, value) -> dict:
     """One runtime argument as FORMAT.md's ``args`` entry."""
     if hasattr(value, "data_ptr") and hasattr(value, "shape"):
@@ -149,6 +160,7 @@ def describe_value(name: str, value) -> dict:
             "dtype": str(value.dtype).removeprefix("torch."),
             "nbytes": int(value.numel() * value.element_size()),
             "stride": list(value.stride()),
+            "values": small_int_values(value),
         }
     if value is None or isinstance(value, (bool, int, float, str)):
         return {"name": name, "kind": "scalar", "value": value}

@@ -204,6 +204,10 @@ class Row:
     reason: str | None = None  # why there is no prediction (or no measurement)
     not_modelled: list[str] = field(default_factory=list)  # launches left out of the total, and why
     launches: list[dict] = field(default_factory=list)
+    # the band printed with the prediction (tools.predict.sum_band): its status and its ends (None: open / none)
+    band_status: str | None = None
+    band_low: float | None = None
+    band_high: float | None = None
 
 
 @dataclass
@@ -378,6 +382,11 @@ def predict_variant(folder: Path, device: str, arch: str) -> Row:
         row.reason = "; ".join(why) or "no launch"
         return row
     row.predicted_us, row.bound = total, bound
+    from tools.isa.machines import device_for
+    from tools.predict import sum_band
+
+    band = sum_band(device_for(arch, device), launches)
+    row.band_status, row.band_low, row.band_high = band.status, band.low, band.high
     if row.measured_us:
         row.error_pct = (total - row.measured_us) / row.measured_us * 100
     else:
@@ -441,7 +450,36 @@ def summarize(rows: list[Row], pairs: list[PairRow]) -> dict:
             bound: {"variants": len(errs), "median_error_pct": statistics.median(errs)}
             for bound, errs in sorted(_errors_by_bound(rows).items())
         },
+        "by_band_status": _by_band_status(rows),
     }
+
+
+def _inside(r: Row) -> bool | None:
+    """Whether the measured time lies in the band printed with the prediction (an open end holds; no band: None)."""
+    if r.band_status in ("undetermined", "unvalidated") or r.band_status is None:
+        return None
+    ratio = r.measured_us / r.predicted_us
+    return (r.band_low is None or ratio >= r.band_low) and (r.band_high is None or ratio <= r.band_high)
+
+
+def _by_band_status(rows: list[Row]) -> dict:
+    """Per printed band status (issue 31): variants, median and p90 |error|, and how many measured times lie inside
+    the band printed with them (validated / assumed; undetermined and unvalidated print none)."""
+    out: dict[str, dict] = {}
+    for status in ("validated", "assumed", "undetermined", "unvalidated"):
+        group = [r for r in rows if r.error_pct is not None and r.band_status == status]
+        if not group:
+            continue
+        errs = [abs(r.error_pct) for r in group]
+        inside = [_inside(r) for r in group]
+        out[status] = {
+            "variants": len(group),
+            "median_abs_error_pct": statistics.median(errs),
+            "p90_abs_error_pct": percentile(errs, 90),
+            "inside_band": sum(1 for i in inside if i) if status in ("validated", "assumed") else None,
+            "worst": sorted(((r.variant, round(r.error_pct, 1)) for r in group), key=lambda t: -abs(t[1]))[:3],
+        }
+    return out
 
 
 def _band(ratios: list[float]) -> dict:
@@ -571,6 +609,14 @@ def render(report: dict) -> str:
         "median signed error by bound: "
         + ", ".join(f"{b} {v['median_error_pct']:+.1f} % ({v['variants']})" for b, v in s["by_bound"].items()),
         "worst: " + ", ".join(f"{w['variant']} {w['error_pct']:+.0f} % ({w['bound']})" for w in s["worst"]),
+        "by printed band status: "
+        + "; ".join(
+            f"{k} {v['variants']}: median {v['median_abs_error_pct']:.1f} %, p90 {_fmt(v['p90_abs_error_pct'], '.1f')} %"
+            + (f", {v['inside_band']} inside the printed band" if v["inside_band"] is not None else "")
+            + ", worst "
+            + ", ".join(f"{n} {e:+.0f} %" for n, e in v["worst"])
+            for k, v in s.get("by_band_status", {}).items()
+        ),
     ]
     if s["not_predicted"]:
         lines.append(f"not predicted ({len(s['not_predicted'])}):")

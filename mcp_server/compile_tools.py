@@ -192,6 +192,11 @@ def _predict_steps(r: PredictResult) -> list[str]:
         steps.append("launch overhead dominates: fuse launches or do more work per launch")
     if r.band.status == "unvalidated":
         steps.append("the band is unvalidated on this device: measure on a GPU before trusting a small speedup")
+    elif r.band.status in ("assumed", "undetermined"):
+        steps.append(
+            f"the band is {r.band.status}: the prediction rests on {'; '.join(r.band.rests_on)}; measure on a GPU "
+            "before deciding on it"
+        )
     else:
         steps.append(
             f"band: the measured time lies within x{r.band.low:g}-x{r.band.high:g} of this prediction for 80 % of "

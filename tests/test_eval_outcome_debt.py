@@ -160,23 +160,25 @@ def test_dma_task_reference_passes_on_outcomes_and_noop_fails_as_not_faster(task
     ("task_id", "trap", "failing", "speedup"),
     [
         # DMA drained by a vmcnt(0) before the MFMAs of its own tile: 14.4 us, as the baseline
-        ("flydsl-lds-dma-double-buffer", "synchronous_single_buffer.py", "slower", 1.001),
+        ("flydsl-lds-dma-double-buffer", "synchronous_single_buffer.py", "needs_gpu", 1.001),
         # every wave hands the DMA the stage's base: the waves overwrite one KiB of each tile
         ("flydsl-lds-dma-double-buffer", "dma_without_wave_base.py", "oracle_mismatch", None),
         # the scales waited for in their own k-block drain the DMA: 1.77x, under the 2.5 bar
-        ("flydsl-fp8-blockscale-gemm-lds-dma", "dma_scales_in_iteration.py", "slower", 1.772),
+        ("flydsl-fp8-blockscale-gemm-lds-dma", "dma_scales_in_iteration.py", "needs_gpu", 1.772),
         # tiles staged through VGPRs and ds_write (scales carried): 0.93x, and no DMA (the check that stays)
         ("flydsl-fp8-blockscale-gemm-lds-dma", "scale_prefetch_register_staging.py", "isa_check_failed", 0.929),
         # B's DMA indexed by the tile's row instead of its column
         ("flydsl-fp8-blockscale-gemm-lds-dma", "b_dma_wrong_tile.py", "oracle_mismatch", None),
         # DMA into one stage, drained every block: 13.3 -> 13.2 us, 1.01x under the 1.4 bar
-        ("flydsl-flash-prefill-lds-dma", "synchronous_single_buffer.py", "slower", 1.005),
+        ("flydsl-flash-prefill-lds-dma", "synchronous_single_buffer.py", "needs_gpu", 1.005),
         # two blocks per iteration: 96 VGPRs, 5 waves per SIMD (and wrong on an odd block count)
         ("flydsl-flash-prefill-lds-dma", "two_stage_pairs.py", "isa_check_failed", None),
         # computes on the stage the next DMA is filling
         ("flydsl-flash-prefill-lds-dma", "wrong_stage.py", "oracle_mismatch", None),
     ],
 )
+# a trap predicted under the bar fails only where the predictor can tell: the AMD models have no validated band, so
+# a speed-only trap is not passed but waits for a GPU (needs_gpu), never a FAIL on a predicted margin (issue 31)
 def test_dma_task_traps_fail_on_outcomes(task_id, trap, failing, speedup, tmp_path):
     task = load_tasks([task_id])[0]
     s = score_candidate(task_id, tmp_path, kernel=task.dir / "traps" / trap)

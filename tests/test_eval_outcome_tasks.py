@@ -70,11 +70,12 @@ def test_gqa_reference_solution_passes_on_outcomes(tmp_path):
         # two blocks of data live at once: 66 VGPRs, 7 waves per SIMD, over the task's 64-VGPR / 8-wave budget
         ("everything_two_ahead.py", "isa_check_failed"),
         # the slot is carried first and its copy waits for its load (1792 B in flight at the first wait, not the
-        # block's 2048): predicted 2.01x, under the 2.1 bar
-        ("slot_copy_waits.py", "slower"),
+        # block's 2048): predicted 2.01x, under the 2.1 bar; the MI300X/MI355X models have no validated band, so a
+        # predicted margin decides nothing: not passed, and not a FAIL either (needs_gpu: measure it)
+        ("slot_copy_waits.py", "needs_gpu"),
         # V/scale issued after their slot within one iteration: a load waiting for a load of the same iteration
-        # (one latency more per block, WaveWork.dependent_waits_iter), predicted 1.01x
-        ("whole_chain_one_ahead.py", "slower"),
+        # (one latency more per block, WaveWork.dependent_waits_iter), predicted 1.01x: the same, without a band
+        ("whole_chain_one_ahead.py", "needs_gpu"),
     ],
 )
 def test_gqa_traps_fail_on_outcomes(trap, failing, tmp_path):
@@ -164,7 +165,7 @@ def test_mfma_loop_reference_passes_on_outcomes(tmp_path):
     [
         # a = a_next rotation: the v_mov copies wait for the loads in the iteration that issued them: 2048 B in
         # flight per iteration as in the baseline, and its issue cycles charged like the baseline's: 0.98x
-        ("loop_carried_copy.py", "slower", 0.984),
+        ("loop_carried_copy.py", "needs_gpu", 0.984),
         # two slices in flight (1.34x overall, like the reference) but the loop's masked second pair costs 72
         # VGPRs: 7 waves per SIMD where the task keeps 8
         ("masked_pair_in_loop.py", "isa_check_failed", 1.336),
@@ -215,7 +216,7 @@ PARTIALS = "flydsl-gemm-partials-prefetch"
     ("trap", "failing", "speedup"),
     [
         # the partials folded into srcC (42 VGPRs) but nothing carried: each block still waits its own loads, 1.04x
-        ("fold_without_prefetch.py", "slower", 1.043),
+        ("fold_without_prefetch.py", "needs_gpu", 1.043),
         # prefetched (as fast as the reference, 1.29x) but the per-block MFMA partials stay: 76 VGPRs, 6 waves
         ("prefetch_keeps_partials.py", "isa_check_failed", 1.286),
     ],
@@ -242,11 +243,12 @@ def test_gemv_budget_two_groups_per_iteration_is_correct_but_slower_and_over_bud
     # weighted by (groups % 2). Correct (the oracle), predicted 1.20x: each pair of groups still waits one latency
     # plus its own issue cycles (nothing in flight runs ahead of it), where the reference runs ahead of the next
     # group's loads (1.53x); and the two groups' 50
-    # VGPRs of loads make 70 VGPRs, 7 waves per SIMD. It fails on its time and on the budget, not on its shape.
+    # VGPRs of loads make 70 VGPRs, 7 waves per SIMD. It fails on the budget, not on its shape; its time under the
+    # bar is undetermined (the AMD model has no validated band: needs_gpu), never a FAIL on a predicted margin.
     s = score_candidate(GEMV_BUDGET, tmp_path, patch=DATA / "gemv_unroll2.patch")
     assert s.correct and not s.passed, s.reasons
     assert s.speedup == pytest.approx(1.203, abs=0.01)
-    assert ("slower", False) in codes(s)
+    assert ("needs_gpu", False) in codes(s) and ("slower", False) not in codes(s)
     failed = [(c.name, c.observed) for c in s.checks if not c.passed]
     assert failed and all(name == "waves_per_simd >= 8" and seen == 7 for name, seen in failed)
 

@@ -35,13 +35,15 @@ def test_the_noop_is_predicted_no_faster_and_fails_the_bar(task, baseline):
     s = _score(task)
     predicted_speed(task, baseline, baseline, s)
     # the same kernel on both sides: the same predicted time, 1.000x, below the task's 2.1 bar
+    # the same compiled code on both sides: the same time exactly, so the bar decides without a band
     assert [(o.code, o.passed) for o in s.outcomes] == [("slower", False)]
+    assert s.outcomes[0].detail.endswith("the same compiled code on both sides")
     assert s.speedup == 1.0 and s.outcomes[0].detail.startswith("predicted speedup 1.000× against the bar 2.1×")
     assert verdict(s, {"faster"}) == (False, "slower")
 
 
 @pytest.mark.slow
-def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
+def test_a_trap_predicted_under_the_bar_without_a_band_waits_for_a_gpu(task, baseline):
     trap = dump_ir(task.dir / "traps" / "everything_two_ahead.py", "gfx942").kernels
     assert trap[0].resources.waves_per_simd == 7  # 66 VGPRs
     s = _score(task)
@@ -50,8 +52,11 @@ def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
     # load waiting for a load of the same iteration, one latency more, as in the baseline); it gains only by running
     # ahead of its loads (its first wait retires loads of the previous iteration, so its issue cycles hide under the
     # latency, where the baseline's 287 per iteration add to it) and by 38 iterations against the baseline's 40 (two
-    # blocks loaded in the prologue)
-    assert s.outcomes[-1].code == "slower" and s.speedup == pytest.approx(1.19, abs=0.01)
+    # blocks loaded in the prologue). The MI300X model has no validated band (its fixtures miss by +19 % to +244 %),
+    # so a predicted margin under the bar decides nothing: the score is incomplete (needs_gpu), never a FAIL
+    assert s.speedup == pytest.approx(1.19, abs=0.01)
+    assert [o.code for o in s.outcomes] == ["needs_gpu"] and not s.complete
+    assert "undetermined, the predictor gives no band that decides it" in s.outcomes[0].detail
 
 
 def test_no_prediction_is_incomplete_not_passed(task, baseline):

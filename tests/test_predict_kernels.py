@@ -113,10 +113,20 @@ def test_launch_record_has_the_launch_figures_format_md_names(tmp_path, monkeypa
         "dtype": "float32",
         "nbytes": 16384 * 4096 * 4,  # 256 MiB read once
         "stride": [4096, 1],
+        "values": None,  # a float tensor's elements are data, never recorded (an int tensor of <= 1024: its values)
     }
     assert y["nbytes"] == 16384 * 4
     assert n == {"name": "N", "kind": "scalar", "value": 4096}
     assert rec["hash"] == compiled.hash and rec["capture"] == "triton-jit"
+
+
+def test_a_small_integer_tensor_is_recorded_with_its_values():
+    import torch
+
+    # a batch's lengths (a loop bound the kernel loads): its elements, so the predictor can evaluate the bound
+    assert pc.small_int_values(torch.tensor([[7, 8], [9, 10]], dtype=torch.int32)) == [7, 8, 9, 10]
+    assert pc.small_int_values(torch.zeros(pc.MAX_VALUES + 1, dtype=torch.int64)) is None  # a table: too many
+    assert pc.small_int_values(torch.ones(4)) is None  # floats are data
 
 
 def test_grid_lambda_is_evaluated_on_the_bound_arguments(tmp_path, monkeypatch):

@@ -56,6 +56,9 @@ def speed_from_prediction(pred) -> SpeedOutcome:
     if any(n.startswith("kernel time") for n in getattr(pred, "notes", [])):
         times = times.replace(" µs, ", " µs kernel time (launch overhead left out), ", 1)
     if band is None:
+        # why there is none: a side's band is undetermined / assumed (tools.predict.predict_pair's notes), or the
+        # device is unvalidated
+        why = [n for n in getattr(pred, "notes", []) if n.startswith(("before: band", "after: band"))]
         return SpeedOutcome(
             source="predicted",
             speedup=speedup,
@@ -64,10 +67,14 @@ def speed_from_prediction(pred) -> SpeedOutcome:
             after_us=after_us,
             bound=bound,
             note=f"predicted {speedup:.2f}× ({times}bound: {bound}) but the predictor gives no error band for this "
-            "pair: measure on a GPU",
+            f"pair{': ' + '; '.join(why) if why else ''}: measure on a GPU",
         )
     low, high = band
-    verdict = "faster" if low > 1 else "slower" if high < 1 else "within-band"
+    # a side None: an assumption opens the band there (e.g. an atomic's contention not counted), so it decides
+    # nothing on that side
+    verdict = "faster" if low is not None and low > 1 else "slower" if high is not None and high < 1 else "within-band"
+    shown = f"{low:.2f}" if low is not None else "?"
+    shown += f"–{high:.2f}" if high is not None else "–open"
     return SpeedOutcome(
         source="predicted",
         speedup=speedup,
@@ -76,7 +83,7 @@ def speed_from_prediction(pred) -> SpeedOutcome:
         baseline_us=base_us,
         after_us=after_us,
         bound=bound,
-        note=f"predicted {speedup:.2f}× (band {low:.2f}–{high:.2f}; {times}AFTER bound by {bound})",
+        note=f"predicted {speedup:.2f}× (band {shown}; {times}AFTER bound by {bound})",
     )
 
 

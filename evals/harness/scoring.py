@@ -186,7 +186,8 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
 
     bar = task.spec.speed_bar
     trips = task.spec.prediction.trips if task.spec.prediction else None
-    speeds, lines, fractions = [], [], []
+    speeds, lines, fractions, highs = [], [], [], []
+    same = True
     for arch in sorted({k.arch for k in cand}):
         b = [k for k in base if k.arch == arch]
         c = [k for k in cand if k.arch == arch]
@@ -196,6 +197,8 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
             s.record("needs_gpu", False, f"no predicted speed on {arch} ({speed.note}): measure on a GPU")
             return
         speeds.append(speed.speedup)
+        highs.append(speed.band[1] if speed.band else None)
+        same = same and _same_code(b, c)
         lines.append(f"{arch} {speed.note}")
         s.flags.append(f"predicted speed on {arch}: {speed.note}")
         floor_us, floor_how = _task_sol_us(task, arch)
@@ -210,7 +213,34 @@ def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], 
     # nothing measured on this track: the fraction of speed-of-light comes from the prediction
     s.fraction_of_sol = geomean(fractions) if len(fractions) == len(speeds) else None
     what = f"predicted speedup {s.speedup:.3f}× against the bar {bar}× ({'; '.join(lines)})"
-    s.record("faster" if s.speedup >= bar else "slower", s.speedup >= bar, what)
+    if s.speedup >= bar:
+        s.record("faster", True, what)
+        return
+    # under the bar: a fail only when the predictor can tell (the band's top under the bar, or the same code on both
+    # sides: the same time, exactly); inside the band, or without one, the score waits for a GPU (issue 31)
+    high = geomean(highs) if highs and None not in highs else None
+    if same or (high is not None and high < bar):
+        why = "the same compiled code on both sides" if same else f"the band's top {high:.3f}× is under the bar"
+        s.record("slower", False, f"{what}; {why}")
+        return
+    s.complete = False
+    band = f"the band reaches {high:.3f}×" if high is not None else "the predictor gives no band that decides it"
+    s.record("needs_gpu", False, f"{what}: undetermined, {band}: measure on a GPU")
+
+
+def _same_code(base: list[KernelDump], cand: list[KernelDump]) -> bool:
+    """Whether both sides compiled to the same final ISA, launch for launch (a noop rewrite)."""
+    if len(base) != len(cand) or not base:
+        return False
+    for b, c in zip(base, cand, strict=True):
+        if not (b.final_isa and c.final_isa) or (b.launch and b.launch.grid) != (c.launch and c.launch.grid):
+            return False
+        try:
+            if Path(b.final_isa).read_bytes() != Path(c.final_isa).read_bytes():
+                return False
+        except OSError:
+            return False
+    return True
 
 
 def _task_sol_us(task: Task, arch: str) -> tuple[float | None, str]:

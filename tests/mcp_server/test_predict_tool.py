@@ -32,7 +32,7 @@ async def test_predict_tool_returns_each_launch_of_a_call_with_next_steps():
     band = band_of(device_for("sm_90"))  # the H100 validation's band, from its machine file (h100.yaml)
     assert rep["device"] == "h100" and rep["band"]["status"] == "validated" and rep["band"]["low"] == band.low
     assert out["summary"].startswith(f"{rep['predicted_us']:.1f} us predicted on h100 (2 launches)")
-    assert f"band: measured / predicted x{band.low:g}-x{band.high:g}" in out["summary"]
+    assert f"band validated: measured / predicted x{band.low:g}-x{band.high:g}" in out["summary"]
     assert any(
         s.startswith(f"band: the measured time lies within x{band.low:g}-x{band.high:g}") for s in out["next_steps"]
     )

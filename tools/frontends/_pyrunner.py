@@ -251,8 +251,10 @@ def main(argv: list[str]) -> int:
                     fn(*args, **kwargs)
             result = {"kernels": [], "calls": calls}
         else:
+            from tools.frontends._triton_jit import capture_launches, fill_uninitialized, is_call_form
+
+            fill_uninitialized()
             spec = entry() if call is not None else _entry_call(module, entry, entry_kwargs)
-            from tools.frontends._triton_jit import capture_launches, is_call_form
 
             called = is_call_form(spec)
             if called:

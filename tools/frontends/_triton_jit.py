@@ -94,8 +94,42 @@ def _grid(grid: Any, bound_args: dict) -> list[int] | None:
     return values
 
 
+MAX_RECORDED_VALUES = 1024  # an integer tensor's elements kept with the launch (a batch's lengths, not a table)
+
+
+def fill_uninitialized() -> None:
+    """While the entry runs, torch fills the memory of ``torch.empty`` with a known value (NaN, an integer dtype's
+    maximum: its deterministic mode, nondeterministic ops only warned about), so ``tensor_values`` can tell an
+    integer tensor the entry left uninitialised (a table it never filled) from real lengths. No torch: nothing."""
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+
+
+def tensor_values(value) -> list[int] | None:
+    """An integer CPU tensor's elements (at most MAX_RECORDED_VALUES), for loop bounds loaded from it; None for any
+    other tensor, and for one holding its dtype's maximum: memory ``torch.empty`` left as ``fill_uninitialized`` marks
+    it, not values the entry gave."""
+    dtype = str(getattr(value, "dtype", ""))
+    if (
+        not dtype.startswith(("torch.int", "torch.uint"))
+        or getattr(getattr(value, "device", None), "type", "") != "cpu"
+    ):
+        return None
+    if value.numel() > MAX_RECORDED_VALUES:
+        return None
+    import torch
+
+    values = [int(v) for v in value.flatten().tolist()]
+    return None if torch.iinfo(value.dtype).max in values else values
+
+
 def describe_arguments(fn, bound_args: dict) -> list[dict]:
-    """Each bound argument as a LaunchArgument dict: tensors by dtype, shape and bytes, the rest by value."""
+    """Each bound argument as a LaunchArgument dict: tensors by dtype, shape and bytes (and a small integer tensor's
+    values), the rest by value."""
     constexprs = {p.name for p in fn.params if p.is_constexpr}
     out = []
     for name, value in bound_args.items():
@@ -103,6 +137,7 @@ def describe_arguments(fn, bound_args: dict) -> list[dict]:
             out.append({
                 "name": name, "kind": "tensor", "dtype": str(value.dtype).removeprefix("torch."),
                 "shape": [int(d) for d in value.shape], "nbytes": int(value.numel() * value.element_size()),
+                "values": tensor_values(value),
             })  # fmt: skip
         elif isinstance(value, (bool, int, float, str)) or value is None:
             out.append({"name": name, "kind": "constexpr" if name in constexprs else "scalar", "value": value})

@@ -74,6 +74,11 @@ class LaunchArgument(BaseModel):
     shape: list[int] | None = None
     nbytes: int | None = Field(None, description="the tensor's bytes (numel x element size)")
     value: int | float | bool | str | None = None
+    values: list[int] | None = Field(
+        None,
+        description="an integer CPU tensor's elements in order, when it has at most 1024 (lengths, offsets): a loop "
+        "bound loaded from it is evaluated on them",
+    )
 
 
 class LaunchInfo(BaseModel):

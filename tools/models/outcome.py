@@ -25,7 +25,7 @@ class SpeedOutcome(BaseModel):
 
     source: Literal["measured", "predicted", "none"]
     speedup: float | None = Field(None, description="BEFORE time / AFTER time; > 1 means AFTER is faster")
-    band: tuple[float, float] | None = Field(
+    band: tuple[float | None, float | None] | None = Field(
         None, description="measured: the 95 % confidence interval; predicted: the model's error band of the speedup"
     )
     verdict: Literal["faster", "slower", "within-band", "undetermined"] = Field(

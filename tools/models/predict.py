@@ -27,9 +27,15 @@ Bound = Literal[
 TripSource = Literal["check", "loop-bounds", "assumption", "no-loop"]
 
 
+BandStatus = Literal["validated", "assumed", "undetermined", "unvalidated"]
+
+
 class Band(BaseModel):
     """The error band of a prediction: measured time / predicted time lies in [low, high] for the validated share
-    of kernels. Both ``None`` while the device has no validation."""
+    of kernels. ``validated``: the prediction rests on nothing assumed and the device has a validation (the device's
+    band). ``assumed``: it rests on something stated in ``rests_on``; the band is the device's widened by what that
+    assumption can cost (``None`` on an open side: no bound). ``undetermined``: the assumption can move the time by
+    any amount (an assumed hot-loop trip count): no band. ``unvalidated``: the device has no validation."""
 
     low: float | None = None
     high: float | None = None
@@ -37,9 +43,14 @@ class Band(BaseModel):
         None, description="10th percentile of measured / predicted speedup over the validation's pairs"
     )
     speedup_high: float | None = Field(None, description="90th percentile of the same ratio")
-    status: Literal["validated", "unvalidated"] = "unvalidated"
+    status: BandStatus = "unvalidated"
     source: str = Field(description="where the band comes from (a benchmarks/RESULTS.md section), or why none")
     note: str | None = Field(None, description="what the band covers and what it does not (from the machine file)")
+    rests_on: list[str] = Field(
+        default_factory=list,
+        description="what the prediction assumes (an assumed trip count, atomics it cannot count, a table the machine "
+        "file lacks, a guessed unroll, a time under the device's own floors), each with what it does to the band",
+    )
 
 
 class TripEvidence(BaseModel):
@@ -146,7 +157,9 @@ class PredictResult(BaseModel):
     baseline_launches: list[LaunchPrediction] = Field(default_factory=list)
     baseline_predicted_us: float | None = None
     predicted_speedup: float | None = Field(None, description="baseline_predicted_us / predicted_us")
-    speedup_band: list[float] | None = Field(None, description="[low, high] of the speedup; null while unvalidated")
+    speedup_band: list[float | None] | None = Field(
+        None, description="[low, high] of the speedup; null while unvalidated or undetermined; a side null where open"
+    )
     notes: list[str] = Field(default_factory=list)
 
 
@@ -156,7 +169,10 @@ class PairPrediction(BaseModel):
     baseline_predicted_us: float | None = None
     predicted_us: float | None = None
     predicted_speedup: float | None = None
-    speedup_band: tuple[float, float] | None = Field(None, description="(low, high); None while unvalidated")
+    speedup_band: tuple[float | None, float | None] | None = Field(
+        None,
+        description="(low, high); None while unvalidated or undetermined; a side None where an assumption opens it",
+    )
     bound: str | None = None
     undetermined: str | None = Field(None, description="why there is no prediction")
     notes: list[str] = Field(default_factory=list)

@@ -14,6 +14,19 @@ from tools.isa.arch import amd_arch, is_amd, normalize_arch
 from tools.isa.machines import Machine, device_for
 from tools.models.dump import KernelDump
 from tools.models.predict import Band, LaunchFigures, LaunchPrediction, PairPrediction, TripEvidence
+from tools.predict.evidence import (
+    asm_assumptions,
+    atomic_assumptions,
+    band_words,
+    combined_band,
+    floor_assumptions,
+    launch_band,
+    matrix_flops,
+    pair_speedup_band,
+    sass_atomic_assumptions,
+    trip_assumptions,
+    unroll_assumptions,
+)
 from tools.predict.model import LaunchShape, predict
 
 __all__ = [
@@ -25,6 +38,7 @@ __all__ = [
     "predict_kernels",
     "predict_launch",
     "predict_pair",
+    "sum_band",
 ]
 
 DEFAULT_TRIPS = 1.0
@@ -132,6 +146,20 @@ def _scalars(k: KernelDump) -> dict[str, int]:
     return scalars
 
 
+def _tensor_values(k: KernelDump) -> dict[str, list[int]]:
+    """The launch's recorded integer tensors' values by name and by position among the non-constexpr arguments."""
+    out: dict[str, list[int]] = {}
+    pos = 0
+    for a in k.launch.arguments if k.launch else []:
+        if a.kind == "constexpr":
+            continue
+        if a.kind == "tensor" and a.values:
+            out[a.name] = a.values
+            out[str(pos)] = a.values
+        pos += 1
+    return out
+
+
 def _traffic(k: KernelDump, m: Machine, isa_text: str) -> tuple[float, str | None]:
     """DRAM bytes per requested byte: from the TTIR's offsets on the launch's scalars (Triton), else from the SASS
     address arithmetic (a CUDA kernel; AMD: 1, not modelled)."""
@@ -169,7 +197,7 @@ def _trip_plan(k: KernelDump, grid: list[int] | None):
     if not k.launch or not k.launch.arguments:
         return None, "the launch's argument values were not recorded"
     if ttir is not None and ttir.exists():
-        loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid)
+        loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid, tensors=_tensor_values(k))
     else:
         loops, detail = flydsl_loops(origin.read_text(errors="replace"), k.name, k.launch.arguments, grid)
         if loops is None:
@@ -246,6 +274,9 @@ def _wave_work(k: KernelDump, text: str, m: Machine, plan, default: float, waves
 
 
 def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None, threads=None) -> LaunchPrediction:
+    band = band_of(m)
+    if band.status == "validated":
+        band = Band(status="undetermined", source=band.source, note=band.note, rests_on=[f"no prediction: {why}"])
     return LaunchPrediction(
         name=k.name,
         arch=k.arch,
@@ -255,7 +286,7 @@ def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None,
         block_threads=threads,
         predicted_us=None,
         bound=None,
-        band=band_of(m),
+        band=band,
         figures=LaunchFigures(),
         trips=TripEvidence(source="assumption", detail="not reached"),
         undetermined=why,
@@ -375,6 +406,17 @@ def predict_launch(
     )
     shape.launched = programs
     us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
+    hot_assumed = evidence.source == "assumption"
+    rests = trip_assumptions(evidence.source, evidence.detail, trips if hot_assumed else None, assumed)
+    rests += atomic_assumptions(
+        bool(atomics and atomics.data_dependent), atomics.updates if atomics and atomics.us is None else 0.0, m.name
+    )
+    rests += unroll_assumptions(work.notes)
+    rests += asm_assumptions(ttir.read_text() if ttir is not None and ttir.exists() else None)
+    if atomics is None and not is_amd(k.arch):  # no TTIR (a CUDA kernel): its atomics are read from the SASS
+        rests += sass_atomic_assumptions(text, k.name)
+    kernel_time = us - (figures.launch_overhead_us or 0.0)
+    rests += floor_assumptions(kernel_time, m, matrix_flops(plan, working), unique)
     return LaunchPrediction(
         name=k.name,
         arch=k.arch,
@@ -384,7 +426,7 @@ def predict_launch(
         block_threads=threads,
         predicted_us=round(us, 3),
         bound=bound,
-        band=band_of(m),
+        band=launch_band(band_of(m), rests),
         figures=figures,
         trips=evidence,
         loops=work.loops,
@@ -450,12 +492,10 @@ def not_modelled_notes(launches: list[LaunchPrediction]) -> list[str]:
     return [f"launch {i} {p.name}: not modelled ({p.not_modelled})" for i, p in enumerate(launches) if p.not_modelled]
 
 
-def speedup_band(speedup: float, band: Band) -> tuple[float, float] | None:
-    """A speedup's band from the validated device: speedup x the 10th and 90th percentiles of measured / predicted
-    speedup over the validation's pairs; None while the device (or its speedup band) is unvalidated."""
-    if band.status != "validated" or not band.speedup_low or not band.speedup_high:
-        return None
-    return (round(speedup * band.speedup_low, 4), round(speedup * band.speedup_high, 4))
+def sum_band(m: Machine, launches: list[LaunchPrediction]) -> Band:
+    """The band of a call's summed time: its modelled launches' bands combined (``evidence.combined_band``)."""
+    modelled = [p for p in launches if not p.not_modelled]
+    return combined_band(band_of(m), [p.band for p in modelled], [p.name for p in modelled])
 
 
 # the model's terms of one launch's time, by the bound they name (tools.predict.model)
@@ -495,7 +535,8 @@ def predict_pair(
     kernel_time: bool = False,
 ) -> PairPrediction:
     """Predicted before/after times and speedup for the verdicts: ``undetermined`` (with why) when either side has
-    no prediction; ``speedup_band`` None while the device's band is unvalidated. ``trips``: the hot loop's iterations
+    no prediction; ``speedup_band`` None while the device's band is unvalidated or a side's is undetermined (each
+    side's assumptions widen it: ``evidence.pair_speedup_band``). ``trips``: the hot loop's iterations
     where the compiled code does not give them.
 
     ``kernel_time`` (what the verdicts and the eval compare): when both sides make the same number of launches the
@@ -534,11 +575,15 @@ def predict_pair(
     if a_us <= 0:
         return PairPrediction(baseline_predicted_us=b_us, predicted_us=a_us, undetermined="no kernel time", notes=notes)
     speedup = round(b_us / a_us, 4)
+    sides = {side: sum_band(m, launches) for side, launches in (("before", b), ("after", a))}
+    for side, band in sides.items():
+        if band.status != "validated":
+            notes.append(f"{side}: {band_words(band)}")
     return PairPrediction(
         baseline_predicted_us=b_us,
         predicted_us=a_us,
         predicted_speedup=speedup,
-        speedup_band=speedup_band(speedup, band_of(m)),
+        speedup_band=pair_speedup_band(speedup, sides["before"], sides["after"], band_of(m)),
         bound=bound,
         notes=notes,
     )

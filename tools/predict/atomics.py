@@ -121,6 +121,7 @@ class Contention:
     updates: float = 0.0  # the most updates any one address takes (0: no address shared by programs)
     us: float | None = None  # the time to apply them (None: no atomics shared, or no table for the device)
     notes: list[str] | None = None
+    data_dependent: bool = False  # some atomic's addresses come from loaded data (not counted)
 
 
 def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contention:
@@ -133,6 +134,7 @@ def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contentio
     groups: dict[int, list[AtomicSite]] = {}
     for s in atomic_sites(ttir):
         if s.data_dependent:
+            out.data_dependent = True
             out.notes.append(
                 f"atomic {s.op}: its addresses come from loaded data, so how many updates meet at one address is "
                 "unknown; same-address contention is not modelled (measure it)"

@@ -55,15 +55,21 @@ def _summary(p: PredictResult) -> str:
         text += f"; {p.predicted_speedup:.2f}x vs baseline ({p.baseline_predicted_us:.1f} us)"
     text += "; " + band_text(p.band)
     if p.speedup_band:
-        text += f"; speedup band {p.speedup_band[0]:.2f}x-{p.speedup_band[1]:.2f}x"
+        text += "; " + _speedup_band_text(p.speedup_band)
     return text
 
 
 def band_text(b) -> str:
-    """The band as one phrase: the measured time lies within x low .. x high of the predicted one."""
-    if b.status == "unvalidated":
-        return "band unvalidated"
-    return f"band: measured / predicted x{b.low:g}-x{b.high:g} (10th-90th percentile)"
+    """The band as one phrase: its status, the measured time's range around the predicted one, what it rests on."""
+    from tools.predict.evidence import band_words
+
+    return band_words(b)
+
+
+def _speedup_band_text(sb: list) -> str:
+    low = f"{sb[0]:.2f}x" if sb[0] is not None else "?"
+    high = f"{sb[1]:.2f}x" if sb[1] is not None else "open"
+    return f"speedup band {low}-{high}"
 
 
 def predict_file(
@@ -86,9 +92,10 @@ def predict_file(
         executed_trips,
         not_modelled_notes,
         predict_kernels,
-        speedup_band,
+        sum_band,
         total_of,
     )
+    from tools.predict.evidence import pair_speedup_band
 
     if trips is not None and (trips <= 0 or out_of_range(trips, 0, MAX_TRIPS)):  # before any compile
         raise InputError(f"trips {trips:g} is outside (0, {MAX_TRIPS:g}]",
@@ -124,7 +131,7 @@ def predict_file(
         launches=launches,
         predicted_us=total,
         bound=bound,
-        band=band_of(m),
+        band=sum_band(m, launches),
     )
     if baseline is not None:
         result.baseline = str(baseline)
@@ -132,7 +139,8 @@ def predict_file(
         result.baseline_predicted_us, _ = total_of(result.baseline_launches)
         if result.baseline_predicted_us and total:
             result.predicted_speedup = round(result.baseline_predicted_us / total, 4)
-            sb = speedup_band(result.predicted_speedup, result.band)
+            before = sum_band(m, result.baseline_launches)
+            sb = pair_speedup_band(result.predicted_speedup, before, result.band, band_of(m))
             result.speedup_band = list(sb) if sb else None
     result.notes += not_modelled_notes(launches)
     result.notes += [f"baseline {n}" for n in not_modelled_notes(result.baseline_launches)]

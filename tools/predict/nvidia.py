@@ -125,6 +125,7 @@ def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine
     stall waits for a load issued in the previous iteration."""
     lanes = m.value("wave_size")
     out: dict[int, tuple[float, int]] = {}  # cp.async groups: instruction -> (bytes, pass)
+    groups = 0  # cp.async groups committed (LDGDEPBAR) since the last DEPBAR
     pending: list[tuple[frozenset[int], float, int]] = []
     first: tuple[float, bool] | None = None
     samples: list[float] = []
@@ -135,7 +136,8 @@ def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine
             hit = [p for p in pending if p[0] & regs]
             waits_async = i.root == "DEPBAR" and any(b for b, _ in out.values())
             if rep == 1 and (hit or waits_async):
-                flight = sum(b for _, b, _ in pending) + sum(b for b, _ in out.values())
+                issued = sum(b for b, _ in out.values())
+                flight = sum(b for _, b, _ in pending) + (pipeline_bytes(i, issued, groups) if waits_async else issued)
                 samples.append(flight)
                 if first is None:
                     passes = [p for _, _, p in hit] + ([p for _, p in out.values()] if waits_async else [])
@@ -144,6 +146,9 @@ def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine
                 pending = [p for p in pending if not p[0] & regs]
             if i.root == "DEPBAR":
                 out.clear()
+                groups = 0
+            if i.root == "LDGDEPBAR":
+                groups += 1
             if i.root in ("LDG", "LD"):
                 pending.append((frozenset(i.defs), access_bytes(i.opcode) * lanes, rep))
             elif i.root == "LDGSTS":
@@ -152,6 +157,20 @@ def _in_flight(insts: list[SassInst], members: list[int], loop: bool, m: Machine
         return max(first[0], sum(samples) / len(samples)), first[1]
     loads = sum(access_bytes(insts[i].opcode) * lanes for i in members if insts[i].root in ("LDG", "LDGSTS", "LD"))
     return float(loads), False
+
+
+_DEPBAR_LE_RE = re.compile(r"SB\d+\s*,\s*(0x[0-9a-fA-F]+|\d+)")
+
+
+def pipeline_bytes(wait: SassInst, issued: float, groups: int) -> float:
+    """Bytes of cp.async a warp has in flight at ``DEPBAR.LE SBn, N`` in the steady state of a pipelined loop
+    (Triton's ``num_stages``): the wait lets N commit groups stay outstanding, and those are the groups of the
+    iterations ahead, issued before the walk started (the prologue fills them). So in flight: the ``issued`` bytes of
+    the ``groups`` committed since the last wait, plus N more groups of the same size (Little's law: num_stages - 1
+    iterations' loads in flight). ``DEPBAR.LE SB0, 0x0`` (two stages) keeps just the groups it waits for."""
+    hit = _DEPBAR_LE_RE.search(wait.operands) if ".LE" in wait.opcode else None
+    allowed = int(hit.group(1), 0) if hit else 0
+    return issued * (1 + allowed / max(1, groups))
 
 
 _UR_RE = re.compile(r"(?<![\w.])UR(\d+)(?![\w])")

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 
 from tools.predict import bounds
+from tools.predict.loaded import compile_loaded as _compile_loaded
+from tools.predict.loaded import seed_tensors as _seed_tensors
 
 MAX_PROGRAMS = 256
 MAX_OUTER = 64
@@ -255,7 +257,7 @@ def _prepared(node: _Node) -> tuple:
         branch = _IF_RE.search(node.line)
         loop = _FOR_RE.search(node.line) if node.is_for else None
         node.prep = (
-            None if node.is_for else _compile(node.line),
+            None if node.is_for else (_compile(node.line) or _compile_loaded(node.line)),
             branch.group(1) if branch else None,
             node.line.startswith("}"),
             loop.groups() if loop else None,
@@ -390,10 +392,16 @@ def _gate_stores(root: list[_Node], args: list[str]) -> dict[int, dict[str, int]
 
 
 def ttir_loops(
-    text: str, scalars: dict[str, int], grid: list[int] | None, head: str = "tt.func"
+    text: str,
+    scalars: dict[str, int],
+    grid: list[int] | None,
+    head: str = "tt.func",
+    tensors: dict[str, list[int]] | None = None,
 ) -> tuple[list[TtirLoop], str]:
     """Every ``scf.for`` of the kernel (the function whose line starts with ``head``) with its iterations per program
-    on ``scalars`` (argument name or position → value), and a line saying what was evaluated."""
+    on ``scalars`` (argument name or position → value) and ``tensors`` (a tensor argument's recorded values, by name
+    or position: a scalar ``tt.load`` from it is evaluated, see ``tools.predict.loaded``), and a line saying what was
+    evaluated."""
     args, root, loops = _tree(text, head)
     g = tuple((list(grid or [1]) + [1, 1, 1])[:3])
     programs = math.prod(g)
@@ -403,6 +411,7 @@ def ttir_loops(
         value = scalars.get(key, scalars.get(str(pos)))
         if isinstance(value, bool | int):
             env_base[name] = int(value)
+    read = _seed_tensors(env_base, args, tensors)
     sampled, most = sampling(root, programs)
     if programs <= sampled:
         picks = range(programs)
@@ -435,6 +444,8 @@ def ttir_loops(
         detail += (f" (nested runtime loops: fewer programs and at most {most} evenly spread iterations of each outer "
                    f"loop walked, scaled to its trips, to keep the walk under {MAX_EVALUATED_OPS:,} operations; the "
                    "samples are assumed representative)")  # fmt: skip
+    if read:
+        detail += f" (values loaded from {', '.join(sorted(read))} read from the example tensors)"
     return out, detail
 
 

@@ -42,6 +42,8 @@ class ArgumentMeta(_Strict):
     dtype: Text | None = None
     shape: Annotated[list[Annotated[int, Field(ge=0, le=2**48)]], Field(max_length=16)] | None = None
     nbytes: Annotated[int, Field(ge=1, le=2**50)] | None = None
+    # an integer tensor's elements (FORMAT.md ``values``: at most 1024, what a loaded loop bound is evaluated on)
+    values: Annotated[list[Annotated[int, Field(ge=-(2**63), le=2**64)]], Field(max_length=1024)] | None = None
     value: Any = None
 
     @field_validator("value")

@@ -52,10 +52,13 @@ def unroll_of(lp: IsaLoop, src, isa_bytes: float, isa_flops: float = 0) -> tuple
             return k, (f"{why} {flops}" if k > 1 else None)
     if src.bytes_per_iter and isa_bytes >= 1.5 * src.bytes_per_iter:
         k = round(isa_bytes / src.bytes_per_iter)
-        return (
-            k,
-            f"its body moves {isa_bytes:.0f} B per program per iteration, {k}x the source loop's {src.bytes_per_iter} B",
+        why = (
+            f"its body moves {isa_bytes:.0f} B per program per iteration, {k}x the source loop's {src.bytes_per_iter} B"
         )
+        c, step = lp.counter_step, src.step
+        if c and step and c == k * step:  # the counter agrees: k source steps per ISA iteration (not a guess)
+            why += f", and its counter advances by {c}, {k}x the source step {step}"
+        return k, why
     if src.bytes_per_iter and isa_bytes >= 0.5 * src.bytes_per_iter:
         return 1, None  # the body moves what one source iteration moves: not unrolled, whatever its counter does
     c, step = lp.counter_step, src.step

@@ -1,0 +1,273 @@
+"""What one prediction rests on, and the band that follows from it (issue 31).
+
+The device's band (its machine file's, from a validation in benchmarks/RESULTS.md) holds only for a prediction that
+assumes nothing the validation did not see: trip counts read from the code and the example arguments, atomics whose
+contention the device's table gives. Each assumption a prediction makes is an ``Assumption``: what is assumed, and
+what it can do to the measured / predicted ratio:
+
+* the hot loop's trips assumed (a bound not known before the launch, no ``--trips``): the time follows the assumed
+  count by any factor, so the band is ``undetermined``;
+* a figure the prediction cannot count (atomics whose addresses come from loaded data, same-address atomics on a device
+  without a contention table, another loop's assumed trips): the prediction is a floor, the band is open above;
+* an unroll read from bytes alone (the ISA body moves k x the source body's bytes, so k source iterations per ISA
+  iteration, and the loop counter does not say k x the source step): if the bytes are a wider or replicated load
+  instead, the loop runs k x as often, so the band's top is k x higher;
+* a prediction under the device's own floors (the source's matrix FLOP at the tensor peak; the tensors' bytes once at
+  peak HBM): the band's top reaches the floor;
+* a stated ``--trips`` or inline asm: the band stays the device's, but the status says it was not validated.
+
+Pure functions of figures and text the predictor already has: no compiler, no file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from tools.isa.machines import Machine
+from tools.models.predict import Band
+
+# the text tools.predict.work.unroll_of gives an unroll read from bytes (the only unroll guess this module widens)
+_BYTES_UNROLL_RE = re.compile(r"its body moves \d+ B per program per iteration, (\d+)x the source loop's")
+_COUNTER_AGREES = "and its counter advances by"  # the loop counter corroborates the bytes: not a guess
+_INLINE_ASM = "tt.elementwise_inline_asm"
+
+
+@dataclass
+class Assumption:
+    """One thing a prediction assumes, and its effect on the band: ``low`` / ``high`` multiply the device band's
+    ends (None: that side is open); ``decides``: the time follows the assumption by any factor (no band)."""
+
+    text: str
+    low: float | None = 1.0
+    high: float | None = 1.0
+    decides: bool = False
+
+
+def trip_assumptions(source: str, detail: str, stated: float | None, other_loops: list[str]) -> list[Assumption]:
+    """The trip counts a prediction assumes: the hot loop's (``source`` 'assumption'), then the other loops' lines."""
+    out = []
+    if source == "assumption" and stated:
+        out.append(Assumption(f"the hot loop's trips are stated (--trips {stated:g}), not read from the code"))
+    elif source == "assumption":
+        out.append(
+            Assumption(
+                f"the hot loop's trips are assumed ({detail}): the time follows them by any factor; give example "
+                "arguments whose values set the loop bound, or --trips N",
+                low=None,
+                high=None,
+                decides=True,
+            )
+        )
+    elif other_loops:
+        out.append(
+            Assumption(
+                f"{len(other_loops)} loop(s) whose bounds are not known before the launch run their assumed trips "
+                f"({other_loops[0]}): more would add to the time, so the band is open above",
+                high=None,
+            )
+        )
+    return out
+
+
+def atomic_assumptions(data_dependent: bool, unmodelled_updates: float, device: str) -> list[Assumption]:
+    """Atomics the prediction cannot time: addresses from loaded data, or same-address updates without a table."""
+    out = []
+    if data_dependent:
+        out.append(
+            Assumption(
+                "atomic addresses come from loaded data: how many updates meet at one address is unknown, their "
+                "contention is not in the time (a floor: open above)",
+                high=None,
+            )
+        )
+    if unmodelled_updates:
+        out.append(
+            Assumption(
+                f"up to {unmodelled_updates:.0f} same-address atomic updates, and {device}'s machine file has no "
+                "same_address_atomic_ns table: their contention is not in the time (a floor: open above)",
+                high=None,
+            )
+        )
+    return out
+
+
+_SASS_GLOBAL_ATOMICS = ("ATOM", "ATOMG", "RED", "REDG")  # ATOMS is shared memory: on-chip, not the L2's contention
+
+
+def sass_atomic_assumptions(sass_text: str, kernel: str) -> list[Assumption]:
+    """Global atomics of a kernel read from SASS alone (a CUDA kernel, no TTIR to tell whose addresses they update):
+    how many updates meet at one address is unknown, so their contention is not in the time (open above)."""
+    from tools.isa.sass import parse_sass
+    from tools.predict.nvidia import find_function
+
+    try:
+        insts = find_function(parse_sass(sass_text), kernel).insts
+    except LookupError:
+        return []
+    n = sum(1 for i in insts if i.root in _SASS_GLOBAL_ATOMICS)
+    if not n:
+        return []
+    return [
+        Assumption(
+            f"{n} global atomic instruction(s) in the SASS and no TTIR to tell their addresses: how many updates "
+            "meet at one address is unknown, their contention is not in the time (a floor: open above)",
+            high=None,
+        )
+    ]
+
+
+def unroll_assumptions(notes: list[str]) -> list[Assumption]:
+    """Unroll factors read from bytes (``tools.predict.work.unroll_of``): the largest one widens the band's top."""
+    factors = [
+        int(h.group(1))
+        for n in notes
+        for h in [_BYTES_UNROLL_RE.search(n)]
+        if h and int(h.group(1)) > 1 and _COUNTER_AGREES not in n
+    ]
+    if not factors:
+        return []
+    k = max(factors)
+    return [
+        Assumption(
+            f"a loop's unroll ({k}x) is read from its bytes per iteration: if those are a wider or replicated load "
+            f"instead of {k} source iterations, it runs {k}x as often (band top x{k})",
+            high=float(k),
+        )
+    ]
+
+
+def asm_assumptions(ttir: str | None) -> list[Assumption]:
+    """Inline asm: its instructions are costed like compiled code, which no validation covered."""
+    if ttir and _INLINE_ASM in ttir:
+        return [Assumption("inline asm (tt.elementwise_inline_asm): its instructions are costed like compiled code")]
+    return []
+
+
+def matrix_flops(plan: list | None, programs: int) -> float:
+    """FLOP of the source's matrix products in one launch: 2 x M x N x K per tt.dot x its loop's trips x programs."""
+    return sum(2.0 * t.matrix_flops_per_iter * (t.trips or 0.0) for t in plan or []) * programs
+
+
+def floor_assumptions(kernel_us: float, m: Machine, flops: float, tensor_bytes: int | None) -> list[Assumption]:
+    """A predicted kernel time under the device's own floors: the source's matrix FLOP at the highest tensor peak the
+    machine file states, and the tensors' bytes moved once at peak HBM bandwidth (a floor only if the kernel touches
+    all of them). Each widens the band's top to reach its floor."""
+    out = []
+    cus, clock = m.value("compute_units"), m.clock_hz
+    rates = m.table("tensor_flops_per_cycle")
+    if flops and rates and kernel_us > 0:
+        floor = flops / (max(rates.values()) * cus * clock) * 1e6
+        if floor > kernel_us:
+            out.append(
+                Assumption(
+                    f"the predicted {kernel_us:.2f} us is under the {floor:.2f} us {m.name}'s tensor peak needs for the "
+                    f"source's {flops / 1e9:.3g} GFLOP of tt.dot: a trip count or unroll is likely wrong (band top "
+                    f"x{floor / kernel_us:.2f})",
+                    high=floor / kernel_us,
+                )
+            )
+    if tensor_bytes and kernel_us > 0:
+        floor = tensor_bytes / (m.value("hbm_peak_gbs") * 1e9) * 1e6
+        if floor > kernel_us:
+            out.append(
+                Assumption(
+                    f"the predicted {kernel_us:.2f} us is under the {floor:.2f} us {m.name} needs to move its tensors' "
+                    f"{tensor_bytes / 1e6:.3g} MB once at peak HBM bandwidth: right only if the kernel touches part "
+                    f"of them (band top x{floor / kernel_us:.2f})",
+                    high=floor / kernel_us,
+                )
+            )
+    return out
+
+
+def _scaled(end: float | None, factors: list[float | None]) -> float | None:
+    if end is None or any(f is None for f in factors):
+        return None
+    return round(end * math.prod(factors), 4)
+
+
+def launch_band(device: Band, assumptions: list[Assumption]) -> Band:
+    """The band of one prediction: the device's when nothing is assumed; else ``assumed`` (widened, a side None
+    where open) or ``undetermined``. An unvalidated device stays ``unvalidated``, its assumptions listed."""
+    rests_on = [a.text for a in assumptions]
+    if device.status != "validated" or not assumptions:
+        return device.model_copy(update={"rests_on": rests_on})
+    if any(a.decides for a in assumptions):
+        return Band(status="undetermined", source=device.source, note=device.note, rests_on=rests_on)
+    low = _scaled(device.low, [a.low for a in assumptions])
+    high = _scaled(device.high, [a.high for a in assumptions])
+    return Band(low=low, high=high, status="assumed", source=device.source, note=device.note, rests_on=rests_on)
+
+
+_WORSE = {"validated": 0, "assumed": 1, "unvalidated": 2, "undetermined": 3}
+
+
+def combined_band(device: Band, bands: list[Band], names: list[str]) -> Band:
+    """The band of several launches' summed time: the worst status; for ``assumed``, the lowest low and the highest
+    high (None when any is open); each launch's assumptions prefixed by its index and name."""
+    if not bands:
+        return device
+    status = max((b.status for b in bands), key=_WORSE.get)
+    rests_on = [f"launch {i} {n}: {r}" for i, (b, n) in enumerate(zip(bands, names, strict=True)) for r in b.rests_on]
+    if len(bands) == 1:
+        rests_on = list(bands[0].rests_on)
+    if status == "validated":
+        return device
+    if status != "assumed":
+        return Band(status=status, source=device.source, note=device.note, rests_on=rests_on)
+    lows, highs = [b.low for b in bands], [b.high for b in bands]
+    return Band(
+        low=None if None in lows else min(lows),
+        high=None if None in highs else max(highs),
+        status="assumed",
+        source=device.source,
+        note=device.note,
+        rests_on=rests_on,
+    )
+
+
+def pair_speedup_band(
+    speedup: float, before: Band, after: Band, device: Band
+) -> tuple[float | None, float | None] | None:
+    """A predicted speedup's band: the device's speedup band (validation of pairs) widened by each side's
+    assumptions: before's time higher than predicted raises the speedup, after's lowers it (each side's factor is its
+    band's end over the device's). None when the device has no speedup band or a side is undetermined/unvalidated;
+    a side None where an assumption opens it."""
+    if device.status != "validated" or not device.speedup_low or not device.speedup_high:
+        return None
+    if any(b.status in ("undetermined", "unvalidated") for b in (before, after)):
+        return None
+
+    def factor(b: Band, end: str) -> float | None:
+        if b.status == "validated":
+            return 1.0
+        v, d = getattr(b, end), getattr(device, end)
+        return v / d if v is not None and d else None
+
+    b_low, b_high, a_low, a_high = (
+        factor(before, "low"),
+        factor(before, "high"),
+        factor(after, "low"),
+        factor(after, "high"),
+    )
+    low = speedup * device.speedup_low * b_low / a_high if b_low and a_high else None
+    high = speedup * device.speedup_high * b_high / a_low if b_high and a_low else None
+    if low is None and high is None:
+        return None
+    return (round(low, 4) if low else None, round(high, 4) if high else None)
+
+
+def band_words(b: Band) -> str:
+    """The band as one phrase, with its status and, when not validated, what the prediction rests on."""
+    why = f" ({'; '.join(b.rests_on)})" if b.rests_on else ""
+    if b.status == "validated":
+        return f"band validated: measured / predicted x{b.low:g}-x{b.high:g} (10th-90th percentile)"
+    if b.status == "undetermined":
+        return f"band undetermined{why}: measure on a GPU"
+    if b.status == "unvalidated":
+        return f"band unvalidated{why}"
+    low = f"x{b.low:g}" if b.low is not None else "x?"
+    high = f"x{b.high:g}" if b.high is not None else "open above"
+    return f"band assumed: measured / predicted {low}-{high}{why}"
