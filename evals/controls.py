@@ -69,8 +69,9 @@ CONTROLS: list[Control] = [
         "crash",
         "crash",
         STATIC_TASK,
-        "slower",
-        why="a crashed agent's half edit is scored as is: the task scores outcomes, and it is predicted no faster",
+        "needs_gpu",
+        why="a crashed agent's half edit is scored as is and never passes: the task scores outcomes, and its predicted "
+        "speed is inside the AMD model's band (unvalidated), so the verdict waits for a GPU instead of a pass",
     ),
     Control(
         "hoisted-prefetch",

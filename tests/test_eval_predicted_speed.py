@@ -5,6 +5,8 @@ The kernels are the flydsl-gqa-paged-chain-budget baseline and its everything-tw
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from evals.catalog import load_tasks
@@ -67,3 +69,20 @@ def test_no_prediction_is_incomplete_not_passed(task, baseline):
     predicted_speed(task, [], baseline, s)
     assert [o.code for o in s.outcomes] == ["needs_gpu"] and not s.complete
     assert s.outcomes[0].detail.startswith("no predicted speed on gfx942 (no compiled kernels to predict from")
+
+
+def test_the_same_kernel_compiled_in_two_folders_is_the_same_code(tmp_path):
+    # a noop agent's workspace and the task's baseline differ only in the folder their .file directives name: the
+    # predicted-speed stage calls that the same code (same time, exactly: a decided "slower"), not a pair to measure
+    import shutil
+
+    from evals.harness.scoring import _same_code
+
+    src = Path(__file__).resolve().parents[1] / "examples" / "triton" / "vector_add.py"
+    a, b = tmp_path / "baseline", tmp_path / "agent-workspace"
+    for d in (a, b):
+        d.mkdir()
+        shutil.copy(src, d / "vector_add.py")
+    ka, kb = (dump_ir(d / "vector_add.py", "gfx942").kernels for d in (a, b))
+    assert Path(ka[0].final_isa).read_bytes() != Path(kb[0].final_isa).read_bytes()  # the folders differ
+    assert _same_code(ka, kb)

@@ -97,7 +97,13 @@ def test_the_refusal_names_what_it_followed_and_an_option_every_compiling_comman
 
 def test_a_file_that_does_not_parse_says_where(tmp_path):
     with pytest.raises(InputError, match=r"k\.py does not parse as Python: line 2"):
-        detect_frontend(_write(tmp_path, "k.py", "import triton\ndef broken(:\n"))
+        detect_frontend(_write(tmp_path, "k.py", "import torch\ndef broken(:\n"))
+
+
+def test_a_triton_file_with_a_syntax_error_is_triton_so_the_compile_shows_the_users_line(tmp_path):
+    # its import lines parse alone: dump-ir compiles it and Python's SyntaxError names the user's line
+    # (test_dump_ir_errors.test_syntax_error_shows_the_users_line_not_ours)
+    assert detect_frontend(_write(tmp_path, "k.py", "import torch, triton\ndef broken(:\n")) == "triton"
 
 
 def test_every_registered_frontend_resolves_to_its_class():

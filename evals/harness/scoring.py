@@ -11,6 +11,7 @@ import contextlib
 import json
 import multiprocessing
 import random
+import re
 import secrets
 import signal
 import threading
@@ -236,11 +237,25 @@ def _same_code(base: list[KernelDump], cand: list[KernelDump]) -> bool:
         if not (b.final_isa and c.final_isa) or (b.launch and b.launch.grid) != (c.launch and c.launch.grid):
             return False
         try:
-            if Path(b.final_isa).read_bytes() != Path(c.final_isa).read_bytes():
+            if _code_text(b.final_isa) != _code_text(c.final_isa):
                 return False
         except OSError:
             return False
     return True
+
+
+_FILE_DIR = re.compile(rb'\.file\s+\d+\s+"([^"]+)"')
+_STRING_OFFSET = re.compile(rb";\s*string offset=\d+")
+
+
+def _code_text(isa: str) -> bytes:
+    """The ISA without the folder its source was compiled in (the candidate's workspace, the task's baseline): the
+    folders its ``.file`` directives name, wherever the debug info repeats them, and the debug strings' offsets that
+    shift with their length. What is left is code."""
+    text = Path(isa).read_bytes()
+    for folder in set(_FILE_DIR.findall(text)):
+        text = text.replace(folder, b"")
+    return _STRING_OFFSET.sub(b"", text)
 
 
 def _task_sol_us(task: Task, arch: str) -> tuple[float | None, str]:

@@ -275,6 +275,11 @@ def _parse(path: Path, *, strict: bool) -> ast.Module | None:
         return ast.parse(path.read_bytes(), filename=str(path))
     except SyntaxError as e:
         if strict:
+            # the import lines that parse alone: a kernel file of a known language with a syntax error elsewhere is
+            # compiled, so the compile child shows the user's line and Python's own message (not ours)
+            imports = _import_lines(path)
+            if {name.split(".")[0] for _, name in _imports(imports)} & set(PYTHON_FRONTENDS):
+                return imports
             raise InputError(
                 f"{path.name} does not parse as Python: line {e.lineno}: {e.msg}",
                 hint="fix the syntax error (python -m py_compile " + path.name + " shows it), or pass --frontend",
@@ -285,6 +290,18 @@ def _parse(path: Path, *, strict: bool) -> ast.Module | None:
                 f"{path.name} is not a readable Python source file", hint="give the kernel's .py file"
             ) from None
     return None
+
+
+def _import_lines(path: Path) -> ast.Module:
+    """The file's top-level ``import``/``from`` lines that parse on their own, as one module."""
+    body = []
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith(("import ", "from ")):
+            try:
+                body += ast.parse(line).body
+            except SyntaxError:
+                continue
+    return ast.Module(body=body, type_ignores=[])
 
 
 def _imports(tree: ast.Module) -> list[tuple[int, str]]:
