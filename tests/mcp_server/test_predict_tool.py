@@ -8,6 +8,7 @@ import pytest
 from mcp import Client
 
 from mcp_server.server import mcp
+from tests.test_predict_variant_files import SECRET, unpack_variant
 from tools.isa.machines import device_for
 from tools.predict import band_of
 
@@ -47,3 +48,15 @@ async def test_predict_tool_is_listed_as_running_code():
         tools = {t.name: t for t in (await c.list_tools()).tools}
     assert tools["predict"].annotations.read_only_hint is False
     assert list(tools["predict"].output_schema["properties"])[0] == "summary"
+
+
+async def test_predict_tool_on_a_forged_variant_folder_reads_nothing_outside_and_quotes_nothing(tmp_path, monkeypatch):
+    folder, outside = unpack_variant(tmp_path)
+    monkeypatch.setenv("KERNELPILOT_PROJECT_DIR", str(folder.parents[1]))  # the folder is inside the roots
+    rel = json.loads((folder / "meta.json").read_text())["launches"][0]["files"]["json"]
+    (folder / rel).unlink()
+    (folder / rel).symlink_to(outside / "secret.json")  # its target arch was quoted back: 'sm_TOPSECRET-api-...'
+    r = await call({"source": str(folder), "wait_seconds": 120})
+    text = r.content[0].text
+    assert r.is_error and "launches[0].files.json" in text and "leads outside the folder" in text, text
+    assert SECRET not in text and "hint: " in text
