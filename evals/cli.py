@@ -166,6 +166,21 @@ def run(args: argparse.Namespace) -> int:
     raise InputError("give an eval command", hint="kernelpilot eval run|ab|leaderboard|controls|tasks --help")
 
 
+def _agent_name(args: argparse.Namespace) -> str:
+    """The name results are stored under: the built-in agent's, ``--name``, or the first word of ``--agent-cmd``;
+    refused (before anything is read or written) unless it is one plain folder name."""
+    from evals.harness.runner import agent_name
+
+    if getattr(args, "agent", None):
+        return args.agent
+    if args.name is not None:
+        return agent_name(args.name, "--name")
+    words = args.agent_cmd.split()
+    if not words:
+        raise InputError("--agent-cmd is empty", hint="e.g. --agent-cmd 'claude -p {prompt} --mcp-config {mcp_config}'")
+    return agent_name(Path(words[0]).name, "--name (taken from the first word of --agent-cmd)")
+
+
 def _run(args: argparse.Namespace) -> int:
     from evals.catalog import load_tasks
     from evals.harness.agents import BUILTIN_AGENTS
@@ -176,7 +191,7 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(
             f"unknown agent '{args.agent}'", hint=f"built-ins: {', '.join(BUILTIN_AGENTS)}; or --agent-cmd"
         )
-    name = args.agent or args.name or Path(args.agent_cmd.split()[0]).name
+    name = _agent_name(args)
     tasks = load_tasks(args.tasks, tasks_dirs=args.tasks_dir)
     out = Path(args.out)
     runner = _runner(args)
@@ -330,7 +345,7 @@ def _ab(args: argparse.Namespace) -> int:
     from evals.catalog import load_tasks
     from evals.harness.runner import write_atomic
 
-    name = args.name or Path(args.agent_cmd.split()[0]).name
+    name = _agent_name(args)
     if "@" in name:
         raise InputError(
             f"agent name '{name}' contains '@'", hint="the arms are stored as NAME@with-kernelpilot; --name"

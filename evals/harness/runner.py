@@ -21,7 +21,7 @@ from evals.harness.limits import SCORE_DEADLINE_S, ScoreLimits, default_memory_c
 from evals.harness.scoring import score_isolated
 from evals.harness.workspace import DiffCheck, GitFailed, capture_diff, check_task_files, create_workspace, scoring_copy
 from evals.models import TaskScore
-from tools.errors import Cancelled, Interrupted
+from tools.errors import Cancelled, InputError, Interrupted
 from tools.executors import cancel_thread, release_thread
 
 
@@ -35,8 +35,23 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def agent_name(name: str, option: str = "--name") -> str:
+    """``name`` when it can name the agent's results folder ``OUT/<name>``: one plain path component of printable
+    characters. ``..`` made the folder OUT's parent (a task's ``rmtree`` removed a user's folder beside OUT), ``.``
+    OUT itself. InputError naming ``option`` otherwise."""
+    bad = not name or name in (".", "..") or len(name) > 200 or any(c in "/\\" or not c.isprintable() for c in name)
+    if bad:
+        raise InputError(
+            f"{option} {name!r}: an agent name must be one plain folder name (it names OUT/<name>), not empty, "
+            "'.', '..', or with '/', '\\' or control characters",
+            hint="e.g. --name claude-sonnet; letters, digits, '-', '_', '.' and '@' are fine",
+        )
+    return name
+
+
 def agent_dir(out: Path, agent: str) -> Path:
-    return out / agent.replace("/", "_")
+    """The agent's results folder, always a child of ``out`` (``agent_name`` refuses what is not)."""
+    return out / agent_name(agent.replace("/", "_"), "agent")
 
 
 def score_limits(score_timeout: float | None, score_memory_gb: float | None, parallel: int) -> ScoreLimits:
