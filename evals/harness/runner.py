@@ -20,7 +20,7 @@ from evals.harness.devices import gpu_slots, probe_runtime
 from evals.harness.limits import SCORE_DEADLINE_S, ScoreLimits, default_memory_cap
 from evals.harness.scoring import score_isolated
 from evals.harness.workspace import DiffCheck, GitFailed, capture_diff, check_task_files, create_workspace, scoring_copy
-from evals.models import TaskScore
+from evals.models import TaskScore, read_score
 from tools.errors import Cancelled, InputError, Interrupted
 from tools.executors import cancel_thread, release_thread
 
@@ -129,6 +129,16 @@ def run_one(
     return result
 
 
+def stored_score(f: Path, progress: Callable[[str], None], task_id: str) -> TaskScore | None:
+    """The result stored in ``f``, or None (said through ``progress``) when it cannot be read back: such a task is
+    scored again, and its new result replaces ``f``."""
+    try:
+        return read_score(f)
+    except InputError as exc:
+        progress(f"{task_id}: {exc.message}; scoring the task again")
+        return None
+
+
 def already_scored(
     tasks: list[Task], adir: Path, resume: bool, prompt_level: str, progress: Callable[[str], None]
 ) -> tuple[dict[str, TaskScore], list[Task]]:
@@ -137,7 +147,7 @@ def already_scored(
     todo = []
     for t in tasks:
         f = adir / f"{t.id}.json"
-        stored = TaskScore.model_validate_json(f.read_text()) if resume and f.exists() else None
+        stored = stored_score(f, progress, t.id) if resume and f.exists() else None
         if stored is not None and stored.prompt_level != prompt_for(t, prompt_level)[1]:
             stored = None  # scored at another prompt level: not this run's result
         if stored is not None and not stored.infra_error:  # an infra_error is the harness's: score it again
