@@ -378,7 +378,7 @@ def _run_options(args: argparse.Namespace) -> dict:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     from evals.harness.runner import write_atomic
-    from evals.leaderboard import build, to_html, to_markdown
+    from evals.leaderboard import build, skipped_lines, to_html, to_markdown
 
     lb = build([Path(d) for d in args.dirs])
     if args.html:
@@ -387,7 +387,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if args.json:
         print(lb.model_dump_json(indent=2))
     if args.md or not (args.json or args.html):
-        print(to_markdown(lb))
+        print(to_markdown(lb))  # its last lines name the result files left out
+    elif lb.skipped:
+        import sys
+
+        print(f"note: left out {len(lb.skipped)} result file(s) that could not be ranked:", file=sys.stderr)
+        print("\n".join(f"  {line}" for line in skipped_lines(lb)), file=sys.stderr)
     return 0
 
 
