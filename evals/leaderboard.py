@@ -18,6 +18,7 @@ from evals.ab import AbReport, reports_from, sol_sentence
 from evals.ab import to_markdown as ab_markdown
 from evals.metrics import FAST_P, effective_speedup, run_metrics
 from evals.models import RunMetrics, TaskScore, read_score
+from evals.render import md_cell, times
 from tools.errors import InputError
 
 
@@ -117,11 +118,6 @@ def build(dirs: list[Path]) -> Leaderboard:
     return Leaderboard(entries=entries, tasks=tasks, cells=cells, ab=reports_from(by_agent), skipped=skipped)
 
 
-def times(x: float, digits: int = 2) -> str:
-    """A speedup as printed: ``1.50``; one too large for fixed digits in three significant ones (``1e+308``)."""
-    return f"{x:.{digits}f}" if abs(x) < 1e6 else f"{x:.3g}"
-
-
 def skipped_lines(lb: Leaderboard) -> list[str]:
     """One line per result file left out, for the Markdown and HTML pages and the terminal."""
     return [f"{s.file}: {s.reason}" for s in lb.skipped]
@@ -159,7 +155,7 @@ def to_markdown(lb: Leaderboard) -> str:
     for i, m in enumerate(lb.entries, 1):
         row = [
             str(i),
-            m.agent,
+            md_cell(m.agent),
             sol_cell(m),
             _prompt(m),
             f"{m.passed}/{m.tasks}",
@@ -174,10 +170,10 @@ def to_markdown(lb: Leaderboard) -> str:
             "–" if m.mean_agent_cost_usd is None else f"{m.mean_agent_cost_usd:.2f}",
         ]
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", f"_{lb.note}_", "", "| task | " + " | ".join(m.agent for m in lb.entries) + " |"]
+    lines += ["", f"_{lb.note}_", "", "| task | " + " | ".join(md_cell(m.agent) for m in lb.entries) + " |"]
     lines.append("|---|" + "---|" * len(lb.entries))
     for t in lb.tasks:
-        row = [t]
+        row = [md_cell(t)]
         for m in lb.entries:
             c = lb.cells[m.agent].get(t)
             mark = "?" if c is not None and c.undetermined else ("✔" if c is not None and c.passed else "✘")
@@ -187,7 +183,7 @@ def to_markdown(lb: Leaderboard) -> str:
         lines += ["", ab_markdown(r).rstrip("\n")]
     if lb.skipped:
         lines += ["", f"Left out: {len(lb.skipped)} result file(s) that could not be ranked:", ""]
-        lines += [f"- {line}" for line in skipped_lines(lb)]
+        lines += [f"- {md_cell(line)}" for line in skipped_lines(lb)]
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,7 @@ Infinity or 1e308 used to crash `--html` (exit 70, no page for anyone), NaN and 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,27 @@ def test_markdown_never_prints_a_speedup_no_timing_gives(run, capsys):
     assert "Left out: 4 result file(s) that could not be ranked:" in md
     for name, why in LEFT_OUT.items():
         assert f"- {run / name}: {why}" in md
+
+
+AGENT = "evil|agent\n<img src=x onerror=alert(1)>"
+TASK = "t|1\n<b>bold</b>\\|"
+
+
+def test_markdown_shows_names_and_task_ids_literally_in_their_own_cells(tmp_path, capsys):
+    markdown_it = pytest.importorskip("markdown_it")
+    run = tmp_path / "run"
+    f = _result(run, "x", "t", "1.5")  # the file names are the harness's; the names inside are the file's
+    f.write_text(f.read_text().replace('"agent":"x"', f'"agent":{json.dumps(AGENT)}').replace(
+        '"task_id":"t"', f'"task_id":{json.dumps(TASK)}'))  # fmt: skip
+    _result(run, "plain", "t", "2.0")
+    assert main(["eval", "leaderboard", str(run), "--md"]) == 0
+    md = capsys.readouterr().out
+    # a GitHub-flavoured table renderer that passes raw HTML through, as GitHub's Markdown pages do
+    page = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(md)
+    assert "<img" not in page and "<b>" not in page  # the names' HTML is shown, never rendered
+    cells = [r.split("</tr>")[0].count("<td>") + r.split("</tr>")[0].count("<th>") for r in page.split("<tr>")[1:]]
+    # the ranking (a header and 2 agents) keeps its 16 columns, the task table (a header and 2 tasks) its 3
+    assert cells == [16, 16, 16, 3, 3, 3]
+    shown = "evil|agent &lt;img src=x onerror=alert(1)&gt;"
+    assert f"<td>{shown}</td>" in page and f"<th>{shown}</th>" in page
+    assert "<td>t|1 &lt;b&gt;bold&lt;/b&gt;\\|</td>" in page  # a backslash before a pipe does not unescape it
