@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import anyio
 import anyio.to_thread
@@ -29,6 +29,7 @@ from mcp_server.app import (
 from mcp_server.models import MAX_KERNELS, PrefetchOutput, VgprPressureOutput
 from mcp_server.paths import project_dir
 from tools.errors import InputError
+from tools.frontends.registry import FrontendName
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.toolchain import cache_root
 
@@ -152,7 +153,7 @@ async def prefetch_data_load(
         ),
     ] = None,
     frontend: Annotated[
-        Literal["flydsl", "triton", "cuda", "hip", "mojo"] | None,
+        FrontendName | None,
         Field(description="kernel files: override language detection"),
     ] = None,
     timeout: Timeout = 600,

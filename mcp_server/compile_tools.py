@@ -25,6 +25,7 @@ from mcp_server.app import (
 from mcp_server.models import CheckOutput, DumpIrOutput, PredictOutput
 from mcp_server.paths import confine, project_dir
 from tools.errors import InputError
+from tools.frontends.registry import FrontendName
 from tools.gitref import parse_spec
 from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
@@ -44,9 +45,7 @@ async def dump_ir(
         ),
     ] = None,
     arch: Annotated[Arch, Field(description="target architecture")] = "gfx942",
-    frontend: Annotated[
-        Literal["flydsl", "triton", "cuda", "hip"] | None, Field(description="override language detection")
-    ] = None,
+    frontend: Annotated[FrontendName | None, Field(description="override language detection")] = None,
     command: Annotated[
         list[str] | None,
         Field(

@@ -12,13 +12,25 @@ EXAMPLES = REPO / "examples"
 FIXTURES = REPO.parent / "shared" / "fixtures"
 
 
+def _session_cache_dir(tmp_path_factory) -> Path:
+    """An empty dump cache for this run. Under pytest-xdist every worker of one run shares it (the folder above the
+    workers' own base temp): the cache publishes entries in one rename, so parallel writers of one key are safe, and a
+    kernel two workers compile is compiled once."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        cache = base.parent / "kp-cache-shared"
+        cache.mkdir(exist_ok=True)
+        return cache
+    return tmp_path_factory.mktemp("kp-cache")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def isolated_cache(tmp_path_factory):
     """Every test run starts from an empty dump cache (dumps are still shared between tests of one run)."""
     if "KERNELPILOT_CACHE_DIR" in os.environ and os.environ.get("KERNELPILOT_KEEP_CACHE"):
         yield Path(os.environ["KERNELPILOT_CACHE_DIR"])
         return
-    cache = tmp_path_factory.mktemp("kp-cache")
+    cache = _session_cache_dir(tmp_path_factory)
     old = os.environ.get("KERNELPILOT_CACHE_DIR")
     os.environ["KERNELPILOT_CACHE_DIR"] = str(cache)
     yield cache
@@ -33,3 +45,38 @@ def fixtures_dir() -> Path:
     if not FIXTURES.exists():
         pytest.skip(f"shared fixtures not found at {FIXTURES} (CI clones the repo with shared/ beside it)")
     return FIXTURES
+
+
+# --- the order files run in ----------------------------------------------------------------------------------------
+# Under pytest-xdist (`-n auto --dist loadfile`, the README's command 2) each file runs whole on one worker, and a worker
+# takes the next file as it finishes one. Longest files first (LPT) keeps a long file from starting last and running
+# alone: tests/durations.json holds each file's seconds from the last measured run (benchmarks/suite_times.py writes
+# it); a file not in it counts as the median. Tests inside a file keep their order.
+DURATIONS = Path(__file__).parent / "durations.json"
+
+
+def _file_seconds() -> dict[str, float]:
+    import json
+
+    try:
+        table = json.loads(DURATIONS.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in table.get("seconds", {}).items() if isinstance(v, int | float)}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    seconds = _file_seconds()
+    if not seconds or not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    median = sorted(seconds.values())[len(seconds) // 2]
+    first_seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first_seen.setdefault(item.nodeid.split("::")[0], i)
+
+    def key(indexed):
+        i, item = indexed
+        path = item.nodeid.split("::")[0]
+        return (-seconds.get(path, median), first_seen[path], i)
+
+    items[:] = [item for _, item in sorted(enumerate(items), key=key)]

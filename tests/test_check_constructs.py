@@ -226,6 +226,41 @@ def test_unknown_inline_asm_is_undetermined_naming_the_text_and_line(tmp_path):
     assert "kernel.py:" + str(_line_of('== "asm_unknown":')) + ":" in rep.reason  # the `if` line, as above
 
 
+def _asm_variant(tmp_path, name: str):
+    """tests/data/check/triton_inline_asm.py with VARIANT set (the only change)."""
+    path = tmp_path / name / "kernel.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text((DATA / "triton_inline_asm.py").read_text().replace('VARIANT = "plain"', f'VARIANT = "{name}"'))
+    return path
+
+
+@pytest.mark.slow
+def test_ptx_inline_asm_is_undetermined_naming_it_never_different(tmp_path):
+    # AFTER swaps the tl math tanh for PTX's tanh.approx.f32: built for gfx942 (the CPU engine's target), the AMD
+    # assembler rejects it; before, check stopped with "failed to compile" (exit 2)
+    rep = check(_asm_variant(tmp_path, "plain"), _asm_variant(tmp_path, "ptx"))
+    assert rep.verdict == "undetermined" and rep.cases == []
+    assert rep.reason.startswith('undetermined: check does not run inline asm "tanh.approx.f32 s0, s0;" of kernel.py')
+    assert "the AMD assembler rejects it (invalid instruction" in rep.reason
+
+
+@pytest.mark.slow
+def test_ptx_inline_asm_check_exits_3_undetermined_through_the_cli(tmp_path, capsys):
+    from tools.cli import main
+
+    ptx = _asm_variant(tmp_path, "ptx")
+    assert main(["check", str(ptx), str(ptx)]) == 3  # undetermined: neither 0 (same), 1 (different) nor 2 (error)
+    assert capsys.readouterr().out.startswith('check: UNDETERMINED — undetermined: check does not run inline asm "tanh')
+
+
+@pytest.mark.slow
+def test_amd_inline_asm_the_engine_does_not_model_is_undetermined_naming_it(tmp_path):
+    rep = check(_asm_variant(tmp_path, "plain"), _asm_variant(tmp_path, "amd"))
+    assert rep.verdict == "undetermined"
+    assert rep.reason.startswith('undetermined: check does not run inline asm "v_sin_f32 $0, $1" (constraints "=v,v")')
+    assert "kernel.py:" in rep.reason  # and the source line of the call
+
+
 # ------------------------------------------------------------------------------------------------ Triton
 @pytest.mark.slow
 def test_triton_do_not_specialize_argument_equal_to_1_stays_a_runtime_parameter(tmp_path):

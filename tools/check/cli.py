@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tools.errors import InputError
+from tools.frontends.registry import add_frontend_argument
 
 DEFAULT_MAX_MEMORY_GB = 8.0  # tools.check.compare's default (not imported here: the CLI starts without numpy)
 
@@ -48,6 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "to need more is refused before it starts")  # fmt: skip
     p.add_argument("--no-cache", action="store_true",
                    help="compile both files and build the inputs again, even if identical ones are cached")  # fmt: skip
+    add_frontend_argument(p, "the language of BEFORE and AFTER, instead of detecting it (check runs flydsl and triton)")
     p.add_argument("--json", action="store_true", help="print the CheckReport as JSON")
 
 
@@ -56,6 +58,6 @@ def run(args: argparse.Namespace) -> int:
 
     report = check(args.before, args.after, engine=args.engine, arch=args.arch, seeds=args.seed, shapes=args.shape,
                    atol=args.atol, rtol=args.rtol, timeout=args.timeout, max_memory_gb=args.max_memory,
-                   use_cache=not args.no_cache)  # fmt: skip
+                   use_cache=not args.no_cache, frontend=args.frontend)  # fmt: skip
     print(report.model_dump_json(indent=2) if args.json else format_report(report))
     return {"same": 0, "different": 1}.get(report.verdict, 2 if report.verdict == "error" else 3)

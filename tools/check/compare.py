@@ -20,10 +20,11 @@ import numpy as np
 
 from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, store_lines, typed
 from tools.check.errors import CheckTimeout, UnsupportedIR, deadline
+from tools.check.inline_asm import rejected_asm
 from tools.check.inputs import RESULT_FILE, generate_inputs
 from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
-from tools.errors import InputError, KernelpilotError
+from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL
 from tools.models.check import CaseResult, CheckReport, MemoryEvent
 
@@ -49,11 +50,16 @@ INTERPRETER_LIMITS = [
 
 
 # ------------------------------------------------------------------------------------------------------- llvm engine
-def _llvm_kernels(path: Path, arch: str, timeout: float, shape: dict | None = None, use_cache: bool = True):
+def _llvm_kernels(path: Path, arch: str, timeout: float, shape: dict | None = None, use_cache: bool = True,
+                  frontend: str | None = None):  # fmt: skip
     """Each kernel ``kernelpilot_entry(**shape)`` compiles, in launch order, with its LLVM IR and origin files."""
     from tools.dump_ir import dump_ir
 
-    result = dump_ir(path, arch, timeout=timeout, entry_kwargs=shape or None, use_cache=use_cache)
+    try:
+        result = dump_ir(path, arch, frontend=frontend, timeout=timeout, entry_kwargs=shape or None,
+                         use_cache=use_cache)  # fmt: skip
+    except CompileError as exc:  # inline asm for another target: a construct the engine cannot run, not an error
+        raise rejected_asm(exc, path) or exc from None
     kernels = []
     for k in result.kernels:
         stages = {s.name: Path(s.path) for s in k.stages}
@@ -153,7 +159,8 @@ def outputs(
     return {b["name"]: typed(o, b["dtype"]) for b, o in zip(desc["buffers"], outs, strict=True)}
 
 
-def _kernels_for(path: Path, default: list, desc: dict, shape: dict, compiles: dict, arch, left, use_cache) -> list:
+def _kernels_for(path: Path, default: list, desc: dict, shape: dict, compiles: dict, arch, left, use_cache,
+                 frontend=None) -> list:  # fmt: skip
     """The kernels to run for one case: the default compile, unless the case's --shape changes what its launches
     compile to (``compile_key`` differs from ``kernelpilot_entry()``'s): then ``kernelpilot_entry(**shape)``'s
     own compile, once per distinct key and file in this call."""
@@ -161,7 +168,7 @@ def _kernels_for(path: Path, default: list, desc: dict, shape: dict, compiles: d
         return default
     key = (str(path), json.dumps(desc["compile_key"], sort_keys=True))
     if key not in compiles:
-        compiles[key] = _llvm_kernels(path, arch, left(), shape, use_cache)
+        compiles[key] = _llvm_kernels(path, arch, left(), shape, use_cache, frontend)
     return compiles[key]
 
 
@@ -252,6 +259,7 @@ def check(
     inputs: str | Path | None = None,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     use_cache: bool = True,
+    frontend: str | None = None,
 ) -> CheckReport:
     """Run BEFORE and AFTER on the same inputs for every (seed, shape) and compare every buffer either writes.
 
@@ -272,8 +280,8 @@ def check(
     # an existing BEFORE is a file (inside the roots, in a confined call); anything else may be REF:PATH
     b_path = _check_source(guard(before, "BEFORE") if Path(before).exists() else _git_revision(str(before), a_path))
     in_path = _check_source(guard(inputs, "inputs file")) if inputs else b_path
-    frontend = detect_frontend(b_path)
-    if detect_frontend(a_path) != frontend:
+    given, frontend = frontend, frontend or detect_frontend(b_path)  # --frontend names both files' language
+    if not given and detect_frontend(a_path) != frontend:
         raise InputError(f"{b_path.name} is {frontend} but {a_path.name} is {detect_frontend(a_path)}",
                          hint="compare two versions of the same kernel")  # fmt: skip
     if frontend not in ("flydsl", "triton"):
@@ -292,10 +300,16 @@ def check(
     names: list[str] = []
     own = False  # whether AFTER's launches come from its own entry (see below)
     if engine == "llvm":
-        kb, ka = (
-            _llvm_kernels(b_path, arch, left(), use_cache=use_cache),
-            _llvm_kernels(a_path, arch, left(), use_cache=use_cache),
-        )
+        try:
+            kb, ka = (
+                _llvm_kernels(b_path, arch, left(), use_cache=use_cache, frontend=frontend),
+                _llvm_kernels(a_path, arch, left(), use_cache=use_cache, frontend=frontend),
+            )
+        except UnsupportedIR as exc:  # neither side can run (e.g. PTX inline asm): no verdict either way
+            return CheckReport(summary=f"undetermined: {b_path.name} vs {a_path.name} (llvm engine) — "
+                               f"{exc.verdict_reason}", before=str(b_path), after=str(a_path), engine=engine,
+                               arch=arch, verdict="undetermined", reason=exc.verdict_reason, limits=LLVM_LIMITS,
+                               seconds=round(time.perf_counter() - t0, 3))  # fmt: skip
         names = [f"{x['name']} → {y['name']}" for x, y in zip(kb, ka, strict=False)]
         if len(kb) != len(ka):
             names = [f"{' + '.join(x['name'] for x in kb)} → {' + '.join(y['name'] for y in ka)}"]
@@ -315,7 +329,8 @@ def check(
             plan = []
             for (_, shape), got_b, got_a in zip(todo, inputs_b, inputs_a, strict=True):
                 sides = {"before": (b_path, kb, got_b), "after": (a_path, ka, got_a if own else got_b)}
-                plan.append({who: (_kernels_for(path, default, got[0], shape, compiles, arch, left, use_cache), got[3])
+                plan.append({who: (_kernels_for(path, default, got[0], shape, compiles, arch, left, use_cache,
+                                                frontend), got[3])
                              for who, (path, default, got) in sides.items()})  # fmt: skip
             runs = _run_llvm(plan, arch, int(max_memory_gb * 1e9), Path(tmp) / "run", left())
         else:

@@ -11,9 +11,12 @@ they are. Any other text is :class:`UnsupportedIR` (``inline asm "<text>"``): th
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from tools.check.errors import UnsupportedIR
 from tools.check.ir import Instr, unsupported
 from tools.check.ops_amdgcn import readfirstlane, readlane
+from tools.errors import CompileError
 
 _FORMS = [
     (re.compile(r"v_mov_b32(?:_e32)?\s+\$0\s*,\s*\$1"), "mov"),
@@ -64,6 +67,23 @@ def asm_handler(ins: Instr):
             return lambda m, i: [m.full(m.get(i.ops[k]), i.ops[k].ty) for k in order]
     shown = text.replace("\n", "\\n")
     return _refuse(f'inline asm "{shown}" (constraints "{constraints}")')
+
+
+_ASSEMBLER_REJECTS = re.compile(r"assembler:(\d+):\d+: error: ([^\n]*)\n[ \t]*([^\n]+)")
+
+
+def rejected_asm(exc: CompileError, source: Path) -> UnsupportedIR | None:
+    """The construct check cannot run when the AMD assembler refuses the build it runs (``source`` compiled for
+    gfx942): Triton's own code always assembles, so what it refuses is the kernel's inline asm, written for another
+    target (PTX such as ``tanh.approx.f32 $0, $1;`` for NVIDIA). None for any other compile failure."""
+    m = _ASSEMBLER_REJECTS.search(exc.details or "")
+    if m is None:
+        return None
+    return UnsupportedIR(
+        f'inline asm "{m.group(3).strip()}" of {source.name}: the AMD assembler rejects it ({m.group(2).strip()}, '
+        f"line {m.group(1)} of the AMDGCN built for the CPU engine); asm for another target (PTX for NVIDIA) has "
+        "no AMDGPU meaning to run"
+    )
 
 
 def _refuse(what: str):

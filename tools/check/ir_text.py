@@ -1,8 +1,9 @@
 """The LLVM IR text as llvmlite's parser (an older LLVM than the compilers') accepts it, translated line by line.
 
 Every rewrite stays within its line, so a parse error's line number is the original's (:func:`parse_error`):
-newer intrinsics parsed as external functions, ``float -inf``/``nan``/``f0x…`` spellings and decimals a type cannot
-hold exactly (``splat (float -1.000000e+30)``, MLIR's export) turned into the hex spellings llvmlite reads.
+newer intrinsics parsed as external functions; special values (``float -inf``, ``bfloat +nan(0x3F)``, ``half +qnan``,
+``-snan(0x1)``, MLIR's bare ``nan``), ``f0x…`` spellings and decimals a type cannot hold exactly
+(``splat (float -1.000000e+30)``, MLIR's export) turned into the hex spellings llvmlite reads.
 """
 
 from __future__ import annotations
@@ -42,31 +43,76 @@ def shadow_new_intrinsics(text: str) -> str:
     return text
 
 
-_SPECIAL = re.compile(r"\b(half|bfloat|float|double) ([-+]?)(inf|nan|qnan)\b")
-_SPECIAL_BITS = {
-    ("half", "inf"): "0xH7C00", ("half", "-inf"): "0xHFC00", ("half", "nan"): "0xH7E00",
-    ("bfloat", "inf"): "0xR7F80", ("bfloat", "-inf"): "0xRFF80", ("bfloat", "nan"): "0xR7FC0",
-    ("float", "inf"): "0x7FF0000000000000", ("float", "-inf"): "0xFFF0000000000000",
-    ("float", "nan"): "0x7FF8000000000000", ("double", "inf"): "0x7FF0000000000000",
-    ("double", "-inf"): "0xFFF0000000000000", ("double", "nan"): "0x7FF8000000000000",
-}  # fmt: skip
+# Special values as LLVM prints them: ``+inf``/``-inf``, ``+qnan`` (the default quiet NaN), ``+nan(0x3F)`` (a quiet
+# NaN with that payload: Triton's bf16 NaN 0x7FFF is ``bfloat +nan(0x3F)``), ``-snan(0x1)`` (signalling), and the
+# bare ``inf``/``nan``/``qnan`` of MLIR's export; wherever they stand (``bfloat +nan(0x3F)``, ``splat (…)``, a phi's
+# ``[ -inf, %5 ]``, ``fcmp ogt float %x, -inf``): the type is the last float type named before them on the line.
+_SPECIAL_VALUE = re.compile(r"(?<![\w.%@$\"-])([-+]?)(inf|qnan|nan|snan)(?:\(0x([0-9A-Fa-f]+)\))?(?![\w.(])")
+_NOFPCLASS = re.compile(r"nofpclass\([^)]*\)")
+# exponent and mantissa bits of each float format, and how LLVM spells a constant of it in hex
+_FORMAT_BITS = {"half": (5, 10), "bfloat": (8, 7), "float": (8, 23), "double": (11, 52)}
+
+
+def special_float_bits(kind: str, sign: str, name: str, payload: int = 0) -> int:
+    """The bits of ``[sign]name[(payload)]`` in float format ``kind``: ``inf``; ``qnan``/``nan`` a quiet NaN (quiet
+    bit set, ``payload`` in the bits below it); ``snan`` a signalling NaN (quiet bit clear, ``payload`` nonzero)."""
+    exp, man = _FORMAT_BITS[kind]
+    if name == "inf":
+        mantissa = 0
+    elif name == "snan":
+        mantissa = payload or 1
+    else:
+        mantissa = 1 << (man - 1) | payload
+    if mantissa >> man:
+        raise unsupported(f"{kind} NaN payload 0x{payload:X}", f"{sign}{name}(0x{payload:X})")
+    return (sign == "-") << (exp + man) | ((1 << exp) - 1) << man | mantissa
+
+
+def hex_spelling(kind: str, bits: int) -> str:
+    """The hex constant llvmlite reads for the bits of an infinity or NaN of ``kind``: ``0xH…`` (half), ``0xR…``
+    (bfloat), and for float and double the 64 bits of the double with that value (a float's NaN payload moves up
+    into the double's mantissa, as LLVM's own printer writes it)."""
+    if kind == "half":
+        return f"0xH{bits:04X}"
+    if kind == "bfloat":
+        return f"0xR{bits:04X}"
+    if kind == "float":
+        bits = (bits >> 31) << 63 | 0x7FF << 52 | (bits & 0x7FFFFF) << 29
+    return f"0x{bits:016X}"
+
+
+def _special_values(line: str) -> str:
+    """Every special-value token of one line in the hex spelling of its type (nofpclass(...) attributes left as
+    they are)."""
+    if '"' in line or line[:1] == "!":
+        return line
+    protected = [(m.start(), m.end()) for m in _NOFPCLASS.finditer(line)]
+
+    def repl(m):
+        if any(a <= m.start() < b for a, b in protected):
+            return m.group(0)
+        kinds = _FLOAT_TYPE.findall(line[: m.start()])
+        if not kinds:
+            return m.group(0)
+        kind = kinds[-1]
+        bits = special_float_bits(kind, m.group(1), m.group(2), int(m.group(3), 16) if m.group(3) else 0)
+        return hex_spelling(kind, bits)
+
+    return _SPECIAL_VALUE.sub(repl, line)
 
 
 def hex_float_literals(text: str) -> str:
-    """Newer LLVM prints ``float -inf``/``nan``; llvmlite's parser reads only the hex spelling of such constants."""
-
-    def repl(m):
-        kind = "nan" if m.group(3) != "inf" else ("-inf" if m.group(2) == "-" else "inf")
-        return f"{m.group(1)} {_SPECIAL_BITS[(m.group(1), kind)]}"
-
-    text = _SPECIAL.sub(repl, text)
+    """Newer LLVM prints ``float -inf``, ``bfloat +nan(0x3F)``, ``half +qnan``…; llvmlite's parser reads only the hex
+    spelling of such constants. Decimals a type cannot hold exactly and ``f0x…`` bits are rewritten too."""
+    text = "\n".join(_special_values(line) if _SPECIAL_HINT.search(line) else line for line in text.split("\n"))
     text = "\n".join(_inexact_decimals(line) if "." in line and line[:1] != "!" else line for line in text.split("\n"))
-    if "phi " in text:  # a phi names its type once: `phi float [ %a, %b ], [ -inf, %c ]`
-        text = _PHI_SPECIAL.sub(_phi_special, text)
     if "f0x" in text:
         text = "\n".join(_F0X.sub(lambda m, line=line: _f0x(m, line), line) if "f0x" in line else line
                          for line in text.split("\n"))  # fmt: skip
     return text
+
+
+_SPECIAL_HINT = re.compile(r"inf|nan")  # a cheap test before the full pattern
 
 
 _DECIMAL = re.compile(r"(?<![\w.%@$\"-])([-+]?\d+\.\d*(?:[eE][-+]?\d+)?)(?![\w.])")
@@ -101,20 +147,6 @@ def round_bf16_bits(value: float) -> int:
     """``value`` rounded to bfloat16 (to nearest, ties to even), as its 16 bits."""
     u = int(np.float32(value).view(np.uint32))
     return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
-
-
-_PHI_SPECIAL = re.compile(r"(= phi (?:[a-z]+ )*?(half|bfloat|float|double) )(.*)")
-
-
-def _phi_special(m) -> str:
-    """``[ -inf, %bb ]`` incoming values of a float phi → the hex spelling of its type."""
-    ty = m.group(2)
-
-    def repl(v):
-        kind = "nan" if v.group(3) != "inf" else ("-inf" if v.group(2) == "-" else "inf")
-        return f"[ {_SPECIAL_BITS[(ty, kind)]},"
-
-    return m.group(1) + re.sub(r"\[ (([-+]?)(inf|nan|qnan)),", repl, m.group(3))
 
 
 _F0X = re.compile(r"\bf0x([0-9A-Fa-f]+)\b")

@@ -31,11 +31,14 @@ def as_signed(x: np.ndarray, bits: int) -> np.ndarray:
 
 
 def round_bf16(x: np.ndarray) -> np.ndarray:
+    """float32 → bfloat (held in float32): to nearest, ties to even; a NaN keeps its sign and its payload's top bits,
+    quieted (LLVM's fptrunc: the low payload bits that do not fit are dropped), so a bfloat NaN constant such as
+    Triton's 0x7FFF is stored as those bits, as the GPU stores it."""
     u = np.ascontiguousarray(np.asarray(x, dtype=np.float32)).view(np.uint32).copy()
-    nan = np.isnan(np.asarray(x, dtype=np.float32))
-    u = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
-    out = u.view(np.float32)
-    return np.where(nan, np.float32(np.nan), out)
+    nan = np.isnan(u.view(np.float32))
+    rounded = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    quiet = (u & np.uint32(0xFFFF0000)) | np.uint32(0x00400000)
+    return np.where(nan, quiet, rounded).view(np.float32)
 
 
 def fit_to_type(ty: Ty, x):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tools.dump_ir.dump import dump_ir, dump_ir_command
 from tools.errors import InputError
+from tools.frontends.registry import add_frontend_argument
 from tools.models.dump import DumpResult
 
 
@@ -75,9 +76,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "source", nargs="?", help="kernel file (.py FlyDSL/Triton with kernelpilot_entry(), .cu, .hip, .mojo)"
     )
     p.add_argument("--arch", action="append", required=True, help="gfx90a|gfx942|gfx950|sm_80|sm_90 (repeatable)")
-    p.add_argument(
-        "--frontend", choices=["flydsl", "triton", "cuda", "hip", "mojo"], help="override language detection"
-    )
+    add_frontend_argument(p, "the kernel's language, instead of detecting it (file and command mode)")
     p.add_argument("--out", help="also copy the artifacts here (one subdirectory per arch when several)")
     p.add_argument("--no-cache", action="store_true", help="compile even if an identical dump is cached")
     p.add_argument("--no-debug-info", action="store_true", help="FlyDSL: leave out .loc source lines")

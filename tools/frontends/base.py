@@ -2,11 +2,12 @@
 
 A frontend compiles one language for one target and returns ``KernelDump`` models whose ``stages`` list every
 artifact in compile order (like Triton's backends: ``ttir → ttgir → llir → amdgcn → hsaco``). Adding a language is
-adding a file here and a line in ``FRONTENDS``.
+adding a file here and a line in ``tools.frontends.registry.FRONTENDS``.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL, RunResult
+from tools.frontends.registry import FRONTENDS, PYTHON_FRONTENDS
 from tools.inputs import LANGUAGE_OF_SUFFIX
 from tools.isa import arch as archmod
 from tools.isa.metadata import detect_arch, read_kernel_metadata, resources_from_metadata
@@ -235,70 +237,156 @@ def write_log(out_dir: Path, result: RunResult) -> Path:
 
 
 MAX_IMPORT_DEPTH = 3  # local modules followed from the entry file (entry → kernel module → its helpers)
-_IMPORT_RE = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+import\s+([\w\s,*()]+)|import\s+([\w.,\s]+))", re.M)
 
 
-def _python_frontend(path: Path, seen: set[Path], depth: int) -> str | None:
+def _python_frontend(path: Path, seen: list[Path], depth: int) -> str | None:
     """flydsl or triton when ``path`` imports it, or imports (through up to :data:`MAX_IMPORT_DEPTH` local modules) a
     module that does: an entry file in a sub-folder that puts the kernel's folder on ``sys.path`` and imports the
-    kernel module, not ``triton`` itself."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
+    kernel module, not ``triton`` itself. ``seen`` collects every file read, in order."""
+    seen.append(path.resolve())
+    tree = _parse(path, strict=depth == 0)
+    if tree is None:
         return None
-    seen.add(path.resolve())
-    if re.search(r"^\s*(import|from)\s+flydsl\b", text, re.M):
-        return "flydsl"
-    if re.search(r"^\s*(import|from)\s+triton\b", text, re.M):
-        return "triton"
-    if depth >= MAX_IMPORT_DEPTH:
-        return None
-    for module in _local_imports(path, text):
+    imported = _imports(tree)
+    # a package by its top-level name: `import torch, triton`, `from triton.language import core`
+    tops = {name.split(".")[0] for level, name in imported if level == 0}
+    found = next((lang for lang in PYTHON_FRONTENDS if lang in tops), None)
+    if found or depth >= MAX_IMPORT_DEPTH:
+        return found
+    for module in _local_modules(path, tree, imported):
         if module.resolve() not in seen and (found := _python_frontend(module, seen, depth + 1)):
             return found
     return None
 
 
-def _local_imports(path: Path, text: str) -> list[Path]:
-    """Files of the modules ``text`` imports that live beside it, in a parent folder (scratch wrappers put ``..`` on
-    ``sys.path``) or on ``PYTHONPATH``: ``kernel.py`` or ``kernel/__init__.py``."""
-    roots = [path.parent, *list(path.resolve().parents)[:2]]
-    roots += [Path(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    names: list[str] = []
-    for m in _IMPORT_RE.finditer(text):
-        if m.group(3):
-            names += [n.strip().split(" ")[0] for n in m.group(3).split(",") if n.strip()]
-        else:
-            base = m.group(1).lstrip(".")
-            items = [n.strip().split(" ")[0] for n in m.group(2).strip("()").split(",") if n.strip()]
-            names += [f"{base}.{n}" if base else n for n in items if n != "*"] + ([base] if base else [])
-    out = []
-    for name in dict.fromkeys(names):
-        rel = Path(*name.split("."))
-        for root in roots:
-            for cand in (root / f"{rel}.py", root / rel / "__init__.py"):
-                if cand.is_file() and cand not in out:
-                    out.append(cand)
+def _parse(path: Path, *, strict: bool) -> ast.Module | None:
+    """The file's syntax tree; a file that does not parse is an error for the entry file (``strict``), skipped when
+    it is only a module the entry imports."""
+    try:
+        return ast.parse(path.read_bytes(), filename=str(path))
+    except SyntaxError as e:
+        if strict:
+            raise InputError(
+                f"{path.name} does not parse as Python: line {e.lineno}: {e.msg}",
+                hint="fix the syntax error (python -m py_compile " + path.name + " shows it), or pass --frontend",
+            ) from None
+    except (OSError, ValueError):  # unreadable, or null bytes
+        if strict:
+            raise InputError(
+                f"{path.name} is not a readable Python source file", hint="give the kernel's .py file"
+            ) from None
+    return None
+
+
+def _imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """Every module the file imports, anywhere in it (a try block, a function): ``(level, dotted name)``, level > 0
+    for a relative import; ``from pkg import a`` gives ``pkg`` and ``pkg.a`` (a may be a submodule)."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(0, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            out += [(node.level, base)] if base else []
+            out += [(node.level, f"{base}.{a.name}" if base else a.name) for a in node.names if a.name != "*"]
     return out
 
 
+def _local_modules(path: Path, tree: ast.Module, imported: list[tuple[int, str]]) -> list[Path]:
+    """Files of the imported modules that would load from the entry's own search path: its folder (Python's
+    ``sys.path[0]``; kernelpilot runs the file from there), folders it adds to ``sys.path`` itself, ``PYTHONPATH``,
+    and the two folders above it (scratch wrappers put ``..`` on ``sys.path`` in ways not read here). Relative imports
+    resolve from the file's folder. Each module is ``name.py`` or ``name/__init__.py``; ``a.b`` also loads ``a``."""
+    folder = path.parent
+    roots = [folder, *_sys_path_additions(tree, path)]
+    roots += [Path(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    roots += list(path.resolve().parents)[:2]
+    out: list[Path] = []
+    for level, name in dict.fromkeys(imported):
+        parts = name.split(".") if name else []
+        bases = [folder.joinpath(*[".."] * (level - 1))] if level else roots
+        for k in range(1, len(parts) + 1):
+            rel = Path(*parts[:k])
+            for base in bases:
+                for cand in (base / f"{rel}.py", base / rel / "__init__.py"):
+                    if cand.is_file() and cand.resolve() not in {c.resolve() for c in out}:
+                        out.append(cand)
+    return out
+
+
+def _sys_path_additions(tree: ast.Module, path: Path) -> list[Path]:
+    """Folders the file puts on ``sys.path`` (``sys.path.insert(0, X)`` / ``sys.path.append(X)``) where X is built
+    from string constants, ``__file__``, ``os.path.dirname/abspath/realpath/join`` and ``Path(...)``'s ``.parent``,
+    ``.parents[n]``, ``.resolve()`` and ``/``; anything else is not guessed."""
+    out = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("insert", "append")
+            and ast.unparse(node.func.value) == "sys.path"
+            and node.args
+        ):
+            value = _static_path(node.args[-1], path)
+            if value is not None:
+                out.append(value if value.is_absolute() else path.parent / value)
+    return out
+
+
+def _static_path(node: ast.expr, path: Path) -> Path | None:
+    """The path an expression of constants and ``__file__`` evaluates to (see ``_sys_path_additions``), else None."""
+    here = path.resolve()
+    match node:
+        case ast.Constant(value=str(text)):
+            return Path(text)
+        case ast.Name(id="__file__"):
+            return here
+        case ast.Call(func=func, args=args) if ast.unparse(func) in ("str", "Path", "pathlib.Path", "os.fspath"):
+            return _static_path(args[0], path) if len(args) == 1 else None
+        case ast.Call(func=func, args=args) if ast.unparse(func) in ("os.path.abspath", "os.path.realpath"):
+            inner = _static_path(args[0], path) if len(args) == 1 else None
+            return inner.resolve() if inner else None
+        case ast.Call(func=func, args=args) if ast.unparse(func) == "os.path.dirname" and len(args) == 1:
+            inner = _static_path(args[0], path)
+            return inner.parent if inner else None
+        case ast.Call(func=func, args=args) if ast.unparse(func) == "os.path.join" and args:
+            pieces = [_static_path(a, path) for a in args]
+            return Path(*pieces) if all(p is not None for p in pieces) else None
+        case ast.Call(func=ast.Attribute(value=inner, attr="resolve" | "absolute"), args=[]):
+            base = _static_path(inner, path)
+            return base.resolve() if base else None
+        case ast.Attribute(value=inner, attr="parent"):
+            base = _static_path(inner, path)
+            return base.parent if base else None
+        case ast.Subscript(value=ast.Attribute(value=inner, attr="parents"), slice=ast.Constant(value=int(n))):
+            base = _static_path(inner, path)
+            return base.parents[n] if base and n < len(base.parents) else None
+        case ast.BinOp(left=left, op=ast.Div(), right=right):
+            a, b = _static_path(left, path), _static_path(right, path)
+            return a / b if a is not None and b is not None else None
+    return None
+
+
 def detect_frontend(path: Path) -> str:
-    """Pick the frontend from the file: .cu → cuda, .hip → hip, Python importing flydsl/triton → that."""
+    """Pick the frontend from the file: .cu → cuda, .hip → hip, .mojo → mojo, Python importing flydsl/triton (itself
+    or through the local modules it imports) → that."""
     suffix = path.suffix.lower()
     if suffix in LANGUAGE_OF_SUFFIX:
         return LANGUAGE_OF_SUFFIX[suffix]
     if suffix == ".py":
-        found = _python_frontend(path, set(), 0)
+        seen: list[Path] = []
+        found = _python_frontend(path, seen, 0)
         if found:
             return found
+        followed = ", ".join(p.name for p in seen[1:]) or "none"
         raise InputError(
-            f"{path.name} imports neither flydsl nor triton (nor does a local module it imports), so it is not a "
-            "kernel file kernelpilot knows",
-            hint="pass --frontend flydsl|triton, or give a .cu/.hip file",
+            f"{path.name} imports neither {' nor '.join(PYTHON_FRONTENDS)}, nor does a local module it imports "
+            f"(local modules followed, up to {MAX_IMPORT_DEPTH} deep: {followed}), so it is not a kernel file kernelpilot knows",
+            hint=f"pass --frontend {'|'.join(PYTHON_FRONTENDS)}, or give a .cu/.hip/.mojo file",
         )
     raise InputError(
         f"cannot tell the kernel language of {path.name} (suffix '{suffix}')",
-        hint="use a .py (FlyDSL/Triton), .cu (CUDA) or .hip file, or pass --frontend",
+        hint="use a .py (FlyDSL/Triton), .cu (CUDA), .hip or .mojo file, or pass --frontend " + "|".join(FRONTENDS),
     )
 
 
@@ -309,12 +397,3 @@ def get_frontend(name: str) -> Frontend:
     import importlib
 
     return getattr(importlib.import_module(module), cls)()
-
-
-FRONTENDS: dict[str, tuple[str, str]] = {
-    "flydsl": ("tools.frontends.flydsl", "FlyDSLFrontend"),
-    "triton": ("tools.frontends.triton", "TritonFrontend"),
-    "cuda": ("tools.frontends.cuda", "CudaFrontend"),
-    "hip": ("tools.frontends.hip", "HipFrontend"),
-    "mojo": ("tools.frontends.mojo", "MojoFrontend"),
-}

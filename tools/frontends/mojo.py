@@ -33,7 +33,7 @@ from tools import paths
 from tools.errors import CompileError, InputError, ToolchainError
 from tools.executors import LOCAL, RunResult
 from tools.frontends.base import Frontend, amd_resources, stages_of, write_log
-from tools.frontends.nvidia import nvidia_resources, write_sass
+from tools.frontends.nvidia import add_sass_spills, nvidia_resources, write_sass
 from tools.isa.arch import AMD_TARGETS, NVIDIA_TARGETS, is_amd
 from tools.models.dump import CompilerVersions, KernelDump
 from tools.toolchain import cache_root, package_version
@@ -321,6 +321,7 @@ class MojoFrontend(Frontend):
             symbol = next((s for s in symbols if s.startswith(prefix)), symbols[0] if symbols else kernel.function)
             resources = nvidia_resources(binary, symbol, arch, None)
             sass = write_sass(binary, binary.with_name("05_sass.sass"))
+            add_sass_spills(resources, sass, symbol)
             stages = [*files, sass] if sass else files
             final_isa = sass or isa
             if sass is None:

@@ -9,6 +9,7 @@ CUDA install. The text they print is parsed in ``tools.isa.sass``.
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 
 from tools.errors import InputError, ToolchainError
@@ -21,6 +22,10 @@ from tools.toolchain import find_tool, nvidia_tool
 _PTXAS_FUNC = re.compile(r"Compiling entry function '([^']+)'")
 _PTXAS_USED = re.compile(r"Used (\d+) registers")
 _PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_BAD_REGCOUNT = re.compile(r"Invalid register count\s*:\s*'(\d+)'")
+# nvdisasm's life-range listing refuses a function that declares more registers than this (ptxas allows 255:
+# R0-R254, RZ being R255); its columns come from the registers the instructions name, not from the declared count.
+_LIFE_RANGE_MAX_REGCOUNT = 254
 
 
 def cubin_resource_usage(cubin: Path) -> dict[str, dict[str, int]]:
@@ -63,6 +68,24 @@ def write_sass(cubin: Path, out: Path) -> Path | None:
         return None
     out.write_text(result.stdout)
     return out
+
+
+def add_sass_spills(resources: Resources, sass_path: Path | None, kernel: str) -> None:
+    """Where ptxas -v did not say (Triton keeps no ptxas log), the spill store/load bytes of ``kernel`` from its SASS:
+    every STL/LDL at its width (``tools.isa.sass.local_memory_bytes``), with a note saying so."""
+    if resources.spill_store_bytes is not None or sass_path is None or not sass_path.exists():
+        return
+    funcs = sass.parse_sass(sass_path.read_text())
+    f = next((f for f in funcs if f.name == kernel), funcs[0] if len(funcs) == 1 else None)
+    if f is None:
+        return
+    resources.spill_store_bytes, resources.spill_load_bytes = sass.local_memory_bytes(f.insts)
+    stl, ldl = (sum(1 for i in f.insts if i.root == r) for r in ("STL", "LDL"))
+    if stl or ldl:
+        resources.notes.append(
+            f"spill bytes from the SASS: {stl} STL = {resources.spill_store_bytes} B stored, {ldl} LDL = "
+            f"{resources.spill_load_bytes} B loaded, each at its width (ptxas -v's static count)"
+        )
 
 
 def nvidia_resources(
@@ -116,8 +139,27 @@ def read_cubin(path: str | Path, timeout: float = 60.0) -> list[sass.SassFunctio
     res = LOCAL.run([nvdisasm, "-gi", "-c", str(p)], timeout=timeout)  # -gi: line info with inlining chains
     if not res.ok:
         raise ToolchainError(f"nvdisasm failed on {p}", details=res.stderr[-2000:])
-    plr = LOCAL.run([nvdisasm, "--print-life-ranges", "--life-range-mode", "narrow", "-c", str(p)], timeout=timeout)
-    if not plr.ok:
-        raise ToolchainError(f"nvdisasm --print-life-ranges failed on {p}", details=plr.stderr[-2000:])
+    plr = _life_ranges(nvdisasm, p, timeout)
     usage = LOCAL.run([find_tool("cuobjdump"), "-res-usage", str(p)], timeout=timeout)
-    return sass.functions_from_listings(res.stdout, plr.stdout, usage.stdout if usage.ok else "")
+    return sass.functions_from_listings(res.stdout, plr, usage.stdout if usage.ok else "")
+
+
+def _life_ranges(nvdisasm: str, cubin: Path, timeout: float) -> str:
+    """``nvdisasm --print-life-ranges --life-range-mode narrow`` of a cubin. A function that declares 255 registers
+    (ptxas's maximum) is refused ("Invalid register count : '255'"): then the listing is made from a temporary copy
+    declaring 254, which prints the same columns (they follow the registers the code names)."""
+    argv = [nvdisasm, "--print-life-ranges", "--life-range-mode", "narrow", "-c"]
+    plr = LOCAL.run([*argv, str(cubin)], timeout=timeout)
+    if not plr.ok and _BAD_REGCOUNT.search(plr.stderr):
+        data = bytearray(cubin.read_bytes())
+        fields = [(at, n) for at, n in sass.register_count_fields(bytes(data)) if n > _LIFE_RANGE_MAX_REGCOUNT]
+        for at, _ in fields:
+            data[at : at + 4] = _LIFE_RANGE_MAX_REGCOUNT.to_bytes(4, "little")
+        if fields:
+            with tempfile.TemporaryDirectory(prefix="kp-cubin-") as tmp:
+                copy = Path(tmp) / cubin.name
+                copy.write_bytes(bytes(data))
+                plr = LOCAL.run([*argv, str(copy)], timeout=timeout)
+    if not plr.ok:
+        raise ToolchainError(f"nvdisasm --print-life-ranges failed on {cubin}", details=plr.stderr[-2000:])
+    return plr.stdout

@@ -20,7 +20,7 @@ from tools.frontends.base import (
     stages_of,
     write_log,
 )
-from tools.frontends.nvidia import nvidia_resources, write_sass
+from tools.frontends.nvidia import add_sass_spills, nvidia_resources, write_sass
 from tools.isa.arch import AMD_TARGETS, NVIDIA_TARGETS, is_amd
 from tools.models.dump import CompilerVersions, KernelDump, LaunchInfo
 from tools.toolchain import package_version, require_package
@@ -58,6 +58,7 @@ class TritonFrontend(Frontend):
                     sass = pool.submit(write_sass, binary, binary.with_name("06_sass.sass"))
                     resources = nvidia_resources(binary, name, arch, threads, dynamic_smem_bytes=dynamic)
                     isa = sass.result()
+                add_sass_spills(resources, isa, name)
             if isa:
                 stages = [*stages, isa]
         if resources is None:

@@ -252,6 +252,62 @@ def is_cubin(data: bytes) -> bool:
     return data[:4] == b"\x7fELF" and len(data) > 18 and data[18] == 190  # e_machine EM_CUDA
 
 
+_EIATTR_REGCOUNT = 0x2F
+_EIFMT_SVAL = 4  # an attribute with a 2-byte size and that many bytes of payload; the other formats take 4 bytes
+
+
+def register_count_fields(data: bytes) -> list[tuple[int, int]]:
+    """``(file offset, value)`` of every EIATTR_REGCOUNT attribute (``symbol index, registers``) in the ``.nv.info``
+    sections of a 64-bit little-endian cubin: the per-function register count nvdisasm reads. Empty for anything
+    else."""
+    if not is_cubin(data) or data[4] != 2 or data[5] != 1 or len(data) < 64:
+        return []
+    shoff = int.from_bytes(data[0x28:0x30], "little")
+    entsize, count, strndx = (int.from_bytes(data[o : o + 2], "little") for o in (0x3A, 0x3C, 0x3E))
+    headers = []
+    for k in range(count):
+        h = data[shoff + k * entsize : shoff + (k + 1) * entsize]
+        if len(h) < 0x28:
+            return []
+        headers.append((int.from_bytes(h[0:4], "little"), int.from_bytes(h[0x18:0x20], "little"),
+                        int.from_bytes(h[0x20:0x28], "little")))  # fmt: skip
+    if strndx >= len(headers):
+        return []
+    names = headers[strndx][1]
+    out = []
+    for name_at, start, size in headers:
+        name = data[names + name_at : data.find(b"\0", names + name_at)]
+        if not name.startswith(b".nv.info"):
+            continue
+        pos, end = start, min(start + size, len(data))
+        while pos + 4 <= end:
+            fmt, attr = data[pos], data[pos + 1]
+            if fmt != _EIFMT_SVAL:
+                pos += 4
+                continue
+            length = int.from_bytes(data[pos + 2 : pos + 4], "little")
+            if attr == _EIATTR_REGCOUNT and length == 8 and pos + 12 <= end:
+                out.append((pos + 8, int.from_bytes(data[pos + 8 : pos + 12], "little")))
+            pos += 4 + length
+    return out
+
+
+# Bytes one thread moves per local-memory access, by the STL/LDL size modifier (no modifier: 32 bits).
+_LOCAL_ACCESS_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
+
+
+def local_memory_bytes(insts: list[SassInst]) -> tuple[int, int]:
+    """``(store bytes, load bytes)``: the bytes of every STL and LDL in the code, each counted once at its access
+    width. ptxas -v's "bytes spill stores / spill loads" is this same static sum (equal on Triton's sm_90 kernels),
+    as long as the kernel keeps no local array of its own (Triton's never do)."""
+    totals = {"STL": 0, "LDL": 0}
+    for i in insts:
+        if i.root in totals:
+            mods = i.opcode.split(".")[1:]
+            totals[i.root] += next((_LOCAL_ACCESS_BYTES[m] for m in mods if m in _LOCAL_ACCESS_BYTES), 4)
+    return totals["STL"], totals["LDL"]
+
+
 def parse_res_usage(text: str) -> dict[str, dict[str, int]]:
     """``cuobjdump -res-usage`` output: per function, every ``NAME:value`` of its resource line (REG, STACK, SHARED,
     LOCAL, CONSTANT[0], TEXTURE…). The one parser of that output."""

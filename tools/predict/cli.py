@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from tools.errors import InputError
+from tools.frontends.registry import add_frontend_argument
 from tools.isa.arch import normalize_arch
 from tools.isa.machines import device_for, machine_names
 from tools.models.dump import KernelDump
@@ -14,7 +15,9 @@ from tools.models.predict import LaunchPrediction, PredictResult
 HELP = "predict each launch's time on a GPU from its ISA and launch, and what bounds it"
 
 
-def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> tuple[list[KernelDump], str, bool]:
+def load_kernels(
+    source: str | Path, arch: str | None, timeout: float = 600, frontend: str | None = None
+) -> tuple[list[KernelDump], str, bool]:
     """The launches of ``source`` in order: a kernel file (compiled by dump-ir; a call form captures every launch)
     or a recorded variant folder (meta.json + compiled files, benchmarks/predict_data/FORMAT.md)."""
     from tools.predict.artifacts import is_variant_dir, read_variant
@@ -32,7 +35,7 @@ def load_kernels(source: str | Path, arch: str | None, timeout: float = 600) -> 
         raise InputError("--arch is needed to compile a kernel file", hint="e.g. kernelpilot predict k.py --arch sm_90")
     from tools.dump_ir.dump import dump_ir
 
-    result = dump_ir(path, arch, timeout=timeout)
+    result = dump_ir(path, arch, frontend=frontend, timeout=timeout)
     return result.kernels, result.arch, True
 
 
@@ -65,12 +68,13 @@ def predict_file(
     baseline: str | Path | None = None,
     trips: float | None = None,
     timeout: float = 600,
+    frontend: str | None = None,
 ) -> PredictResult:
     """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
     from tools.predict import band_of, executed_trips, not_modelled_notes, predict_kernels, speedup_band, total_of
 
     def predicted(src):
-        kernels, karch, is_file = load_kernels(src, arch, timeout)
+        kernels, karch, is_file = load_kernels(src, arch, timeout, frontend)
         # evidence before a stated --trips, which only fills the loops no evidence gives
         runs = executed_trips(src, kernels, karch, timeout) if is_file else None
         return predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs), karch
@@ -157,12 +161,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", metavar="B", help="a second kernel file or folder: predicted speedup of SOURCE over B")
     p.add_argument("--trips", type=float, help="hot-loop iterations per program when no evidence gives them")
     p.add_argument("--timeout", type=float, default=600, help="seconds before a compile is stopped")
+    add_frontend_argument(p, "kernel files (SOURCE and --baseline): the language, instead of detecting it")
     p.add_argument("--json", action="store_true", help="print the PredictResult model as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     r = predict_file(
-        args.source, args.arch, device=args.device, baseline=args.baseline, trips=args.trips, timeout=args.timeout
+        args.source,
+        args.arch,
+        device=args.device,
+        baseline=args.baseline,
+        trips=args.trips,
+        timeout=args.timeout,
+        frontend=args.frontend,
     )
     print(r.model_dump_json(indent=2) if args.json else format_result(r))
     return 0

@@ -69,6 +69,8 @@ class _Node:
     step: int | None = None
     matrix_flops_per_iter: int = 0
     gate_unknown: bool = False  # an scf.if whose condition the evaluation could not decide (a loaded value)
+    # the line parsed once for the evaluator (_prepared): it runs once per program and sampled iteration
+    prep: tuple | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -181,58 +183,99 @@ _CMP = {
 _UNARY = ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui")
 
 
-def _eval(node: _Node, env: dict, pid: tuple[int, int, int], grid: tuple[int, int, int]) -> None:
-    m = _OP_RE.match(node.line)
-    if not m or " : tensor<" in node.line or "tensor<" in m.group(3).split(" : ")[0]:
-        return
+def _compile(line: str):
+    """The line's effect on the scalar environment as ``(name, fn)`` with ``fn(env, pid, grid)`` giving the value or
+    None, or None when the line defines no scalar the evaluation follows. Parsed once per line, not per evaluation."""
+    m = _OP_RE.match(line)
+    if not m or " : tensor<" in line or "tensor<" in m.group(3).split(" : ")[0]:
+        return None
     name, op, rest = m.groups()
-    body, _, typ = rest.partition(" : ")
+    body = rest.partition(" : ")[0]
     ops = [o.strip() for o in body.split(",")]
-    val = lambda o: env.get(o)  # noqa: E731
-    out = None
+    tok = body.strip()
     if op == "arith.constant":
-        tok = body.strip()
         if tok in ("true", "false"):
-            out = tok == "true"
+            const = tok == "true"
         elif re.fullmatch(r"-?\d+", tok):
-            out = int(tok)
-    elif op in ("tt.get_program_id", "gpu.block_id"):
-        out = pid["xyz".index(body.strip()[0])] if body.strip()[:1] in "xyz" else None
-    elif op in ("tt.get_num_programs", "gpu.grid_dim"):
-        out = grid["xyz".index(body.strip()[0])] if body.strip()[:1] in "xyz" else None
-    elif op in _BIN and len(ops) == 2 and None not in (val(ops[0]), val(ops[1])):
-        out = _BIN[op](int(val(ops[0])), int(val(ops[1])))
-    elif op in _UNARY and len(ops) == 1:
-        out = val(ops[0])
-    elif op == "arith.cmpi" and len(ops) == 3 and ops[0] in _CMP and None not in (val(ops[1]), val(ops[2])):
-        out = _CMP[ops[0]](val(ops[1]), val(ops[2]))
-    elif op == "arith.select" and len(ops) == 3 and val(ops[0]) is not None:
-        out = val(ops[1]) if val(ops[0]) else val(ops[2])
-    if out is not None:
-        env[name] = out
+            const = int(tok)
+        else:
+            return None
+        return name, lambda env, pid, grid: const
+    if op in ("tt.get_program_id", "gpu.block_id", "tt.get_num_programs", "gpu.grid_dim"):
+        if tok[:1] not in "xyz" or not tok:
+            return None
+        axis = "xyz".index(tok[0])
+        if op in ("tt.get_program_id", "gpu.block_id"):
+            return name, lambda env, pid, grid: pid[axis]
+        return name, lambda env, pid, grid: grid[axis]
+    if op in _BIN and len(ops) == 2:
+        fn, a, b = _BIN[op], ops[0], ops[1]
+
+        def binary(env, pid, grid):
+            x, y = env.get(a), env.get(b)
+            return None if x is None or y is None else fn(int(x), int(y))
+
+        return name, binary
+    if op in _UNARY and len(ops) == 1:
+        a = ops[0]
+        return name, lambda env, pid, grid: env.get(a)
+    if op == "arith.cmpi" and len(ops) == 3 and ops[0] in _CMP:
+        fn, a, b = _CMP[ops[0]], ops[1], ops[2]
+
+        def compare(env, pid, grid):
+            x, y = env.get(a), env.get(b)
+            return None if x is None or y is None else fn(x, y)
+
+        return name, compare
+    if op == "arith.select" and len(ops) == 3:
+        c, a, b = ops
+
+        def select(env, pid, grid):
+            cond = env.get(c)
+            return None if cond is None else (env.get(a) if cond else env.get(b))
+
+        return name, select
+    return None
 
 
 _IF_RE = re.compile(r"scf\.if\s+(%[\w.$-]+)")
 
 
+def _prepared(node: _Node) -> tuple:
+    """``(effect, if_condition, closes_a_region, for_groups)`` of the node, parsed on first use."""
+    if node.prep is None:
+        branch = _IF_RE.search(node.line)
+        loop = _FOR_RE.search(node.line) if node.is_for else None
+        node.prep = (
+            None if node.is_for else _compile(node.line),
+            branch.group(1) if branch else None,
+            node.line.startswith("}"),
+            loop.groups() if loop else None,
+        )
+    return node.prep
+
+
 def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], scale: float) -> None:
     taken = None  # the last scf.if's condition, when known: which of its regions runs
     for node in nodes:
+        effect, cond, closes, for_groups = node.prep or _prepared(node)
         if not node.is_for:
-            _eval(node, env, pid, grid)
-            branch = _IF_RE.search(node.line)
-            if branch:
-                taken = env.get(branch.group(1))
+            if effect is not None:
+                out = effect[1](env, pid, grid)
+                if out is not None:
+                    env[effect[0]] = out
+            if cond is not None:
+                taken = env.get(cond)
                 if taken is False:
                     continue
                 if taken is None:
                     node.gate_unknown = True
-            elif node.line.startswith("}") and taken is True:
+            elif closes and taken is True:
                 continue  # "} else {" of an scf.if whose condition holds
             if node.children:
                 _run(node.children, env, pid, grid, counts, scale)
             continue
-        iv, lb, ub, st = _FOR_RE.search(node.line).groups()
+        iv, lb, ub, st = for_groups
         lo, hi, step = env.get(lb), env.get(ub), env.get(st)
         if None in (lo, hi, step) or step <= 0:
             counts[node.loop_id] = None
@@ -439,7 +482,10 @@ def flydsl_launch_values(
         if s.startswith("return") or s == "}":
             host_args = None
             continue
-        _eval(_Node(s), env, (0, 0, 0), (1, 1, 1))
+        effect = _compile(s)
+        value = effect[1](env, (0, 0, 0), (1, 1, 1)) if effect else None
+        if value is not None:
+            env[effect[0]] = value
     return None, None, None, mismatch
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tools.errors import InputError
+from tools.frontends.registry import add_frontend_argument
 from tools.isa.machines import machine_names
 from tools.models.prefetch import PrefetchReport, VerifyReport
 from tools.prefetch.analysis import analyze_prefetch
@@ -115,11 +116,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", nargs="?", help="kernel file, ISA (.s/.amdgcn), SASS (.sass) or dump directory")
     p.add_argument("--arch", help="target when compiling a kernel file (default gfx942; sm_90 for .cu)")
     p.add_argument("--kernel", help="kernel name (or unique substring) when the input holds several")
-    p.add_argument(
-        "--frontend",
-        choices=["flydsl", "triton", "cuda", "hip", "mojo"],
-        help="kernel files: override language detection",
-    )
+    add_frontend_argument(p)
     p.add_argument("--timeout", type=float, default=600, help="kernel files: seconds before a compile is stopped")
     p.add_argument(
         "--verify",

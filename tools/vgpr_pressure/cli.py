@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tools import inputs
 from tools.errors import InputError
+from tools.frontends.registry import add_frontend_argument
 from tools.isa.machines import machine_names
 from tools.models.vgpr import VgprReports
 from tools.vgpr_pressure.analyze import analyze_spec
@@ -32,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernel", help="kernel name (exact or unique substring); default: every kernel")
     parser.add_argument("--arch", help="override the target (gfx942, gfx950, gfx1100, sm_90 …)")
     parser.add_argument("--source", help="kernel source file, to print the source lines named by .loc")
+    add_frontend_argument(parser, "kernel files (also --baseline/--diff): the language, instead of detecting it")
     parser.add_argument(
         "--launch-lds",
         type=int,
@@ -166,8 +168,8 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.diff:
-        before = analyze_spec(args.diff[0], args.kernel, args.arch)
-        after = analyze_spec(args.diff[1], args.kernel, args.arch)
+        before = analyze_spec(args.diff[0], args.kernel, args.arch, frontend=args.frontend)
+        after = analyze_spec(args.diff[1], args.kernel, args.arch, frontend=args.frontend)
         d = diff_reports(before, after, args.peak_threshold, **_budgets(args))
         d = judge_outcome(d, args.diff[0], args.diff[1], args.arch, **_outcome_options(args))
         print(d.model_dump_json(indent=1) if args.json else render_outcome(d))
@@ -184,11 +186,12 @@ def run(args: argparse.Namespace) -> int:
         per_instruction=args.per_instruction,
         top_k=args.top,
         launch_lds=getattr(args, "launch_lds", None),
+        frontend=args.frontend,
     )
     regression = False
     outcome = None
     if getattr(args, "baseline", None):
-        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top)
+        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top, frontend=args.frontend)
         d = attach_baseline(reports, base, args.peak_threshold, **_budgets(args))
         outcome = judge_outcome(d, args.baseline, args.input, args.arch, **_outcome_options(args))
         regression = outcome.regression

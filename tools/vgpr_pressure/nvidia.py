@@ -89,6 +89,7 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launc
     gpr = [i.counts.get("GPR", 0) for i in insts]
     peak = max(gpr, default=0)
     spill_ops = sum(1 for i in insts if i.root in ("STL", "LDL"))
+    spill_stores, spill_loads = sass.local_memory_bytes(insts)
     metrics = [
         Metric(
             name="registers_per_thread",
@@ -113,6 +114,18 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launc
             value=spill_ops,
             status="bad" if spill_ops else "ok",
             note=f"bad: > 0: {spill_ops} STL/LDL in the SASS" if spill_ops else "STL/LDL in the SASS",
+        ),
+        Metric(
+            name="spill_store_bytes",
+            value=spill_stores,
+            status="bad" if spill_stores else "ok",
+            note="every STL in the SASS at its width (ptxas -v's 'bytes spill stores')",
+        ),
+        Metric(
+            name="spill_load_bytes",
+            value=spill_loads,
+            status="bad" if spill_loads else "ok",
+            note="every LDL in the SASS at its width (ptxas -v's 'bytes spill loads')",
         ),
         Metric(
             name="shared_bytes",
@@ -197,9 +210,11 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launc
             )
             for i in insts
         ]
-    summary = f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {local} B local (spill) memory" + (
-        f", {warps} warps/SM." if warps is not None else "."
+    spilled = f", {spill_stores} B spill stores / {spill_loads} B spill loads" if spill_ops else ", no spills"
+    summary = (
+        f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {f.resources.get('STACK', 0)} B stack frame" + spilled
     )
+    summary += f", {warps} warps/SM." if warps is not None else "."
     summary += report.summary_tail("nvidia", points, hot, spills, suggestions)
     return VgprReport(
         summary=summary,
