@@ -15,6 +15,7 @@ from mcp_server import artifacts, jobs
 from mcp_server.app import (
     ANALYSIS,
     RUNS_CODE,
+    Call,
     JobId,
     KernelName,
     Timeout,
@@ -156,6 +157,7 @@ async def prefetch_data_load(
         FrontendName | None,
         Field(description="kernel files: override language detection"),
     ] = None,
+    call: Call = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -180,10 +182,14 @@ async def prefetch_data_load(
             kwargs |= {"allow_occupancy_drop": allow_occupancy_drop, "frontend": frontend, "device": device}
             if trace:
                 kwargs |= {"trace": read_input(trace, "trace"), "trace_kernel": trace_kernel}
+            if call:
+                kwargs["call"] = call
             return "prefetch-verify", kwargs, timeout, f"verifying prefetch in {Path(after).name}"
         kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel, "frontend": frontend}
         if baseline:
             kwargs["baseline"] = version(baseline, "baseline input")
+        if call:
+            kwargs["call"] = call
         return "prefetch-data-load", kwargs, timeout, f"prefetch analysis of {Path(after).name}"
 
     def output(got: dict) -> PrefetchOutput:

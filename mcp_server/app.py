@@ -118,6 +118,17 @@ WaitSeconds = Annotated[
 JobId = Annotated[str | None, Field(description="resume waiting for an earlier call's job (other inputs ignored)")]
 Timeout = Annotated[float, Field(description="seconds before the work is killed", gt=0, le=7200)]
 KernelName = Annotated[str | None, Field(description="kernel name or unique substring (default: every / the hottest)")]
+Call = Annotated[
+    str | None,
+    Field(
+        description="a kernel file's host function to run instead of kernelpilot_entry() (the file needs none): "
+        "'FN(NAME=DTYPE[SHAPE], ..., NAME=VALUE)', e.g. \"w8a16_matmul(a=bf16[16,8192], w=int8[8192,8192], "
+        'scale=fp32[8192])"; dtypes bf16 fp16 fp32 fp64 fp8e4nv fp8e5 int8 uint8 int16 int32 int64 bool (contiguous '
+        "CPU tensors), values ints, floats, True/False/None, 'strings'; every kernel launch it makes is recorded. "
+        "Applies to both versions of a comparison",
+        max_length=4000,
+    ),
+]
 
 
 async def run_job(ctx: Context, tool: str, job_id: str | None, wait_seconds: float, start) -> jobs.Job | dict:

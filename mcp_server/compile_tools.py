@@ -13,6 +13,7 @@ from mcp_server import jobs
 from mcp_server.app import (
     RUNS_CODE,
     Arch,
+    Call,
     JobId,
     Timeout,
     WaitSeconds,
@@ -57,6 +58,7 @@ async def dump_ir(
     use_cache: Annotated[bool, Field(description="reuse an identical earlier dump")] = True,
     debug_info: Annotated[bool, Field(description="FlyDSL: keep .loc source lines in the ISA")] = True,
     flags: Annotated[list[str] | None, Field(description="extra nvcc/hipcc flags")] = None,
+    call: Call = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -80,6 +82,8 @@ async def dump_ir(
         path = confine(source, what="kernel file")
         kwargs = {"source": str(path), "arch": arch, "frontend": frontend, "use_cache": use_cache}
         kwargs |= {"debug_info": debug_info, "flags": flags or [], "timeout": timeout}
+        if call:
+            kwargs["call"] = call
         return "dump-ir", kwargs, timeout + 30, f"compiling {path.name} for {arch}"
 
     with agent_errors(dump_ir):
@@ -122,6 +126,7 @@ async def check(
         ),
     ] = 8.0,
     use_cache: Annotated[bool, Field(description="reuse identical earlier compiles and inputs")] = True,
+    call: Call = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -150,6 +155,8 @@ async def check(
         kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
         kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout, "use_cache": use_cache}
         kwargs |= {"max_memory_gb": max_memory_gb}
+        if call:
+            kwargs["call"] = call
         return "check", kwargs, timeout + 60, f"check {Path(b).name} → {a.name}"
 
     with agent_errors(check):
@@ -218,6 +225,7 @@ async def predict(
     frontend: Annotated[
         FrontendName | None, Field(description="kernel files (source and baseline): override language detection")
     ] = None,
+    call: Call = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
     job_id: JobId = None,
@@ -235,7 +243,10 @@ async def predict(
         kwargs |= {"frontend": frontend}
         if baseline:
             kwargs["baseline"] = str(confine(baseline, what="baseline"))
-        return "predict", kwargs, 2 * timeout + 60, f"predict {Path(src).name}"
+        if call:
+            kwargs["call"] = call
+        # predict bounds the whole call, the baseline included, by one timeout (tools.predict.bounds)
+        return "predict", kwargs, timeout + 60, f"predict {Path(src).name}"
 
     with agent_errors(predict):
         got = await run_job(ctx, "predict", job_id, wait_seconds, start)

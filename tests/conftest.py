@@ -47,6 +47,22 @@ def fixtures_dir() -> Path:
     return FIXTURES
 
 
+RECORDED_VARIANT = "predict_data/pair.ew_grid.before"  # one Triton launch of axpy_persistent_kernel on an H100
+
+
+@pytest.fixture(scope="session")
+def recorded_variant(tmp_path_factory) -> Path:
+    """A variant folder the H100 validation recorded (benchmarks/predict_data/h100-2026-11-25.tgz): meta.json, SASS,
+    cubin and Triton's files of one launch, grid [33, 1, 1] x 128 threads; predicting it compiles nothing."""
+    import tarfile
+
+    root = tmp_path_factory.mktemp("h100-variant")
+    with tarfile.open(REPO / "benchmarks" / "predict_data" / "h100-2026-11-25.tgz") as tar:
+        members = [m for m in tar.getmembers() if m.name.startswith(RECORDED_VARIANT)]
+        tar.extractall(root, members=members, filter="data")
+    return root / RECORDED_VARIANT
+
+
 # --- the order files run in ----------------------------------------------------------------------------------------
 # Under pytest-xdist (`-n auto --dist loadfile`, the README's command 2) each file runs whole on one worker, and a worker
 # takes the next file as it finishes one. Longest files first (LPT) keeps a long file from starting last and running

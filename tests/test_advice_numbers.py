@@ -9,8 +9,6 @@ import pytest
 
 from tools.vgpr_pressure import analyze_path
 
-pytestmark = pytest.mark.slow
-
 COLUMN_SUM = """
 import torch
 import triton
@@ -50,6 +48,7 @@ def test_valu_accumulators_are_not_droppable_state_on_amd(column_sum):
     assert "drop_loop_carried_state" not in {s.id for s in r.suggestions}
 
 
+@pytest.mark.slow
 def test_the_fp32_accumulator_is_not_droppable_state_on_nvidia(column_sum):
     # sm_90: the same 16 floats per lane live in R[4:35]… before, "32 GPRs that are not MMA accumulators (0 of them
     # address arithmetic): R[4:35]" — FADDs of the loaded rows into themselves, the kernel's only state.
@@ -70,6 +69,7 @@ def masked_prefetched():
     return analyze_prefetch(MASKED_PREFETCHED, arch="gfx942")
 
 
+@pytest.mark.slow
 def test_a_kernel_holding_its_buffer_is_not_charged_for_it_again(masked_prefetched):
     # 8 of the hot loop's 9 loads are consumed in the next iteration: their registers are the prefetch buffer, already
     # in the 40 VGPRs counted; the 9th is an s_load_dword (an SGPR). Before, the loop's verdict (exposed-latency,
@@ -83,6 +83,7 @@ def test_a_kernel_holding_its_buffer_is_not_charged_for_it_again(masked_prefetch
     assert h.verdict == "fits" and "already holds its prefetch buffer" in h.note
 
 
+@pytest.mark.slow
 def test_a_loop_without_a_prefetch_still_needs_its_buffer():
     # The same kernel before its prefetch: no load is consumed a iteration ahead, 8 VGPRs of vector loads to buffer.
     from tools.prefetch import analyze_prefetch
@@ -92,6 +93,7 @@ def test_a_loop_without_a_prefetch_still_needs_its_buffer():
     assert "needs 8 more for a one-iteration buffer" in h.note
 
 
+@pytest.mark.slow
 def test_copy_advice_does_not_move_a_prefetch_onto_its_own_use():
     # flydsl_mfma/prefetched.py loads the next K step's A and B at [31]-[35] and the compiler copies the current step's
     # data out of the load registers at the loop head ([26] v[16:17] ← v[6:7]). Before, the advice was "issuing that

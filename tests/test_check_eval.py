@@ -83,7 +83,6 @@ def test_coupled_traps_compute_the_right_values_and_fail_only_on_the_isa(task_id
     assert score.correct is True, score.reasons
 
 
-@pytest.mark.slow
 def test_an_instruction_the_oracle_cannot_run_is_undetermined_never_oracle_failed(tmp_path):
     """The baseline with one `s_sleep` inline asm (right on a GPU, not run by check): incomplete, not the agent's."""
     import random

@@ -37,7 +37,6 @@ def spill_pair(tmp_path):
     return before, after
 
 
-@pytest.mark.slow
 def test_spill_task_reference_solution_computes_the_same(spill_pair):
     before, after = spill_pair
     rep = check(before, after, engine="interpreter", seeds=[0, 1], shapes=[{"rows": 3, "N": 3000}])

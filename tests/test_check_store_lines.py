@@ -39,7 +39,6 @@ def test_a_value_only_bug_names_the_store_line_of_each_side(tmp_path):
     assert rep.reason.endswith(f"(stored by BEFORE at before.py:{b_line}, AFTER at after.py:{a_line})"), rep.reason
 
 
-@pytest.mark.slow
 def test_agreeing_elements_are_not_reported_and_same_stays_same(tmp_path):
     before = tmp_path / "before.py"
     before.write_text(TWO_STORES.read_text())

@@ -25,7 +25,6 @@ def test_triton_softmax_llvm_engine_equals_interpreter_and_torch():
     assert np.allclose(llvm.reshape(3, 200).sum(axis=1), 1.0, atol=1e-6)
 
 
-@pytest.mark.slow
 def test_triton_masked_buffer_accesses_are_hardware_bounded_not_errors():
     rep = check(SOFTMAX, SOFTMAX, engine="llvm", shapes=[{"rows": 2, "n_cols": 100}])
     assert rep.verdict == "same"

@@ -19,8 +19,6 @@ from tests.conftest import EXAMPLES
 from tools.dump_ir import dump_ir
 from tools.toolchain import nvidia_tool
 
-pytestmark = pytest.mark.slow
-
 # EF_AMDGPU_MACH values from LLVM's ELF.h
 AMDGPU_MACH = {"gfx90a": 0x3F, "gfx942": 0x4C, "gfx950": 0x4F}
 
@@ -40,6 +38,7 @@ def assert_amd_code_object(path: str, arch: str) -> None:
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.slow
 def test_flydsl_example_keeps_every_stage_isa_and_hsaco(arch):
     result = dump_ir(EXAMPLES / "flydsl" / "saxpy.py", arch)
     (k,) = result.kernels
@@ -65,6 +64,7 @@ def test_flydsl_example_keeps_every_stage_isa_and_hsaco(arch):
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950", "gfx90a"])
+@pytest.mark.slow
 def test_triton_amd_stages_and_resources(arch):
     result = dump_ir(EXAMPLES / "triton" / "vector_add.py", arch)
     (k,) = result.kernels
@@ -76,6 +76,7 @@ def test_triton_amd_stages_and_resources(arch):
     assert k.resources.lds_bytes == meta[".group_segment_fixed_size"]
 
 
+@pytest.mark.slow
 def test_triton_sm90_registers_match_the_cubins_regcount_attribute():
     result = dump_ir(EXAMPLES / "triton" / "vector_add.py", "sm_90")
     (k,) = result.kernels
@@ -89,6 +90,7 @@ def test_triton_sm90_registers_match_the_cubins_regcount_attribute():
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc (CUDA toolkit) is not installed here")
+@pytest.mark.slow
 def test_cuda_sm90_ptxas_registers_and_sass():
     result = dump_ir(EXAMPLES / "cuda" / "vector_add.cu", "sm_90")
     (k,) = result.kernels
@@ -107,6 +109,7 @@ def test_second_dump_is_a_cache_hit_with_the_same_artifacts():
     assert [s.path for s in second.kernels[0].stages] == [s.path for s in first.kernels[0].stages]
 
 
+@pytest.mark.slow
 def test_out_copies_the_dump_and_rewrites_paths(tmp_path):
     result = dump_ir(EXAMPLES / "triton" / "vector_add.py", "gfx950", out=tmp_path / "dump")
     assert result.out_dir == str(tmp_path / "dump")
@@ -114,6 +117,7 @@ def test_out_copies_the_dump_and_rewrites_paths(tmp_path):
     assert Path(result.kernels[0].final_isa).exists()
 
 
+@pytest.mark.slow
 def test_identical_source_in_another_file_is_compiled_for_that_file(tmp_path):
     # The ISA's .file/.loc lines name the source: a copy with the same bytes must not reuse the first dump.
     copy = tmp_path / "renamed_saxpy.py"

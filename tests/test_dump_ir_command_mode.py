@@ -10,8 +10,6 @@ import pytest
 from tests.conftest import EXAMPLES
 from tools.dump_ir import dump_ir_command
 
-pytestmark = pytest.mark.slow
-
 
 def test_flydsl_script_is_compiled_compile_only_for_the_requested_arch(tmp_path):
     script = tmp_path / "run_saxpy.py"
@@ -33,6 +31,7 @@ def test_flydsl_script_is_compiled_compile_only_for_the_requested_arch(tmp_path)
     assert k.binary and k.resources.vgpr_count is not None
 
 
+@pytest.mark.slow
 def test_triton_script_kernels_are_collected_from_its_cache(tmp_path):
     script = tmp_path / "two_targets.py"
     script.write_text(

@@ -19,8 +19,6 @@ from evals.catalog import load_tasks
 from tools.dump_ir import dump_ir
 from tools.predict import predict_pair
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[1]
 OPEN_AMD = [t for t in load_tasks(["tag:open-ended"]) if t.spec.track == "amd-static" and t.id.startswith("open-amd-")]
 
@@ -40,6 +38,7 @@ def test_there_are_open_ended_amd_tasks_scored_on_predicted_time():
 
 
 @pytest.mark.parametrize("task", OPEN_AMD, ids=lambda t: t.id)
+@pytest.mark.slow
 def test_excellent_is_predicted_at_least_1_3x_faster_than_good(task, tmp_path):
     base = _patched(task, None, tmp_path / "base")
     good = _patched(task, task.dir / "solution.patch", tmp_path / "good")
@@ -63,6 +62,7 @@ def test_every_open_amd_task_states_the_speed_of_light_of_its_example_launch():
         assert perf is not None and perf.bytes and len(perf.shapes) == 1, task.id
 
 
+@pytest.mark.slow
 def test_an_open_amd_score_carries_the_tasks_own_fraction_of_speed_of_light(tmp_path):
     """The reference solution of open-amd-moe-combine through the real scorer, on the CPU: the fraction is the
     task's floor (its bytes on the example launch at peak HBM) over the predicted kernel time, not the predictor's

@@ -12,8 +12,6 @@ from evals.harness.scoring import predicted_speed, predicted_speed_scored, verdi
 from evals.models import TaskScore
 from tools.dump_ir import dump_ir
 
-pytestmark = pytest.mark.slow
-
 TASK_ID = "flydsl-gqa-paged-chain-budget"
 
 
@@ -31,6 +29,7 @@ def _score(task) -> TaskScore:
     return TaskScore(task_id=task.spec.id, track=task.spec.track, agent="test", passed=False)
 
 
+@pytest.mark.slow
 def test_the_noop_is_predicted_no_faster_and_fails_the_bar(task, baseline):
     assert predicted_speed_scored(task)
     s = _score(task)
@@ -41,6 +40,7 @@ def test_the_noop_is_predicted_no_faster_and_fails_the_bar(task, baseline):
     assert verdict(s, {"faster"}) == (False, "slower")
 
 
+@pytest.mark.slow
 def test_a_trap_that_costs_a_wave_is_predicted_under_the_bar(task, baseline):
     trap = dump_ir(task.dir / "traps" / "everything_two_ahead.py", "gfx942").kernels
     assert trap[0].resources.waves_per_simd == 7  # 66 VGPRs

@@ -27,7 +27,6 @@ if package_version("max-core") is None:
         allow_module_level=True,
     )
 
-pytestmark = pytest.mark.slow
 
 MOJO = EXAMPLES / "mojo"
 PAIR = ["mfma_loop", "mfma_loop_prefetched"]
@@ -48,6 +47,7 @@ def assert_stage_files(kernel) -> None:
 
 @pytest.mark.parametrize("example", PAIR)
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.slow
 def test_amd_stages_and_resources_match_the_isa_metadata(arch, example):
     result = dump_ir(MOJO / f"{example}.mojo", arch)
     (k,) = result.kernels
@@ -75,6 +75,7 @@ def test_amd_stages_and_resources_match_the_isa_metadata(arch, example):
     assert "define" in Path(k.stages[0].path).read_text()  # LLVM IR text, not bitcode
 
 
+@pytest.mark.slow
 def test_gfx90a_uses_the_cdna2_mfma():
     (k,) = dump_ir(MOJO / "mfma_loop.mojo", "gfx90a").kernels
     isa = Path(k.final_isa).read_text()
@@ -83,6 +84,7 @@ def test_gfx90a_uses_the_cdna2_mfma():
 
 
 @pytest.mark.parametrize("example", PAIR)
+@pytest.mark.slow
 def test_sm90_ptx_cubin_and_registers_from_the_cubin(example):
     result = dump_ir(MOJO / f"{example}.mojo", "sm_90")
     (k,) = result.kernels
@@ -103,6 +105,7 @@ def test_sm90_ptx_cubin_and_registers_from_the_cubin(example):
     assert "HMMA" in Path(k.final_isa).read_text()
 
 
+@pytest.mark.slow
 def test_a_syntax_error_is_a_compile_error_with_the_compilers_file_line_and_column(tmp_path):
     src = tmp_path / "broken.mojo"
     src.write_text(

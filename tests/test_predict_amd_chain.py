@@ -17,8 +17,6 @@ from tools.isa.machines import device_for
 from tools.predict import predict_kernels
 from tools.predict.amd import amd_wave_work, dependent_loads
 
-pytestmark = pytest.mark.slow
-
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "predict"
 GQA = REPO / "evals" / "tasks" / "flydsl-gqa-paged-chain-budget"
@@ -47,6 +45,7 @@ def gathers(request):
     return {k.name: k for k in dump_ir(DATA / "gather_chain_call.py", request.param).kernels}
 
 
+@pytest.mark.slow
 def test_a_row_named_by_a_table_entry_of_the_same_iteration_waits_one_latency_more(gathers):
     # LLVM unrolls the loop 8x: one s_load_dwordx8 of 8 table entries, then the 8 rows (buffer_load_dword) whose
     # addresses are those entries: two loads in series, the rows behind the entries
@@ -57,6 +56,7 @@ def test_a_row_named_by_a_table_entry_of_the_same_iteration_waits_one_latency_mo
     assert extra == 1.0
 
 
+@pytest.mark.slow
 def test_a_table_of_a_table_is_two_latencies_more(gathers):
     # entry (s_load_dwordx8) -> remap entry (8 x s_load_dword, their addresses from the entries) -> row (8 x
     # buffer_load_dword): three loads in series per block
@@ -65,6 +65,7 @@ def test_a_table_of_a_table_is_two_latencies_more(gathers):
     assert extra == 2.0
 
 
+@pytest.mark.slow
 def test_a_row_whose_entry_was_loaded_in_the_previous_iteration_is_not_behind_it(gathers):
     # the entry of block i + 1 is loaded in iteration i; unrolled 8x, the first row of an ISA iteration takes the
     # entry the previous ISA iteration loaded (not behind a load of this one), the 7 others take entries loaded in
@@ -74,6 +75,7 @@ def test_a_row_whose_entry_was_loaded_in_the_previous_iteration_is_not_behind_it
     assert extra == 1.0
 
 
+@pytest.mark.slow
 def test_the_chain_costs_its_latencies_in_the_predicted_time(gathers):
     arch = gathers["chain_one"].arch
     one, two = (predict_kernels([gathers[n]], arch=arch)[0] for n in ("chain_one", "chain_two"))
@@ -103,6 +105,7 @@ def test_the_chain_costs_its_latencies_in_the_predicted_time(gathers):
         ("traps/whole_chain_one_ahead.py", 1, 1.0),
     ],
 )
+@pytest.mark.slow
 def test_gqa_paged_decode_chain(variant, waits, extra, tmp_path):
     src = GQA / variant
     if variant == "solution":
@@ -129,6 +132,7 @@ DEQUANT = REPO / "evals" / "tasks" / "amd-dequant-gemm-carry-raw"
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.slow
 def test_a_loop_that_moves_more_bytes_but_does_one_steps_mfmas_is_not_an_unroll(arch, tmp_path):
     # the task's reference carries the raw tiles of step k + 1: its loop moves 20480 B per program per iteration (5
     # buffer_load_dwordx4 x 64 lanes x 4 waves) against the source loop's 12416 B (x 8192 + w_q 4096 + scales 128),

@@ -14,8 +14,6 @@ import pytest
 from tools.dump_ir.dump import dump_ir
 from tools.predict import predict_launch
 
-pytestmark = pytest.mark.slow
-
 HEAD = """
 import flydsl.compiler as flyc
 import flydsl.expr as fx
@@ -111,6 +109,7 @@ def loops_kernel(tmp_path_factory):
     return k
 
 
+@pytest.mark.slow
 def test_the_jit_calls_argument_values_are_recorded_as_the_launch(loops_kernel):
     launch = loops_kernel.launch
     assert launch.source == "call" and "run()" in launch.note
@@ -123,6 +122,7 @@ def test_the_jit_calls_argument_values_are_recorded_as_the_launch(loops_kernel):
     assert (launch.arguments[0].dtype, launch.arguments[0].nbytes) == ("float32", 65536)
 
 
+@pytest.mark.slow
 def test_runtime_bounds_give_each_loop_its_trips_and_nested_loops_multiply(loops_kernel):
     p = predict_launch(loops_kernel)
     # the grid is a runtime value too: the host function's gpu.launch_func on wgs = 2
@@ -141,6 +141,7 @@ def test_runtime_bounds_give_each_loop_its_trips_and_nested_loops_multiply(loops
     assert outer.executed_instructions == (outer.instructions - inner.instructions) * 5
 
 
+@pytest.mark.slow
 def test_a_loop_bounded_by_a_loaded_count_is_a_named_assumption_and_does_not_become_hot(loops_kernel):
     p = predict_launch(loops_kernel)
     counted = p.loops[2]
@@ -154,6 +155,7 @@ def test_a_loop_bounded_by_a_loaded_count_is_a_named_assumption_and_does_not_bec
     assert p.trips.source == "loop-bounds"
 
 
+@pytest.mark.slow
 def test_stated_trips_fill_only_the_loops_no_evidence_gives(loops_kernel):
     p = predict_launch(loops_kernel, trips=100)
     outer, inner, counted = p.loops

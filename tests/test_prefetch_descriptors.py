@@ -9,8 +9,6 @@ import pytest
 
 from tools.prefetch import analyze_prefetch
 
-pytestmark = pytest.mark.slow
-
 FIXED = Path(__file__).resolve().parents[1] / "examples" / "prefetch" / "flydsl_paged_decode" / "prefetched.py"
 LOOKAHEAD = "block_id(fx.Int32(i) + 2)"
 BOUND = ", num_records_bytes=n_blocks * 4"
@@ -29,6 +27,7 @@ def _variant(tmp: Path, clamp: bool) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_the_unclamped_table_lookahead_is_warned_about(tmp_path):
     # The example as it was: block_table[i + 2] is looked up through the default descriptor (s_mov_b32 s14, -1 copied
     # into the table descriptor's third dword) with an offset from the loop counter (8 + 4 i) and no min: in the last
@@ -40,6 +39,7 @@ def test_the_unclamped_table_lookahead_is_warned_about(tmp_path):
     assert "without bounds (num_records 0xFFFFFFFF" in w and "fx.min(i + 2, n - 1)" in w
 
 
+@pytest.mark.slow
 def test_a_clamped_index_is_not_warned_about(tmp_path):
     # the clamp alone (default descriptor kept): the offset chain holds the s_min_i32
     hot = analyze_prefetch(_variant(tmp_path, clamp=True), arch="gfx942").loops[0]

@@ -14,8 +14,6 @@ from tools.isa.amdgcn import parse_isa
 from tools.isa.cfg import build_cfg, find_hot_loop
 from tools.prefetch import analyze_prefetch
 
-pytestmark = pytest.mark.slow
-
 FALLBACK = Path(__file__).parent / "data" / "prefetch" / "fallback_loop.py"
 
 
@@ -23,6 +21,7 @@ def _lines(lp) -> set[int]:
     return {int(ld.source.split(":")[1]) for ld in lp.loads if ld.source}
 
 
+@pytest.mark.slow
 def test_fallback_loop_the_launch_never_enters_is_not_the_hot_loop():
     rep = analyze_prefetch(FALLBACK, "gfx942")
     # the loop bounds on the example launch (n_blocks = 40 < LIMIT = 64): the fast loop (8x unrolled by LLVM: 44
@@ -63,6 +62,7 @@ def test_without_trip_evidence_the_static_pick_is_stated():
 GQA_FALLBACK = Path(__file__).parent / "data" / "eval_alternatives" / "gqa_fallback_loop.patch"
 
 
+@pytest.mark.slow
 def test_flydsl_fallback_loop_is_not_the_hot_loop(tmp_path):
     import shutil
     import subprocess

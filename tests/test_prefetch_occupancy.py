@@ -18,8 +18,6 @@ from tools.predict import band_of
 from tools.prefetch import occupancy_check, verify_prefetch
 from tools.profilers.timing import compare_times
 
-pytestmark = pytest.mark.slow
-
 PAIR = Path(__file__).parent / "data" / "triton_occupancy"
 
 
@@ -28,6 +26,7 @@ def occupancy(rep) -> VerifyCheck:
 
 
 @pytest.mark.parametrize(("arch", "before", "after", "held"), [("gfx942", 4, 3, (4, 3)), ("sm_90", 16, 8, (4, 2))])
+@pytest.mark.slow
 def test_small_grid_cannot_feel_the_drop_and_passes_with_a_note(arch, before, after, held):
     rep = verify_prefetch(PAIR / "rowdot.py", PAIR / "rowdot_prefetched.py", arch, gpu=False, check=False)
     check = occupancy(rep)
@@ -40,6 +39,7 @@ def test_small_grid_cannot_feel_the_drop_and_passes_with_a_note(arch, before, af
 
 
 @pytest.mark.parametrize(("arch", "needed"), [("gfx942", 27), ("sm_90", 63)])
+@pytest.mark.slow
 def test_grid_filling_the_gpu_warns_on_occupancy(arch, needed):
     rep = verify_prefetch(
         PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", arch, gpu=False, check=False
@@ -65,6 +65,7 @@ def test_grid_filling_the_gpu_warns_on_occupancy(arch, needed):
         assert not failed and rep.verdict != "fail"
 
 
+@pytest.mark.slow
 def test_more_compute_units_than_the_grid_needs_makes_the_full_grid_a_note():
     # --compute-units 8192: one workgroup per CU, which AFTER's 3 waves/SIMD still hold
     rep = verify_prefetch(
@@ -86,6 +87,7 @@ def _measurement(baseline_us: list[float], candidate_us: list[float]) -> GpuMeas
     return GpuMeasurement(measured=True, note=cmp.summary, before_correct=ok, after_correct=ok, comparison=cmp)
 
 
+@pytest.mark.slow
 def test_a_correct_and_faster_gpu_measurement_decides_a_felt_drop():
     rep = verify_prefetch(
         PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", "gfx942", gpu=False, check=False

@@ -17,8 +17,6 @@ from tools.errors import InputError
 from tools.prefetch import verify_prefetch
 from tools.prefetch.launch import launch_from_trace
 
-pytestmark = pytest.mark.slow
-
 PAIR = Path(__file__).parent / "data" / "triton_occupancy"
 
 
@@ -51,6 +49,7 @@ def test_trace_grid_is_counted_in_workgroups(trace):
     assert launch.note == "9 dispatch(es) of flash_attn_func_kernel_0 in gfx950_flash_attn_kernel_trace.csv"
 
 
+@pytest.mark.slow
 def test_a_traced_grid_the_drop_cannot_reach_passes_with_a_note(trace):
     rep = _verify(trace, "flash_attn_func_kernel_0")
     check = _occupancy(rep)
@@ -65,6 +64,7 @@ def test_a_traced_grid_the_drop_cannot_reach_passes_with_a_note(trace):
     assert not [c for c in rep.checks if not c.ok], rep.summary
 
 
+@pytest.mark.slow
 def test_a_traced_grid_that_fills_the_gpu_warns_on_occupancy(trace):
     rep = _verify(trace, "AbsFunctor")
     check = _occupancy(rep)
@@ -78,6 +78,7 @@ def test_a_traced_grid_that_fills_the_gpu_warns_on_occupancy(trace):
     assert not [c for c in rep.checks if not c.ok] and rep.verdict != "fail"
 
 
+@pytest.mark.slow
 def test_the_traced_workgroup_size_sets_workgroups_per_cu(trace):
     rep = _verify(trace, "attn_fwd")
     # attn_fwd ran 128-thread workgroups (2 waves): a CU holds 4 × 4 / 2 = 8 BEFORE, 3 × 4 / 2 = 6 AFTER;

@@ -10,8 +10,6 @@ import pytest
 from evals.catalog import load_tasks
 from evals.harness.runner import run_suite
 
-pytestmark = pytest.mark.slow
-
 TRITON = [
     "bias-silu-residual-fusion",
     "rmsnorm-spills",
@@ -61,6 +59,7 @@ def test_every_task_has_both_prompts_a_difficulty_and_an_h100_figure_or_says_why
 
 
 @pytest.mark.parametrize("task_id", TRITON)
+@pytest.mark.slow
 def test_triton_reference_compiles_passes_sass_checks_and_is_correct_in_the_interpreter(reference_scores, task_id):
     s = reference_scores[task_id]
     assert s.compiled and s.isa_ok is not False and s.correct is True, s.reasons
@@ -69,6 +68,7 @@ def test_triton_reference_compiles_passes_sass_checks_and_is_correct_in_the_inte
 
 @needs_nvcc
 @pytest.mark.parametrize("task_id", CUDA)
+@pytest.mark.slow
 def test_cuda_reference_compiles_and_passes_sass_checks_but_needs_a_gpu_to_be_scored(reference_scores, task_id):
     s = reference_scores[task_id]
     assert s.compiled and s.isa_ok is not False, s.reasons
@@ -76,6 +76,7 @@ def test_cuda_reference_compiles_and_passes_sass_checks_but_needs_a_gpu_to_be_sc
 
 
 @pytest.mark.parametrize("task_id", TRITON)
+@pytest.mark.slow
 def test_triton_baseline_is_correct_so_noop_can_only_fail_on_speed_or_structure(noop_scores, task_id):
     s = noop_scores[task_id]
     assert s.correct is True and not s.passed
@@ -83,6 +84,7 @@ def test_triton_baseline_is_correct_so_noop_can_only_fail_on_speed_or_structure(
 
 
 @needs_nvcc
+@pytest.mark.slow
 def test_fir_baseline_fails_on_its_stack_frame_and_local_memory(noop_scores):
     s = noop_scores["fir-local-memory"]
     failed = [c.name for c in s.checks if not c.passed]

@@ -16,8 +16,6 @@ from tests.conftest import EXAMPLES
 from tools.dump_ir import dump_ir
 from tools.errors import InputError
 
-pytestmark = pytest.mark.slow
-
 DATA = Path(__file__).parent / "data" / "triton_jit"
 
 
@@ -26,6 +24,7 @@ def vector_loads(isa_path: str) -> Counter:
     return Counter(re.findall(r"^\s+((?:global|buffer)_load_\w+)", Path(isa_path).read_text(), re.M))
 
 
+@pytest.mark.slow
 def test_example_arguments_give_the_jits_specialisation_and_the_grid():
     (k,) = dump_ir(DATA / "paged_decode.py", "gfx942").kernels
     spec = k.launch.specialization
@@ -39,6 +38,7 @@ def test_example_arguments_give_the_jits_specialisation_and_the_grid():
     assert k.notes == []
 
 
+@pytest.mark.slow
 def test_signature_form_says_it_lacks_launch_specialisation():
     (k,) = dump_ir(DATA / "paged_decode_signature.py", "gfx942").kernels
     assert k.launch.source == "signature"
@@ -47,6 +47,7 @@ def test_signature_form_says_it_lacks_launch_specialisation():
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.slow
 def test_masked_decode_loop_vectorises_only_with_example_arguments(arch):
     faithful = dump_ir(DATA / "paged_decode.py", arch).kernels[0]
     unspecialised = dump_ir(DATA / "paged_decode_signature.py", arch).kernels[0]
@@ -57,6 +58,7 @@ def test_masked_decode_loop_vectorises_only_with_example_arguments(arch):
     assert "buffer_load_dwordx4" not in loads and loads["global_load_ushort"] >= 16
 
 
+@pytest.mark.slow
 def test_sm90_decode_loop_uses_128_bit_loads_only_with_example_arguments():
     faithful = Path(dump_ir(DATA / "paged_decode.py", "sm_90").kernels[0].final_isa).read_text()
     unspecialised = Path(dump_ir(DATA / "paged_decode_signature.py", "sm_90").kernels[0].final_isa).read_text()
@@ -64,6 +66,7 @@ def test_sm90_decode_loop_uses_128_bit_loads_only_with_example_arguments():
     assert unspecialised.count("LDG.E.U16") > 16
 
 
+@pytest.mark.slow
 def test_tiled_dot_with_stages_and_softmax_compile_for_every_target():
     for arch in ("gfx942", "gfx950", "sm_90"):
         for name in ("tiled_dot.py", "row_softmax.py"):
@@ -71,6 +74,7 @@ def test_tiled_dot_with_stages_and_softmax_compile_for_every_target():
             assert k.launch.source == "example-args" and k.launch.programs in (16, 64)
 
 
+@pytest.mark.slow
 def test_arguments_that_do_not_fit_the_kernel_are_a_convention_error(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text(
@@ -89,6 +93,7 @@ def test_a_grid_of_strings_is_a_convention_error(tmp_path):
     assert "'grid' must be a tuple of ints" in err.value.message
 
 
+@pytest.mark.slow
 def test_launch_option_the_target_does_not_know_is_refused_as_the_jit_would():
     # waves_per_eu is an AMD option: kernel[grid](..., waves_per_eu=4) fails the same way on an NVIDIA GPU
     with pytest.raises(InputError) as err:

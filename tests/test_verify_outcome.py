@@ -21,8 +21,6 @@ from tools.prefetch import verify_prefetch
 from tools.prefetch.verify import judge_pair, occupancy_check
 from tools.profilers.timing import compare_times
 
-pytestmark = pytest.mark.slow
-
 DATA = Path(__file__).parent / "data"
 MASKED = DATA / "prefetch" / "masked_paged_decode.py"
 MASKED_AHEAD = DATA / "prefetch" / "masked_paged_decode_prefetched.py"
@@ -52,6 +50,7 @@ def structural(arch: str):
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
+@pytest.mark.slow
 def test_case1_measured_correct_and_faster_passes_although_the_loads_are_not_carried(arch):
     rep, (hb, ha), checks = structural(arch)
     feed = next(c for c in checks if c.name == "loads-feed-next-iteration")
@@ -66,6 +65,7 @@ def test_case1_measured_correct_and_faster_passes_although_the_loads_are_not_car
     assert [c.name for c in out.checks if not c.ok] == []
 
 
+@pytest.mark.slow
 def test_measured_slower_fails_on_speed_not_on_shape():
     rep, (hb, ha), checks = structural("gfx942")
     out = judge_pair(rep.before, rep.after, hb, ha, checks, recorded(1150.9, 2916.9), MASKED, MASKED_AHEAD)
@@ -73,6 +73,7 @@ def test_measured_slower_fails_on_speed_not_on_shape():
     assert "slower: measured 0.395×" in out.summary  # 1150.9 / 2916.9
 
 
+@pytest.mark.slow
 def test_measured_incorrect_fails_even_when_faster():
     rep, (hb, ha), checks = structural("gfx942")
     out = judge_pair(rep.before, rep.after, hb, ha, checks, recorded(2916.9, 1150.9, False), MASKED, MASKED_AHEAD)
@@ -80,6 +81,7 @@ def test_measured_incorrect_fails_even_when_faster():
     assert "incorrect: after-correct: max |out - ref| = 0.75" in out.summary
 
 
+@pytest.mark.slow
 def test_measured_within_noise_is_undetermined():
     rep, (hb, ha), checks = structural("gfx942")
     out = judge_pair(rep.before, rep.after, hb, ha, checks, recorded(2916.9, 2916.9), MASKED, MASKED_AHEAD)
@@ -87,6 +89,7 @@ def test_measured_within_noise_is_undetermined():
     assert out.undetermined.startswith("neither faster nor slower beyond a GPU run's band: measured 1.000×")
 
 
+@pytest.mark.slow
 def test_budgets_the_user_sets_fail_and_name_the_figures():
     # masked_paged_decode_prefetched on gfx942: 8 waves/SIMD (30-odd VGPRs); budgets below that fail
     rep = verify_prefetch(MASKED, MASKED_AHEAD, "gfx942", gpu=False, check=False, max_vgprs=16, min_waves=9)
@@ -99,6 +102,7 @@ def test_budgets_the_user_sets_fail_and_name_the_figures():
     assert not [c for c in within.checks if not c.ok]
 
 
+@pytest.mark.slow
 def test_occupancy_is_compared_per_cu_at_each_versions_own_grid():
     # BEFORE: rowdot over 256 programs (4 waves/SIMD, one 4-wave workgroup per CU needed on an MI300X's 304 CUs);
     # AFTER: the prefetched rowdot over 8192 programs (3 waves/SIMD: holds 3 of the 27 workgroups per CU it needs).
@@ -111,6 +115,7 @@ def test_occupancy_is_compared_per_cu_at_each_versions_own_grid():
     assert "4 → 12 resident waves per CU" in occ.detail
 
 
+@pytest.mark.slow
 def test_a_felt_occupancy_drop_is_a_warning_unless_the_user_set_a_budget():
     rep = verify_prefetch(PAIR / "rowdot_full_grid.py", PAIR / "rowdot_prefetched_full_grid.py", "gfx942", gpu=False,
                           check=False)  # fmt: skip

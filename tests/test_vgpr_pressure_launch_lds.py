@@ -20,7 +20,6 @@ def _m(report, name):
     return report.metric(name)
 
 
-@pytest.mark.slow
 def test_triton_file_on_gfx942_counts_the_lds_allocated_at_launch():
     pytest.importorskip("triton")
     from tools.dump_ir import dump_ir

@@ -23,8 +23,6 @@ REPO = Path(__file__).resolve().parents[1]
 DICT_FORM = REPO / "tests" / "data" / "triton_dict_form" / "row_norm_spill.py"
 SPILL_TASK = REPO / "evals" / "tasks" / "vgpr-spill-row-norm" / "workspace" / "kernel.py"
 
-pytestmark = pytest.mark.slow
-
 
 def _with_warps(tmp: Path, warps: int) -> Path:
     """The dict-form row norm with another num_warps (the only change)."""
@@ -50,6 +48,7 @@ def test_a_kernel_file_is_compiled_like_prefetch_does(baseline):
     assert (baseline.metric("vgpr_count").value, baseline.metric("vgpr_spill_count").value) == (128, 67)
 
 
+@pytest.mark.slow
 def test_warp_count_fix_is_named_with_numbers(baseline):
     s = _suggestion(baseline, "raise_num_warps")
     # 4096 values over 64 lanes x 1 warp = 64 per lane per tensor; xc*xc (consumed by the tl.sum at line 23), cols
@@ -72,6 +71,7 @@ def test_warp_count_fix_is_named_with_numbers(baseline):
     assert baseline.suggestions[0].id == "raise_num_warps"  # the top fix
 
 
+@pytest.mark.slow
 def test_the_suggested_warp_count_removes_the_spills(tmp_path):
     # The estimate (96 VGPRs of tile values) is what Triton then allocates, plus 7 for everything else.
     after = analyze_path(_with_warps(tmp_path, 2), arch="gfx942").reports[0]
@@ -80,6 +80,7 @@ def test_the_suggested_warp_count_removes_the_spills(tmp_path):
     assert _suggestion(after, "raise_num_warps") is None  # 96 <= 75% of 128: nothing left to suggest
 
 
+@pytest.mark.slow
 def test_peak_is_attributed_to_the_users_lines(baseline):
     p = baseline.critical_points[0]
     # The peak instruction is Triton's tl.sum code (standard.py:314:12), inlined at row_norm_spill.py:23:11.
@@ -90,6 +91,7 @@ def test_peak_is_attributed_to_the_users_lines(baseline):
     assert not any("standard.py" in g.source for g in p.by_source)
 
 
+@pytest.mark.slow
 def test_every_status_says_why_with_its_threshold(baseline):
     flagged = {m.name: m.note for m in baseline.metrics if m.status != "ok"}
     assert set(flagged) == {"vgpr_count", "sgpr_count", "vgpr_spill_count", "sgpr_spill_count", "scratch_bytes"}
@@ -101,12 +103,14 @@ def test_every_status_says_why_with_its_threshold(baseline):
     assert flagged["sgpr_spill_count"].startswith("warn: > 0: SGPR spills go to VGPR lanes")
 
 
+@pytest.mark.slow
 def test_occupancy_names_its_limiter_and_the_waves_per_eu_attribute(baseline):
     note = baseline.metric("waves_per_simd").note
     assert 'amdgpu-waves-per-eu="4,4"' in note and "at most 128 VGPRs per wave" in note
     assert "vgpr" in note.split(";")[0]  # 128 VGPRs allow 4 waves: the register file is the limiter
 
 
+@pytest.mark.slow
 def test_address_spills_say_which_addresses(baseline):
     # The 62 'address' spills are the masked per-element offsets (v_cndmask of cols*4) of the x load, kept for the
     # w load (line 24) and the out store (line 25) across both reductions.
@@ -120,12 +124,14 @@ def test_address_spills_say_which_addresses(baseline):
     )
 
 
+@pytest.mark.slow
 def test_a_weight_multiplied_into_data_is_not_a_scale_load(baseline):
     # w is multiplied into xc * rstd (a VALU product, not an MFMA/FMA result): it is a global load.
     assert "scale_load" not in baseline.spills.by_kind
     assert baseline.spills.by_kind["global_load"] == 4
 
 
+@pytest.mark.slow
 def test_scalar_loads_carry_their_reason(baseline):
     # The entry's signature has no tt.divisibility: Triton keeps one f32 per lane per load (4 B).
     lines = [t for t in baseline.triton if t.startswith("load ")]
@@ -168,6 +174,7 @@ def helper(tmp_path_factory):
     return analyze_path(path, arch="gfx942", per_instruction=True).reports[0]
 
 
+@pytest.mark.slow
 def test_a_helper_called_twice_is_told_apart_by_its_call_site(helper):
     # _scale's line 8 runs for a (called at line 14) and b (line 15); TTGIR names both call sites.
     tile = next(t for t in helper.triton if t.startswith("tile values"))
@@ -179,6 +186,7 @@ def test_a_helper_called_twice_is_told_apart_by_its_call_site(helper):
     assert not any("standard.py" in s for s in sources)
 
 
+@pytest.mark.slow
 def test_a_layout_conversion_through_lds_is_reported(helper):
     # tl.sum(axis=1) leaves a slice layout; the store wants the 1-D blocked layout: Triton converts through LDS.
     conv = [t for t in helper.triton if t.startswith("layout conversion")]
@@ -192,6 +200,7 @@ def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True)
 
 
+@pytest.mark.slow
 def test_baseline_from_git_reports_the_occupancy_change(tmp_path, monkeypatch, capsys):
     # Commit the baseline, raise num_warps to 4 in the working copy, judge it against HEAD:kernel.py.
     _git(tmp_path, "init", "-q")
@@ -211,6 +220,7 @@ def test_baseline_from_git_reports_the_occupancy_change(tmp_path, monkeypatch, c
     assert "REGRESSION" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_git_baseline_report_names_the_commit(tmp_path, monkeypatch):
     _git(tmp_path, "init", "-q")
     (tmp_path / "kernel.py").write_text(DICT_FORM.read_text())
@@ -221,6 +231,7 @@ def test_git_baseline_report_names_the_commit(tmp_path, monkeypatch):
     assert reports.file.startswith("HEAD:kernel.py (") and reports.reports[0].metric("vgpr_spill_count").value == 67
 
 
+@pytest.mark.slow
 def test_ttgir_layouts_give_exact_elements_per_lane(tmp_path):
     # The helper kernel's 2-D load uses #blocked1 = sizePerThread [1, 1], threadsPerWarp [1, 64], warpsPerCTA [4, 1]:
     # a 16x64 tile puts 16 / 4 = 4 rows and 64 / 64 = 1 column on each lane; tl.sum(axis=1) leaves a slice of it
@@ -259,6 +270,7 @@ def kernelpilot_entry():  # the launch forward() makes for 3 rows of 4096: what 
 """
 
 
+@pytest.mark.slow
 def test_the_dict_form_report_says_it_is_not_the_launched_kernel():
     from tools.dump_ir import dump_ir
 
@@ -267,6 +279,7 @@ def test_the_dict_form_report_says_it_is_not_the_launched_kernel():
     assert k.notes[0].startswith("compiled without launch specialisation: pointers assumed unaligned")
 
 
+@pytest.mark.slow
 def test_example_arguments_make_the_loads_wide(tmp_path):
     # The narrow-load reason checked the other way round: the same kernel with example arguments (the form the
     # README asks for). Triton's binder marks the aligned pointers and N = 4096 divisible by 16, as the JIT does at
@@ -282,6 +295,7 @@ def test_example_arguments_make_the_loads_wide(tmp_path):
     assert (report.metric("vgpr_count").value, report.metric("vgpr_spill_count").value) == (128, 1)
 
 
+@pytest.mark.slow
 def test_the_spill_task_spills_its_weights_in_the_row_loop():
     # The eval task, compiled as the JIT launches it: w (64 values per lane, 16-byte loads before the row loop) is
     # live across the whole loop beside x and xc; at waves_per_eu=4 (128 VGPRs) its 14 dwordx4 loads (56 VGPRs) go
@@ -295,6 +309,7 @@ def test_the_spill_task_spills_its_weights_in_the_row_loop():
     assert s.by_kind_detail["global_load"].startswith("defined at kernel.py:22:9 ×14")
 
 
+@pytest.mark.slow
 def test_a_row_loop_without_mfma_gets_no_per_k_step_tile_advice():
     # the task's waves_per_eu=2 trap holds its weights in 180 VGPRs across a row loop of VALU work: a whole tile of
     # loaded data is live at the peak, but there are no K steps (no MFMA) to split it over
@@ -304,6 +319,7 @@ def test_a_row_loop_without_mfma_gets_no_per_k_step_tile_advice():
     assert "per_k_step_b_loads" not in {x.id for x in report.suggestions}
 
 
+@pytest.mark.slow
 def test_nvidia_line_info_walks_inlining_chains_too(tmp_path):
     # nvdisasm -gi writes an inlined position as a chain of '//## File …, line N inlined at …' lines; the helper's
     # line 8 is told apart by its two call sites, and tl.sum's code is attributed to the user's line 16.
@@ -319,6 +335,7 @@ def test_nvidia_line_info_walks_inlining_chains_too(tmp_path):
     assert not any("standard.py" in s for s in sources)
 
 
+@pytest.mark.slow
 def test_stages_beside_the_isa_are_read_only_inside_the_callers_roots(baseline, tmp_path):
     # The MCP server confines each call to its roots; a TTGIR beside the ISA outside them is not read (no Triton
     # lines), rather than read through a path the caller may not see.
@@ -331,6 +348,7 @@ def test_stages_beside_the_isa_are_read_only_inside_the_callers_roots(baseline, 
     assert (stages.ttgir, stages.llir) == (None, None)
 
 
+@pytest.mark.slow
 def test_the_spill_task_gets_its_warp_count_fix_from_the_loop_body(tmp_path):
     # The task's baseline (example arguments, a persistent row loop) once got no suggestion: the TTGIR view skipped
     # kernels with an scf.for. Now the loop body is read too, and the weights loaded before the loop count as live

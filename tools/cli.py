@@ -21,7 +21,7 @@ import threading
 from importlib import metadata
 from pathlib import Path
 
-from tools import __version__
+from tools import __version__, limits
 from tools.errors import Interrupted, KernelpilotError, bounded, from_os_error
 
 # command -> (module, one-line help). Modules are imported lazily. Commands from outside the engine join through the
@@ -89,31 +89,33 @@ class Parser(argparse.ArgumentParser):
 
 # Numeric options and their ranges, by dest. argparse's int/float accept -5, nan and inf; every numeric option of
 # every command is checked here (one place), so an option added later without a rule still refuses nan/inf and
-# negatives. (low, low_inclusive): the value must be > low, or >= low when inclusive.
-NUMBER_RANGES: dict[str, tuple[float, bool]] = {
-    "timeout": (0, False),
-    "time_limit": (0, False),
-    "score_timeout": (0, False),
-    "score_memory_gb": (0, False),
-    "top": (1, True),
-    "launch_count": (1, True),
-    "jobs": (1, True),
-    "peak_threshold": (0, True),
-    "launch_lds": (0, True),  # bytes of LDS a launch allocates: 0 is a real answer
-    "allow_occupancy_drop": (0, True),
-    "compute_units": (1, True),
-    "atol": (0, True),
-    "rtol": (0, True),
-    "max_memory": (0, False),
-    "seed": (0, True),
-    "slurm_gpus_per_node": (1, True),
-    "slurm_jobs": (1, True),
-    "trips": (0, False),  # predict: hot-loop iterations per program; 0 would predict a loop that never runs
+# negatives. (low, low_inclusive, high): the value must be > low, or >= low when inclusive, and <= high (None: no
+# upper bound beyond being finite); the engine's own bounds come from tools.limits.
+NUMBER_RANGES: dict[str, tuple[float, bool, float | None]] = {
+    "timeout": (0, False, limits.MAX_TIMEOUT_S),
+    "time_limit": (0, False, limits.MAX_TIMEOUT_S),
+    "score_timeout": (0, False, limits.MAX_TIMEOUT_S),
+    "score_memory_gb": (0, False, limits.MAX_MEMORY_GB),
+    "top": (1, True, None),
+    "launch_count": (1, True, None),
+    "jobs": (1, True, None),
+    "peak_threshold": (0, True, None),
+    "launch_lds": (0, True, None),  # bytes of LDS a launch allocates: 0 is a real answer
+    "allow_occupancy_drop": (0, True, None),
+    "compute_units": (1, True, None),
+    "atol": (0, True, None),
+    "rtol": (0, True, None),
+    "max_memory": (limits.MIN_MEMORY_GB, True, limits.MAX_MEMORY_GB),
+    "seed": (0, True, 2**63 - 1),
+    "slurm_gpus_per_node": (1, True, None),
+    "slurm_jobs": (1, True, None),
+    # predict: hot-loop iterations per program; 0 would predict a loop that never runs
+    "trips": (0, False, limits.MAX_TRIPS),
 }
 
 
 def _checked(convert, dest: str):
-    low, inclusive = NUMBER_RANGES.get(dest, (0, True))
+    low, inclusive, high = NUMBER_RANGES.get(dest, (0, True, None))
 
     def parse(text: str):
         try:
@@ -122,9 +124,11 @@ def _checked(convert, dest: str):
             kind = "an integer" if convert is int else "a number"
             raise argparse.ArgumentTypeError(f"must be {kind}, got '{bounded(text, 40)}'") from None
         if isinstance(value, float) and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, got '{text}'")
+            raise argparse.ArgumentTypeError(f"must be a finite number, got '{bounded(text, 40)}'")
         if value < low or (value == low and not inclusive):
-            raise argparse.ArgumentTypeError(f"must be {'>=' if inclusive else '>'} {low:g}, got {text}")
+            raise argparse.ArgumentTypeError(f"must be {'>=' if inclusive else '>'} {low:g}, got {bounded(text, 40)}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"must be <= {high:g}, got {bounded(text, 40)}")
         return value
 
     parse.__name__ = convert.__name__  # argparse names the type in its messages

@@ -85,3 +85,15 @@ def from_os_error(exc: OSError) -> InputError:
     if isinstance(exc, FileNotFoundError):
         return InputError(f"{name} does not exist", hint="check the path")
     return InputError(f"cannot use {name}: {exc.strerror or exc}", hint="check the path and the disk")
+
+
+def field_problems(errors: list[dict], prefix: tuple = ()) -> list[str]:
+    """pydantic's ``ValidationError.errors()`` as lines a user can act on, each naming its field as a path into the
+    file: ``launches[0].grid[1]: Input should be less than or equal to 2147483647`` (the value itself left out)."""
+    lines = []
+    for e in errors:
+        where = ""
+        for part in (*prefix, *e["loc"]):
+            where += f"[{part}]" if isinstance(part, int) else f".{part}" if where else str(part)
+        lines.append(f"{where or '(the top level)'}: {e['msg'].removeprefix('Value error, ')}")
+    return lines

@@ -2,13 +2,15 @@
 
 Every subprocess in kernelpilot goes through here: argument lists (never shell strings), a deadline on the whole call
 (pipe draining included), output capped (head + tail kept, the size left out stated), and when the call ends, for any
-reason, the whole process group is killed (each command starts its own session). The CLI turns SIGTERM/SIGHUP into
+reason, the whole process group is killed (each command starts its own session), and so is every process that left
+it but carries the command's marker in its environment (a ``setsid`` or daemonised grandchild: ``tools.processes``). The CLI turns SIGTERM/SIGHUP into
 ``tools.errors.Interrupted``, which unwinds through ``run_process`` like Ctrl-C, so that clean-up runs.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import selectors
 import shlex
 import signal
@@ -23,6 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from tools.errors import Cancelled, ToolchainError
+from tools.processes import CHILD_MARK_ENV, ProcessTracker
 
 MAX_CAPTURE_BYTES = 32 * 1024 * 1024  # per stream: room for a large kernel's SASS listing, still bounded
 CAPTURE_HEAD_FRACTION = 0.25
@@ -65,6 +68,8 @@ class RunResult(BaseModel):
     timed_out: bool = False
     stdout_bytes: int = 0
     stderr_bytes: int = 0
+    # command lines of processes that had left the command's process group (setsid, daemonised) and were killed
+    leftover_processes: list[str] = []
 
     @property
     def ok(self) -> bool:
@@ -131,8 +136,31 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def marked_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
+    """``env`` (default: this process's) with a fresh marker a command and everything it starts inherit, and the
+    marker's token (``sweep(token)`` kills them all, those that left the command's process group included)."""
+    token = secrets.token_hex(8)
+    return {**(os.environ if env is None else env), CHILD_MARK_ENV: token}, token
+
+
+def sweep(token: str | None) -> list[str]:
+    """SIGKILL every process that carries ``token``'s marker (found through /proc; none on other platforms); their
+    command lines. A ``setsid`` grandchild has its own session and group, so killing the command's group misses it."""
+    if not token or not os.path.isdir("/proc"):
+        return []
+    return ProcessTracker(token).kill()
+
+
 def kill_process_tree(proc: subprocess.Popen) -> None:
-    """SIGTERM the process group, then SIGKILL what is left after a short grace period (stragglers included)."""
+    """SIGTERM the process group, then SIGKILL what is left after a short grace period (stragglers included), and
+    every process that left the group with the command's marker (a Popen from ``Executor.start``/``LineServer``)."""
+    try:
+        _kill_group_of(proc)
+    finally:
+        sweep(getattr(proc, "kp_mark", None))
+
+
+def _kill_group_of(proc: subprocess.Popen) -> None:
     pgid = proc.pid  # every command starts its own session: its group id is its pid
     if proc.poll() is None:
         for sig, grace in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
@@ -183,6 +211,7 @@ def run_process(
     _check_cancelled(argv)
     t0 = time.perf_counter()
     deadline = time.monotonic() + max(0.0, timeout)
+    env, mark = marked_env(env)
     out_file = open(stdout_to, "wb") if stdout_to is not None else None  # noqa: SIM115 - closed in finally
     try:
         try:
@@ -235,8 +264,9 @@ def run_process(
             # every exit path: nothing we started outlives the call (the leader is not reaped before the group
             # kill, so its group id cannot have been reused)
             if not _exited(proc.pid):
-                kill_process_tree(proc)
+                _kill_group_of(proc)
             kill_group(proc.pid)
+            leftovers = sweep(mark)  # what left the group: a setsid or daemonised grandchild of the command
             proc.wait()
             sel.close()
             for stream in (proc.stdout, proc.stderr):
@@ -254,6 +284,7 @@ def run_process(
         timed_out=timed_out,
         stdout_bytes=out_cap.total if out_cap else 0,
         stderr_bytes=err_cap.total,
+        leftover_processes=leftovers,
     )
 
 
@@ -326,11 +357,9 @@ class Executor:
         full = self.wrap(
             argv, env if self.kind != "local" else None, str(cwd) if cwd and self.kind != "local" else None
         )
-        local_env = None
-        if self.kind == "local" and env is not None:
-            local_env = {**os.environ, **env}
+        local_env, mark = marked_env({**os.environ, **env} if self.kind == "local" and env is not None else None)
         try:
-            return subprocess.Popen(
+            proc = subprocess.Popen(
                 full,
                 stdout=stdout,
                 stderr=stderr,
@@ -340,6 +369,8 @@ class Executor:
                 text=True,
                 start_new_session=True,
             )
+            proc.kp_mark = mark  # kill_process_tree sweeps what left its group
+            return proc
         except FileNotFoundError as exc:
             raise ToolchainError(
                 f"cannot run '{full[0]}': not found on PATH",
@@ -438,6 +469,7 @@ class LineServer:
     def __init__(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path, stderr_path: Path) -> None:
         self.stderr_path = stderr_path
         self._err = open(stderr_path, "w")  # noqa: SIM115 - closed in close()
+        full_env, mark = marked_env({**os.environ, **env})
         try:
             self.proc = subprocess.Popen(
                 [str(a) for a in argv],
@@ -445,9 +477,10 @@ class LineServer:
                 stdout=subprocess.PIPE,
                 stderr=self._err,
                 cwd=str(cwd),
-                env={**os.environ, **env},
+                env=full_env,
                 start_new_session=True,
             )
+            self.proc.kp_mark = mark  # close() sweeps what left its group
         except OSError as exc:
             self._err.close()
             raise ToolchainError(f"cannot start '{argv[0]}': {exc.strerror or exc}") from exc

@@ -158,18 +158,27 @@ class IsaInputs:
     kernels: list[KernelDump] = field(default_factory=list)  # dump-ir's kernels, for a compiled source
 
 
-def compile_source(path: str | Path, arch: str | None, *, frontend: str | None = None, timeout: float = 600):
-    """dump-ir's result for a kernel source (cached by content) and the arch it was compiled for."""
+def compile_source(
+    path: str | Path, arch: str | None, *, frontend: str | None = None, timeout: float = 600, call: str | None = None
+):
+    """dump-ir's result for a kernel source (cached by content) and the arch it was compiled for; ``call``: the host
+    function to run instead of its entry (``--call``, tools.callspec)."""
     from tools.dump_ir import dump_ir  # lazy: compiling imports the frontends
     from tools.isa import arch as archmod
 
     p = Path(path)
     arch = archmod.normalize_arch(arch) if arch else default_arch(p)
-    return dump_ir(p, arch, frontend=frontend, timeout=timeout), arch
+    return dump_ir(p, arch, frontend=frontend, timeout=timeout, call=call), arch
 
 
 def load_isa_inputs(
-    source: str | Path, arch: str | None, *, frontend: str | None = None, timeout: float = 600, tool: str = "this tool"
+    source: str | Path,
+    arch: str | None,
+    *,
+    frontend: str | None = None,
+    timeout: float = 600,
+    tool: str = "this tool",
+    call: str | None = None,
 ) -> IsaInputs:
     """ISA text given inline, an ISA/SASS file, a dump directory (its final ISA files, SASS included) or a kernel
     source (compiled with dump-ir: one input per kernel with its resources and launch). A binary file is refused:
@@ -183,7 +192,7 @@ def load_isa_inputs(
         files = find_isa_files(path, sass=True)
         return IsaInputs([IsaInput(f.read_text(errors="replace"), str(f)) for f in files], arch, str(path))
     if path.suffix in SOURCE_SUFFIXES:
-        result, arch = compile_source(path, arch, frontend=frontend, timeout=timeout)
+        result, arch = compile_source(path, arch, frontend=frontend, timeout=timeout, call=call)
         items = [
             IsaInput(
                 Path(k.final_isa).read_text(errors="replace"), k.final_isa, k.name, k.resources, k.launch, k.binary

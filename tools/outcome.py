@@ -138,7 +138,9 @@ def predicted_fraction_of_sol(
     )
 
 
-def kernel_dumps(source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600):
+def kernel_dumps(
+    source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600, call: str | None = None
+):
     """The KernelDumps of one input for the predictor: dump-ir's for a kernel source (cached), one per kernel of an
     AMDGCN file (resources from its metadata); [] for inline text and SASS (nothing the predictor can launch)."""
     from tools import inputs
@@ -147,7 +149,7 @@ def kernel_dumps(source: str | Path, arch: str | None, frontend: str | None = No
         return []
     path = Path(source)
     if path.suffix in inputs.SOURCE_SUFFIXES:
-        return list(inputs.compile_source(path, arch, frontend=frontend, timeout=timeout)[0].kernels)
+        return list(inputs.compile_source(path, arch, frontend=frontend, timeout=timeout, call=call)[0].kernels)
     if path.suffix not in inputs.ISA_SUFFIXES or not path.is_file():
         return []
     from tools.isa.amdgcn import load_isa_text, parse_isa
@@ -177,7 +179,14 @@ CHECK_TIMEOUT_S = 120.0  # past it, correctness is "not checked" with check's ow
 
 
 def check_correctness(
-    before: str | Path, after: str | Path, arch: str | None, timeout: float = 600, *, atol=CHECK_ATOL, rtol=CHECK_RTOL
+    before: str | Path,
+    after: str | Path,
+    arch: str | None,
+    timeout: float = 600,
+    *,
+    atol=CHECK_ATOL,
+    rtol=CHECK_RTOL,
+    call: str | None = None,
 ) -> Correctness:
     """``kernelpilot check`` (the LLVM IR run on the CPU) where it applies: FlyDSL and Triton files with
     ``kernelpilot_entry()`` or ``kernelpilot_inputs``; otherwise not checked, with the reason."""
@@ -190,7 +199,9 @@ def check_correctness(
 
     amd_arch = arch if arch and archmod.is_amd(arch) else "gfx942"  # check runs the AMDGPU LLVM IR
     try:  # bounded: a verdict waits at most CHECK_TIMEOUT_S for the CPU run (a big GEMM takes minutes there)
-        rep = check(before, after, arch=amd_arch, atol=atol, rtol=rtol, timeout=min(timeout, CHECK_TIMEOUT_S))
+        rep = check(
+            before, after, arch=amd_arch, atol=atol, rtol=rtol, timeout=min(timeout, CHECK_TIMEOUT_S), call=call
+        )
     except KernelpilotError as exc:
         hint = f" ({exc.hint})" if exc.hint else ""
         return Correctness(checked=False, source="check", note=f"correctness not checked: check: {exc.message}{hint}")

@@ -289,10 +289,11 @@ def run_agent(
     # double forks) is found through /proc by the marker in its environment and by descent, then killed too
     token = secrets.token_hex(8)
     tracker = ProcessTracker(token).watch()
+    res = None
     try:
         res = LOCAL.run(argv, timeout=limit, env={**env, MARKER_ENV: token}, cwd=ws)
-    finally:
-        leftovers = tracker.kill()
+    finally:  # run_process kills what carries its own marker; the tracker finds the rest (a cleared environment)
+        leftovers = (res.leftover_processes if res is not None else []) + tracker.kill()
         remove_placed(placed)
         if plugin is False:
             shutil.rmtree(shadow, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from mcp import Client
@@ -92,3 +93,18 @@ async def test_predict_tool_on_a_file_of_no_known_language_names_its_frontend_pa
     # the parameter it names exists: the same file with frontend given gets past detection to the compile
     r = await call({"source": "k.py", "arch": "sm_90", "frontend": "triton", "wait_seconds": 120})
     assert r.is_error and "pass frontend" not in r.content[0].text, r.content[0].text
+
+
+@pytest.mark.slow
+async def test_predict_of_three_nested_runtime_loops_finishes_within_its_timeout(tmp_path, monkeypatch):
+    from tests.test_predict_bounds import NEST, THREE
+
+    # 256 programs x 64**3 iterations: the trip evaluator walked them all (minutes) and held a job slot for
+    # 2 x timeout + 60 s; now it samples them, and the job's deadline is the call's timeout + 60 s
+    monkeypatch.setenv("KERNELPILOT_ALLOWED_ROOTS", str(tmp_path))
+    (tmp_path / "nest3.py").write_text(NEST.replace("INNER", THREE).replace("GRID", "256"))
+    t0 = time.monotonic()
+    r = await call({"source": str(tmp_path / "nest3.py"), "arch": "gfx942", "timeout": 40, "wait_seconds": 100})
+    assert not r.is_error, r.content[0].text
+    assert r.structured_content["status"] == "done" and time.monotonic() - t0 < 40
+    assert "nested runtime loops" in r.structured_content["report"]["launches"][0]["trips"]["detail"]

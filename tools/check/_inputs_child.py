@@ -1,13 +1,16 @@
 """Child process: load a kernel file, build its launch arguments for one seed and shape, and write them to disk.
 
-``python -m tools.check._inputs_child FILE FRONTEND CASES_JSON OUT_DIR [interpret [LOAD_DIR]]``
+``python -m tools.check._inputs_child [--call CALL_JSON] FILE FRONTEND CASES_JSON OUT_DIR [interpret [LOAD_DIR]]``
 
 ``CASES_JSON`` lists ``[seed, shape]`` pairs; case ``i`` is written to ``OUT_DIR/case<i>/`` (one process for all
 cases: importing torch and the compiler is most of the cost).
 
-Arguments come from ``kernelpilot_inputs(seed, **shape)`` when the file defines it (its values are used as given),
-else from ``kernelpilot_entry(**shape)`` with every tensor refilled from the seed: floats standard normal, integers
-uniform in ``[0, numel)``, booleans fair coins. Writes ``inputs.json`` (launches, arguments, buffers) and one
+Arguments come from the host function a ``--call`` spec names (``tools.callspec``), else from
+``kernelpilot_inputs(seed, **shape)`` when the file defines it (its values are used as given), else from
+``kernelpilot_entry(**shape)``; outside ``kernelpilot_inputs`` every tensor is refilled from the seed by its dtype:
+floats standard normal, int8/uint8/int16/uint16 uniform over their whole range, wider integers uniform in
+``[0, numel)`` (they are most often indices), booleans fair coins with both values present. Each buffer's ``fill``
+says which. Writes ``inputs.json`` (launches, arguments, buffers) and one
 ``bufN.bin`` per distinct tensor storage (tensors sharing storage share the buffer, as on the GPU).
 With ``interpret`` (Triton only) it then runs each launch under Triton's interpreter and writes ``outN.bin`` for
 every buffer after the run; with LOAD_DIR it first overwrites every buffer with ``LOAD_DIR/case<i>/bufN.bin`` (the other
@@ -37,14 +40,30 @@ class ConventionError(Exception):
     """The file does not follow check's convention (no maker, a --shape key it does not take, a wrong return)."""
 
 
-def _fill(storage_view, gen, torch):
+# integers narrower than 32 bits are values (int8 weights, uint8 codes): their whole range; wider ones are most often
+# indices or offsets into another tensor, so they stay in [0, numel)
+_INT_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535)}
+
+
+def _fill(storage_view, gen, torch) -> str:
+    """Refill ``storage_view`` from ``gen`` by its dtype; the distribution in words (check's report states it)."""
     t = storage_view
+    name = str(t.dtype).removeprefix("torch.")
     if t.dtype.is_floating_point:
         t.copy_(torch.randn(t.shape, generator=gen, dtype=torch.float32).to(t.dtype))
-    elif t.dtype == torch.bool:
+        return "standard normal"
+    if t.dtype == torch.bool:
         t.copy_(torch.randint(0, 2, t.shape, generator=gen).bool())
-    else:
-        t.copy_(torch.randint(0, max(1, t.numel()), t.shape, generator=gen, dtype=torch.int64).to(t.dtype))
+        if t.numel() >= 2 and bool(t.all() or not t.any()):
+            t[0] = not bool(t[0])  # both values, always: a mask that is all True hides the masked path
+        return "fair coin, both values present"
+    if name in _INT_RANGE:
+        lo, hi = _INT_RANGE[name]
+        t.copy_(torch.randint(lo, hi + 1, t.shape, generator=gen, dtype=torch.int64).to(t.dtype))
+        return f"integers uniform in [{lo}, {hi}] (the {name} range)"
+    n = max(1, t.numel())
+    t.copy_(torch.randint(0, n, t.shape, generator=gen, dtype=torch.int64).to(t.dtype))
+    return f"integers uniform in [0, numel) = [0, {n}) ({name}: read as indices)"
 
 
 def _call(fn, seed, shape, with_seed):
@@ -93,6 +112,9 @@ def _param_names(fn, n):
 def main(argv):
     import torch
 
+    call = None
+    if argv[:1] == ["--call"]:  # a call spec's JSON (tools.callspec): the host function's tensors are the inputs
+        call, argv = argv[1], argv[2:]
     file, frontend, cases_json, out = argv[:4]
     interpret = len(argv) > 4 and argv[4] == "interpret"
     load_dir = Path(argv[5]) if len(argv) > 5 else None
@@ -105,9 +127,11 @@ def main(argv):
     except BaseException as exc:  # SystemExit included: the file's own exit is a failure, not our exit code
         write_result(result, **failure(exc, "while it was being imported", path))
         return 0
-    user = callable(getattr(module, INPUTS, None))
+    user = call is None and callable(getattr(module, INPUTS, None))
     maker = getattr(module, INPUTS if user else ENTRY, None)
-    if not callable(maker):
+    if call is not None:
+        maker = _call_maker(module, call, frontend)
+    elif not callable(maker):
         write_result(result, "convention", message=f"{path.name} defines neither {INPUTS}(seed) nor {ENTRY}()")
         return 0
     cases = json.loads(cases_json)
@@ -133,6 +157,21 @@ def main(argv):
     readlog.write(Path(out))
     write_result(result, "ok")
     return 0
+
+
+def _call_maker(module, call: str, frontend: str):
+    """``--call``'s entry as a maker taking no --shape: the host function with the spec's tensors (refilled from the
+    seed like any entry's)."""
+    from tools.callspec import entry_of
+
+    def call_entry():
+        try:
+            return entry_of(module, call, frontend)
+        except LookupError as exc:
+            raise ConventionError(str(exc)) from None
+
+    call_entry.__name__ = json.loads(call)["fn"]
+    return call_entry
 
 
 def _flydsl_jit_params(fn, module, n):
@@ -197,10 +236,9 @@ def _describe(torch, spec, frontend, module, fill, interpret=False):
         if key not in storages:
             storages[key] = len(buffers)
             flat = torch.empty(0, dtype=a.dtype).set_(st, 0, (st.nbytes() // a.element_size(),))
-            if role == "entry":
-                fill(flat)
+            filled = fill(flat) if role == "entry" else None
             buffers.append({"name": name, "dtype": str(a.dtype).split(".")[-1], "element_size": a.element_size(),
-                            "nbytes": st.nbytes(), "role": role})  # fmt: skip
+                            "nbytes": st.nbytes(), "role": role, "fill": filled})  # fmt: skip
             tensors.append(flat)
         return storages[key]
 
@@ -280,7 +318,7 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
         spec,
         frontend,
         module,
-        (lambda flat: None) if user else (lambda flat: _fill(flat, gen, torch)),
+        (lambda flat: f"as {INPUTS}() returned it") if user else (lambda flat: _fill(flat, gen, torch)),
         interpret,
     )
     if load_dir is not None:  # the other file's bytes for every buffer the entry shares (scratch stays this file's)

@@ -49,7 +49,8 @@ def launch_bytes(kernel, grid: tuple, block: tuple, lds: int) -> int:
 
 
 def _gb(n: int) -> str:
-    return f"{n / 1e9:.1f} GB"
+    """Bytes as the --max-memory option reads them: GB, or MB below a tenth of one (a 10 MB cap is not 0.0 GB)."""
+    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.0f} MB"
 
 
 def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who: str, max_bytes: int):
@@ -104,7 +105,8 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
         written |= run.written
         counts = run.event_counts
         for e in run.events:
-            events.append(MemoryEvent(kernel=who, count=counts.get((e.kind, e.instruction), 1),
+            key = (e.kind, e.instruction)
+            events.append(MemoryEvent(kernel=who, count=counts.get(key, 1), max_offset=run.event_max_offsets.get(key),
                                       **e.__dict__))  # fmt: skip
         digests = [hashlib.sha1(prepared.memory[a.start : a.start + a.size]).hexdigest() for a in prepared.allocations]
         launches.append({"kernel": name, "digests": digests, "waves": machine.n_wg * machine.waves_per_wg,

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.models.check import BufferVerdict, CaseResult, Mismatch
+from tools.errors import InputError
+from tools.models.check import BufferVerdict, CaseResult, MemoryEvent, Mismatch
 
 MAX_MISMATCHES = 10
 ERROR_KINDS = ("past-allocation", "lds-out-of-range", "private-out-of-range", "lds-uninitialised", "lds-race")
@@ -92,6 +93,38 @@ def compare_buffers(desc, before: list[bytes], after: list[bytes], written: dict
                                        after=repr(y[j].item()), before_store=lines.get("before"),
                                        after_store=lines.get("after")))  # fmt: skip
     return verdicts, mismatches
+
+
+def shared_overreach(events: list[MemoryEvent], desc: dict) -> InputError | None:
+    """An input error when every access past a tensor that AFTER makes, BEFORE makes too (the same tensor, the same
+    kind of access, no further past it): the example arguments do not fit the kernels' grid, the same on both sides,
+    which is the entry's fault and says nothing about AFTER. None when AFTER has no such access, or one of its own."""
+    reach: dict[str, dict[tuple[str, str], int]] = {"before": {}, "after": {}}
+    for e in events:
+        if e.kind == "past-allocation":
+            key, top = (e.buffer, e.access), max(e.offset, e.max_offset if e.max_offset is not None else e.offset)
+            reach[e.kernel][key] = max(reach[e.kernel].get(key, top), top)
+    after, before = reach["after"], reach["before"]
+    if not after or any(key not in before or top > before[key] for key, top in after.items()):
+        return None
+    sizes = {b["name"]: b for b in desc["buffers"]}
+    told, needs = [], []
+    for (name, access), top in sorted(before.items()):
+        b = sizes.get(name)
+        if b is None:  # an address in no tensor at all (a null or forged pointer)
+            told.append(f"{access}s at byte {top} of {name}")
+            continue
+        esize = max(int(b["element_size"]), 1)
+        told.append(f"{access}s past '{name}' ({b['nbytes'] // esize} × {b['dtype']}, {b['nbytes']} B) up to index "
+                    f"{top // esize} (byte offset {top})")  # fmt: skip
+        needs.append(f"'{name}' of at least {top // esize + 1} elements")
+    return InputError(
+        "the example arguments do not fit the kernels: BEFORE and AFTER both make the same "
+        + "; ".join(told)
+        + ". The same accesses on both sides are the inputs' fault, not AFTER's: no verdict on these inputs",
+        hint=f"make kernelpilot_entry (or kernelpilot_inputs) pass {', '.join(needs) or 'tensors the grid fits'}, or "
+        "a grid that fits the tensors (`kernelpilot check … --shape KEY=VALUE`); on a GPU those reads return whatever memory holds there",
+    )
 
 
 def judge(case: CaseResult) -> CaseResult:

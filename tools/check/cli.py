@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from tools.callspec import add_call_argument
 from tools.errors import InputError
 from tools.frontends.registry import add_frontend_argument
 
@@ -40,6 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shape", action="append", type=parse_shape,
                    help="KEY=VALUE,… passed to kernelpilot_inputs(seed, **shape) / kernelpilot_entry(**shape) "
                    "(repeatable: one input set per shape)")  # fmt: skip
+    add_call_argument(p)
     p.add_argument("--atol", type=float, default=0.0, help="absolute tolerance (default: bit for bit)")
     p.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (default: bit for bit)")
     p.add_argument("--timeout", type=float, default=600,
@@ -58,6 +60,6 @@ def run(args: argparse.Namespace) -> int:
 
     report = check(args.before, args.after, engine=args.engine, arch=args.arch, seeds=args.seed, shapes=args.shape,
                    atol=args.atol, rtol=args.rtol, timeout=args.timeout, max_memory_gb=args.max_memory,
-                   use_cache=not args.no_cache, frontend=args.frontend)  # fmt: skip
+                   use_cache=not args.no_cache, frontend=args.frontend, call=args.call)  # fmt: skip
     print(report.model_dump_json(indent=2) if args.json else format_report(report))
     return {"same": 0, "different": 1}.get(report.verdict, 2 if report.verdict == "error" else 3)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, store_lines, typed
+from tools.callspec import CallSpec, resolve_call
+from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, shared_overreach, store_lines, typed
 from tools.check.errors import CheckTimeout, UnsupportedIR, deadline
 from tools.check.inline_asm import rejected_asm
 from tools.check.inputs import RESULT_FILE, generate_inputs
@@ -26,6 +27,7 @@ from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL
+from tools.limits import MAX_MEMORY_GB, MIN_MEMORY_GB, out_of_range
 from tools.models.check import CaseResult, CheckReport, MemoryEvent
 
 __all__ = ["CheckTimeout", "check", "executed_loops", "format_report", "outputs"]
@@ -51,13 +53,14 @@ INTERPRETER_LIMITS = [
 
 # ------------------------------------------------------------------------------------------------------- llvm engine
 def _llvm_kernels(path: Path, arch: str, timeout: float, shape: dict | None = None, use_cache: bool = True,
-                  frontend: str | None = None):  # fmt: skip
-    """Each kernel ``kernelpilot_entry(**shape)`` compiles, in launch order, with its LLVM IR and origin files."""
+                  frontend: str | None = None, call: str | None = None):  # fmt: skip
+    """Each kernel ``kernelpilot_entry(**shape)`` (or the ``call`` spec's host function) compiles, in launch order,
+    with its LLVM IR and origin files."""
     from tools.dump_ir import dump_ir
 
     try:
         result = dump_ir(path, arch, frontend=frontend, timeout=timeout, entry_kwargs=shape or None,
-                         use_cache=use_cache)  # fmt: skip
+                         use_cache=use_cache, call=call)  # fmt: skip
     except CompileError as exc:  # inline asm for another target: a construct the engine cannot run, not an error
         raise rejected_asm(exc, path) or exc from None
     kernels = []
@@ -136,18 +139,21 @@ def outputs(
     arch: str = "gfx942",
     timeout: float = 600,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    call: str | None = None,
 ) -> dict[str, np.ndarray]:
     """One file's buffers after one run on one engine, typed (for cross-checking the engines against each other)."""
     path = Path(path).resolve()
+    call = _call_key(call, path)
     from tools.frontends import detect_frontend
 
     frontend = detect_frontend(path)
     left = deadline(timeout)
     with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
         ((desc, bufs, outs, case_dir),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp) / "in",
-                                                          interpret=engine == "interpreter", timeout=left())  # fmt: skip
+                                                          interpret=engine == "interpreter", timeout=left(),
+                                                          call=call)  # fmt: skip
         if engine == "llvm":
-            kernels = _llvm_kernels(path, arch, left(), shape)
+            kernels = _llvm_kernels(path, arch, left(), shape, call=call)
             ((got,),) = [list(r.values()) for r in _run_llvm([{"before": (kernels, case_dir)}], arch,
                                                               int(max_memory_gb * 1e9), Path(tmp) / "run", left())]  # fmt: skip
             if isinstance(got, BaseException):
@@ -203,12 +209,14 @@ def executed_loops(
     shape: dict | None = None,
     timeout: float = 600,
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
+    call: str | None = None,
 ) -> list[dict]:
     """Run ``path`` once on the CPU engine (``tools.check._llvm_child``) and count, per kernel launch, how many waves
     executed each loop header: ``{"kernel", "waves", "workgroups", "loops": [{"header", "latch", "depth",
     "executions"}]}`` with ``executions`` the latch's executions per wave (the back edge runs once per iteration;
     summed over the loops around it)."""
     path = Path(path).resolve()
+    call = _call_key(call, path)
     from tools.check.ir import load_kernel
     from tools.frontends import detect_frontend
 
@@ -216,8 +224,8 @@ def executed_loops(
     left = deadline(timeout)
     with tempfile.TemporaryDirectory(prefix="kp-trips-") as tmp:
         ((_, _, _, case_dir),) = generate_inputs(path, frontend, [(seed, shape or {})], Path(tmp) / "in",
-                                                 timeout=left())  # fmt: skip
-        kernels = _llvm_kernels(path, arch, left(), shape)
+                                                 timeout=left(), call=call)  # fmt: skip
+        kernels = _llvm_kernels(path, arch, left(), shape, call=call)
         ((got,),) = [list(r.values()) for r in _run_llvm([{"before": (kernels, case_dir)}], arch,
                                                           int(max_memory_gb * 1e9), Path(tmp) / "run", left())]  # fmt: skip
         if isinstance(got, BaseException):
@@ -260,6 +268,7 @@ def check(
     max_memory_gb: float = DEFAULT_MAX_MEMORY_GB,
     use_cache: bool = True,
     frontend: str | None = None,
+    call: str | None = None,
 ) -> CheckReport:
     """Run BEFORE and AFTER on the same inputs for every (seed, shape) and compare every buffer either writes.
 
@@ -267,19 +276,31 @@ def check(
     the eval harness keeps it in the task folder, out of the candidate's reach. ``timeout`` bounds the whole call
     (compiles, inputs, runs; a CheckTimeout past it); the kernels run in a child whose memory is capped at
     ``max_memory_gb`` (a launch estimated to need more is refused before it starts). ``use_cache=False`` compiles both
-    files and builds the inputs again (and replaces their cache entries).
+    files and builds the inputs again (and replaces their cache entries). ``call``: the host function both files
+    define, run with these tensors and values (``--call``, tools.callspec) instead of their entries; checked against
+    both files before anything compiles.
     """
     from tools.dump_ir import check_source as _check_source
     from tools.frontends import detect_frontend
     from tools.isa.arch import normalize_arch
     from tools.paths import guard
 
+    if out_of_range(max_memory_gb, MIN_MEMORY_GB, MAX_MEMORY_GB):  # before any compile (the CLI checks it too)
+        raise InputError(
+            f"the memory cap of {max_memory_gb:g} GB is outside {MIN_MEMORY_GB:g}..{MAX_MEMORY_GB:g} GB",
+            hint="give `kernelpilot check --max-memory GB` (MCP: max_memory_gb) within that range; the default is "
+            f"{DEFAULT_MAX_MEMORY_GB:g}",
+        )
     t0 = time.perf_counter()
     left = deadline(timeout)
     a_path = _check_source(guard(after, "AFTER"))
     # an existing BEFORE is a file (inside the roots, in a confined call); anything else may be REF:PATH
     b_path = _check_source(guard(before, "BEFORE") if Path(before).exists() else _git_revision(str(before), a_path))
     in_path = _check_source(guard(inputs, "inputs file")) if inputs else b_path
+    if call and shapes and any(shapes):
+        raise InputError("--shape and --call do not go together: --call states every argument's shape",
+                         hint="run check once per --call, e.g. --call 'fn(x=fp32[4096])' then --call 'fn(x=fp32[8192])'")  # fmt: skip
+    call = _call_key(call, b_path, a_path)
     given, frontend = frontend, frontend or detect_frontend(b_path)  # --frontend names both files' language
     if not given and detect_frontend(a_path) != frontend:
         raise InputError(f"{b_path.name} is {frontend} but {a_path.name} is {detect_frontend(a_path)}",
@@ -302,8 +323,8 @@ def check(
     if engine == "llvm":
         try:
             kb, ka = (
-                _llvm_kernels(b_path, arch, left(), use_cache=use_cache, frontend=frontend),
-                _llvm_kernels(a_path, arch, left(), use_cache=use_cache, frontend=frontend),
+                _llvm_kernels(b_path, arch, left(), use_cache=use_cache, frontend=frontend, call=call),
+                _llvm_kernels(a_path, arch, left(), use_cache=use_cache, frontend=frontend, call=call),
             )
         except UnsupportedIR as exc:  # neither side can run (e.g. PTX inline asm): no verdict either way
             return CheckReport(summary=f"undetermined: {b_path.name} vs {a_path.name} (llvm engine) — "
@@ -317,14 +338,17 @@ def check(
     with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
         c0 = time.perf_counter()
         if engine == "llvm":
-            inputs_b = generate_inputs(in_path, frontend, todo, Path(tmp) / "in", timeout=left(), use_cache=use_cache)
+            inputs_b = generate_inputs(in_path, frontend, todo, Path(tmp) / "in", timeout=left(), use_cache=use_cache,
+                                       call=call)  # fmt: skip
             # AFTER launches its own sequence (another count, or a host function's): its launches come from its own
             # entry, on BEFORE's bytes for every tensor the entry passes
             own = len(kb) != len(ka) or any(k.get("source") == "call" for k in kb + ka)
             inputs_a = inputs_b
             if own:
                 load = inputs_b[0][3].parent
-                inputs_a = generate_inputs(a_path, frontend, todo, Path(tmp) / "a", load=load, timeout=left())
+                inputs_a = generate_inputs(
+                    a_path, frontend, todo, Path(tmp) / "a", load=load, timeout=left(), call=call
+                )
             compiles = {}
             plan = []
             for (_, shape), got_b, got_a in zip(todo, inputs_b, inputs_a, strict=True):
@@ -334,9 +358,11 @@ def check(
                              for who, (path, default, got) in sides.items()})  # fmt: skip
             runs = _run_llvm(plan, arch, int(max_memory_gb * 1e9), Path(tmp) / "run", left())
         else:
-            inputs_b = generate_inputs(b_path, frontend, todo, Path(tmp) / "b", interpret=True, timeout=left())
+            inputs_b = generate_inputs(
+                b_path, frontend, todo, Path(tmp) / "b", interpret=True, timeout=left(), call=call
+            )
             inputs_a = generate_inputs(
-                a_path, frontend, todo, Path(tmp) / "a", interpret=True, load=Path(tmp) / "b", timeout=left()
+                a_path, frontend, todo, Path(tmp) / "a", interpret=True, load=Path(tmp) / "b", timeout=left(), call=call
             )
             runs = [None] * len(todo)
         share = (time.perf_counter() - c0) / len(todo)  # the children's time, split evenly over the cases
@@ -367,6 +393,9 @@ def check(
                 written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
                 case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol, stores)
                 case.events = _dedupe(events)
+                inputs_fault = shared_overreach(events, desc) if engine == "llvm" else None
+                if inputs_fault is not None:  # the same accesses past a tensor on both sides: no verdict either way
+                    raise inputs_fault
                 judge(case)
                 if case.verdict == "different" and case.launches:
                     case.reason += f" ({case.launches})"
@@ -396,8 +425,24 @@ def check(
         reason=reason,
         limits=LLVM_LIMITS if engine == "llvm" else INTERPRETER_LIMITS,
         seconds=round(time.perf_counter() - t0, 3),
+        call=CallSpec.model_validate_json(call).text() if call else None,
+        inputs=input_distribution(inputs_b[0][0]) if inputs_b else [],
     )
     return report
+
+
+def _call_key(call: str | CallSpec | None, *paths: Path) -> str | None:
+    """The call spec's JSON, once it is valid for every file given (an InputError naming the file otherwise)."""
+    spec = None
+    for path in paths:
+        spec = resolve_call(call, path)
+    return spec.key() if spec is not None else None
+
+
+def input_distribution(desc: dict) -> list[str]:
+    """Each input buffer with the distribution it was filled from, as the report states it."""
+    return [f"{b['name']} ({b['dtype']}, {b['nbytes'] // max(b['element_size'], 1)} elements): {b['fill']}"
+            for b in desc["buffers"] if b.get("fill")]  # fmt: skip
 
 
 def _git_revision(spec: str, after: Path) -> Path:
@@ -458,5 +503,9 @@ def format_report(report: CheckReport) -> str:
         for e in (e for e in case.events if e.kind != "past-num-records"):
             lines.append(f"    {e.kernel} {e.kind}: {e.access} of {e.bytes} B at offset {e.offset} of {e.buffer}, "
                          f"workgroup {e.workgroup} thread {e.thread} ({e.count} lane(s)) at {e.line}")  # fmt: skip
+    if report.call:
+        lines.append(f"  call: {report.call}")
+    for text in report.inputs:
+        lines.append(f"  input {text}")
     lines.append("limits: " + "; ".join(report.limits))
     return "\n".join(lines)

@@ -90,6 +90,7 @@ class RunResult:
     event_counts: dict[tuple[str, str], int]
     steps: int
     block_waves: dict[int, int] = field(default_factory=dict)  # block index -> waves that executed it, summed
+    event_max_offsets: dict[tuple[str, str], int] = field(default_factory=dict)  # over every lane, not the kept few
 
 
 @dataclass
@@ -159,6 +160,7 @@ class Machine:
         self.stores = stores if stores is not None else StoreSites(memory.size)
         self.events: list[Event] = []
         self.event_counts: dict[tuple[str, str], int] = {}
+        self.event_max_offsets: dict[tuple[str, str], int] = {}
         self.mask = self.alive.copy()
         self.steps = 0
         self.block_waves: dict[int, int] = {}
@@ -240,6 +242,8 @@ class Machine:
         key = (kind, ins.text.split(", !dbg")[0])
         seen = self.event_counts.get(key, 0)
         self.event_counts[key] = seen + len(lanes)
+        if len(offsets):
+            self.event_max_offsets[key] = max(self.event_max_offsets.get(key, -(1 << 62)), int(np.max(offsets)))
         keep = max(0, MAX_EVENTS - seen)
         if not keep:
             return
@@ -465,7 +469,9 @@ class Machine:
                 raise unsupported("a block without terminator")
             prev = np.where(self.mask, cur, prev)
             pc = np.where(self.mask, nxt, pc)
-        return RunResult(self.mem, self.written, self.events, self.event_counts, self.steps, self.block_waves)
+        return RunResult(
+            self.mem, self.written, self.events, self.event_counts, self.steps, self.block_waves, self.event_max_offsets
+        )
 
     def _phis(self, block, prev):
         if not block.phis:

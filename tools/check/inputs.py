@@ -27,8 +27,10 @@ def generate_inputs(
     load: Path | None = None,
     timeout=600,
     use_cache=True,
+    call: str | None = None,
 ):
     """Run the inputs child once for all (seed, shape) cases; per case (description, buffers, outputs or None).
+    ``call``: a call spec's JSON (tools.callspec): the host function's tensors are the inputs.
 
     Inputs alone (not interpreter runs) are cached like dump-ir results (tools/cache.py): keyed by the file, its
     folder, the cases, the frontend's environment variables and the torch version, and reused only while every file
@@ -37,12 +39,12 @@ def generate_inputs(
     """
     from tools import cache
 
-    key = None if interpret or load else inputs_key(path, frontend, cases)
+    key = None if interpret or load else inputs_key(path, frontend, cases, call)
     entry = cache.find_entry(cache.CHECK_INPUTS, key, path.parent) if key and use_cache else None
     if entry is not None:
         out = entry
     else:
-        run_inputs_child(path, frontend, cases, out, interpret, load, timeout)
+        run_inputs_child(path, frontend, cases, out, interpret, load, timeout, call)
         if key is not None:
             cache.store(out, key, cache.manifest_from_reads(child_reads(out), path.parent))
     got = []
@@ -56,7 +58,7 @@ def generate_inputs(
     return got
 
 
-def inputs_key(path: Path, frontend: str, cases) -> str:
+def inputs_key(path: Path, frontend: str, cases, call: str | None = None) -> str:
     from tools import __version__, cache
     from tools.frontends import get_frontend
     from tools.toolchain import package_version
@@ -64,8 +66,8 @@ def inputs_key(path: Path, frontend: str, cases) -> str:
     h = hashlib.sha256(cache.source_folder(path).digest.encode())  # the file, its helpers, imported sub-folders
     h.update((Path(__file__).parent / "_inputs_child.py").read_bytes())  # how inputs are described is part of it
     env = cache.keyed_environment(get_frontend(frontend).env_keys)
-    h.update(json.dumps([str(path), frontend, cases, env, package_version("torch"), __version__, "manifest 1"],
-                        sort_keys=True).encode())  # fmt: skip
+    h.update(json.dumps([str(path), frontend, cases, env, package_version("torch"), __version__, "manifest 1"]
+                        + ([call] if call else []), sort_keys=True).encode())  # fmt: skip
     return h.hexdigest()[:24]
 
 
@@ -78,9 +80,10 @@ def child_reads(out: Path) -> dict | None:
         return None
 
 
-def run_inputs_child(path, frontend, cases, out, interpret, load, timeout) -> None:
+def run_inputs_child(path, frontend, cases, out, interpret, load, timeout, call=None) -> None:
     root = str(Path(__file__).resolve().parents[2])
-    argv = [sys.executable, "-m", "tools.check._inputs_child", str(path), frontend, json.dumps(cases), str(out)]
+    argv = [sys.executable, "-m", "tools.check._inputs_child", *(["--call", call] if call else [])]
+    argv += [str(path), frontend, json.dumps(cases), str(out)]
     argv += (["interpret"] if interpret else []) + ([str(load)] if load else [])
     user_path = os.environ.get("PYTHONPATH")  # the user's modules (PYTHONPATH=ext) load as they do for dump-ir
     env = {"PYTHONPATH": root + (os.pathsep + user_path if user_path else "")}

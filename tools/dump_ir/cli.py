@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tools.callspec import add_call_argument
 from tools.dump_ir.dump import dump_ir, dump_ir_command
 from tools.errors import InputError
 from tools.frontends.registry import add_frontend_argument
@@ -77,6 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--arch", action="append", required=True, help="gfx90a|gfx942|gfx950|sm_80|sm_90 (repeatable)")
     add_frontend_argument(p, "the kernel's language, instead of detecting it (file and command mode)")
+    add_call_argument(p)
     p.add_argument("--out", help="also copy the artifacts here (one subdirectory per arch when several)")
     p.add_argument("--no-cache", action="store_true", help="compile even if an identical dump is cached")
     p.add_argument("--no-debug-info", action="store_true", help="FlyDSL: leave out .loc source lines")
@@ -90,6 +92,10 @@ def run(args: argparse.Namespace) -> int:
     if args.cmd is None and not args.source:
         raise InputError(
             "give a kernel file, or --cmd followed by a command", hint="kernelpilot dump-ir k.py --arch gfx942"
+        )
+    if args.cmd is not None and getattr(args, "call", None):
+        raise InputError(
+            "--call applies to a kernel file, not to --cmd", hint="kernelpilot dump-ir k.py --call 'fn(x=fp32[1024])'"
         )
     results = []
     for arch in args.arch:
@@ -112,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
                     debug_info=not args.no_debug_info,
                     flags=args.flag,
                     timeout=args.timeout,
+                    call=args.call,
                 )
             )
     if args.json:

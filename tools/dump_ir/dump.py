@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 from tools import cache, readlog
+from tools.callspec import CallSpec, resolve_call
 from tools.errors import InputError, KernelpilotError
 from tools.frontends import detect_frontend, get_frontend
 from tools.isa.arch import normalize_arch
@@ -161,13 +162,16 @@ def dump_ir(
     flags: list[str] | None = None,
     timeout: float = 600,
     entry_kwargs: dict | None = None,
+    call: str | CallSpec | None = None,
 ) -> DumpResult:
     """File mode: compile ``source`` for ``arch`` and return every kernel's stages and resources.
 
     ``entry_kwargs``: call ``kernelpilot_entry(**entry_kwargs)`` (check compiles each --shape that changes a
-    compile-time value this way); part of the cache key when given."""
+    compile-time value this way); ``call``: the host function to run instead of any entry (``--call``,
+    tools.callspec; checked against the file before compiling). Each is part of the cache key when given."""
     _check_out(out)  # before compiling: a refused --out should not cost a compile
     path = check_source(Path(source))
+    spec = resolve_call(call, path)
     arch = normalize_arch(arch)
     name = frontend or detect_frontend(path)
     fe = get_frontend(name)
@@ -176,6 +180,8 @@ def dump_ir(
     options = {"debug_info": debug_info, "flags": list(flags or [])}
     if entry_kwargs:
         options["entry_kwargs"] = dict(entry_kwargs)
+    if spec is not None:
+        options["call"] = spec.key()
     versions = fe.versions()
     # resources gained launch LDS and the occupancy limiter, launches their arguments (FlyDSL's: the recorded
     # @flyc.jit call's), entries a manifest: older entries must not be reused

@@ -203,6 +203,9 @@ def _entry_call(module, entry, kwargs: dict):
 
 
 def main(argv: list[str]) -> int:
+    call = None
+    if argv[:1] == ["--call"]:  # the call spec's JSON (tools.callspec): it is the entry, kernelpilot_entry() or not
+        call, argv = argv[1], argv[2:]
     frontend, file, arch, out = argv[:4]
     entry_kwargs = json.loads(argv[4]) if len(argv) > 4 else {}
     path = Path(file).resolve()
@@ -222,7 +225,15 @@ def main(argv: list[str]) -> int:
         _report(out_dir, "user_error", message="the module raised while it was being imported")
         return 3
     entry = getattr(module, ENTRY, None)
-    if not callable(entry):
+    if call is not None:
+        from tools.callspec import entry_of
+
+        def entry():
+            try:
+                return entry_of(module, call, frontend)
+            except LookupError as exc:
+                raise ConventionError(str(exc)) from None
+    elif not callable(entry):
         _report(out_dir, "convention", message=f"{path.name} defines no {ENTRY}() function")
         return 4
     try:
@@ -232,7 +243,7 @@ def main(argv: list[str]) -> int:
             # the runtime scalars of each @flyc.jit call (n_blocks: fx.Int32) exist only here: recorded for the
             # predictor's loop bounds, with the kernel folders each call compiled
             with record_jit_calls(Path(os.environ.get("FLYDSL_DUMP_DIR") or out_dir / ".flydsl_dump")) as calls:
-                spec = _entry_call(module, entry, entry_kwargs)
+                spec = entry() if call is not None else _entry_call(module, entry, entry_kwargs)
                 if spec is not None:
                     if not isinstance(spec, tuple) or len(spec) not in (2, 3) or not callable(spec[0]):
                         raise ConventionError(f"{ENTRY}() must return (jit_function, args[, kwargs]) or None")
@@ -240,7 +251,7 @@ def main(argv: list[str]) -> int:
                     fn(*args, **kwargs)
             result = {"kernels": [], "calls": calls}
         else:
-            spec = _entry_call(module, entry, entry_kwargs)
+            spec = entry() if call is not None else _entry_call(module, entry, entry_kwargs)
             from tools.frontends._triton_jit import capture_launches, is_call_form
 
             called = is_call_form(spec)
@@ -248,7 +259,8 @@ def main(argv: list[str]) -> int:
                 _check_call_spec(spec)
                 specs = capture_launches(spec)
                 if not specs:
-                    raise ConventionError(f"the 'call' of {ENTRY}() launched no Triton kernel")
+                    what = f"--call {json.loads(call)['fn']}(...)" if call else f"the 'call' of {ENTRY}()"
+                    raise ConventionError(f"{what} launched no Triton kernel")
             else:
                 specs = spec if isinstance(spec, list) else [spec]
             for s in specs:
@@ -262,7 +274,8 @@ def main(argv: list[str]) -> int:
         return 3
     except Exception as exc:
         print(user_traceback(exc, path), file=sys.stderr)
-        _report(out_dir, "user_error", message=f"{ENTRY}() raised")
+        who = f"{json.loads(call)['fn']}() (--call)" if call else f"{ENTRY}()"
+        _report(out_dir, "user_error", message=f"{who} raised")
         return 3
     readlog.write(out_dir)  # what the compile read: the cache reuses this result only while it is unchanged
     _report(out_dir, "ok", **result)

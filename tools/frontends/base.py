@@ -110,15 +110,24 @@ RUNNER_CAPTURE_BYTES = 1024 * 1024  # a kernel file printing in a loop must not 
 
 
 def python_runner(
-    frontend: str, path: Path, arch: str, out_dir: Path, env: dict[str, str], timeout: float, entry_kwargs=None
+    frontend: str,
+    path: Path,
+    arch: str,
+    out_dir: Path,
+    env: dict[str, str],
+    timeout: float,
+    entry_kwargs=None,
+    call: str | None = None,
 ) -> RunResult:
     """Run tools.frontends._pyrunner in a child interpreter with the compiler's environment (``entry_kwargs``: the
-    keyword arguments ``kernelpilot_entry`` is called with, e.g. check's ``--shape``)."""
+    keyword arguments ``kernelpilot_entry`` is called with, e.g. check's ``--shape``; ``call``: a call spec's JSON,
+    tools.callspec, which replaces the entry)."""
     root = str(Path(__file__).resolve().parents[2])
     # kernelpilot's root first, then whatever the caller had (e.g. packages installed with --target)
     inherited = [p for p in (env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")) if p]
     pythonpath = os.pathsep.join([root, *inherited])
-    argv = [sys.executable, "-m", "tools.frontends._pyrunner", frontend, str(path), arch, str(out_dir)]
+    argv = [sys.executable, "-m", "tools.frontends._pyrunner", *(["--call", call] if call else [])]
+    argv += [frontend, str(path), arch, str(out_dir)]
     argv += [json.dumps(entry_kwargs)] if entry_kwargs else []
     (out_dir / "runner.json").unlink(missing_ok=True)
     return LOCAL.run(

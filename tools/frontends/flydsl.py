@@ -144,7 +144,14 @@ class FlyDSLFrontend(Frontend):
         dump_dir = out_dir / ".flydsl_dump"
         env, linker = self.environment(arch, dump_dir, options)
         result = python_runner(
-            "flydsl", path, arch, out_dir, env, options.get("timeout", 600), options.get("entry_kwargs")
+            "flydsl",
+            path,
+            arch,
+            out_dir,
+            env,
+            options.get("timeout", 600),
+            options.get("entry_kwargs"),
+            options.get("call"),
         )
         log = write_log(out_dir, result)
         raise_for_runner(result, path, self.name, log)

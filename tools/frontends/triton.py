@@ -84,7 +84,14 @@ class TritonFrontend(Frontend):
         require_package("triton", "to compile Triton kernels")
         env = {"TRITON_CACHE_DIR": str(out_dir / ".triton_cache"), "TRITON_DEFAULT_FP_FUSION": "1"}
         result = python_runner(
-            "triton", path, arch, out_dir, env, options.get("timeout", 600), options.get("entry_kwargs")
+            "triton",
+            path,
+            arch,
+            out_dir,
+            env,
+            options.get("timeout", 600),
+            options.get("entry_kwargs"),
+            options.get("call"),
         )
         log = write_log(out_dir, result)
         raise_for_runner(result, path, self.name, log)

@@ -3,20 +3,31 @@ latency, issue and matrix rates, the prediction's error band), each figure with 
 
 The analyses read figures by name (``machine("h100").value("dram_latency_cycles")``) and report the source beside
 any figure they print; no analysis keeps its own copy of a device constant.
+
+A file is validated when it is read (``MachineFile``: every figure a finite positive number with a non-empty
+source, counts whole numbers, the band's factors positive): an edited file with a syntax error, a missing source, a
+string, zero, negative, ``.nan`` or infinite figure is an InputError naming the file and the figure. The folder
+``$KERNELPILOT_MACHINES_DIR`` (when set) is searched before the shipped one, so an edited copy of a device file, or a
+new device, is used without touching the package.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Annotated, Literal
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tools.errors import InputError
+from tools.errors import InputError, field_problems
 from tools.isa.arch import normalize_arch
 
 MACHINE_DIR = Path(__file__).with_name("machines")
+MACHINES_ENV = "KERNELPILOT_MACHINES_DIR"  # a folder of device files searched before MACHINE_DIR
+MAX_MACHINE_BYTES = 1 << 20
 
 # The device each architecture means when none is named (one GCD for MI250X, the SXM parts for NVIDIA).
 DEFAULT_DEVICE = {
@@ -44,6 +55,99 @@ REQUIRED = (
     "lds_bytes_per_cycle",
     "launch_overhead_us",
 )
+
+
+# figures that count something: whole numbers (a CU count of 131.5 is a typing error, not a device)
+COUNTS = ("compute_units", "issue_units_per_cu", "wave_size", "max_waves_per_cu", "l2_bytes", "memory_sector_bytes")
+Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Source = Annotated[str, Field(min_length=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class FigureEntry(_Strict):
+    model_config = ConfigDict(strict=True, extra="allow")
+    value: Positive
+    source: Source
+
+
+class TableEntry(_Strict):
+    model_config = ConfigDict(strict=True, extra="allow")
+    value: dict[str, Positive]
+    source: Source
+
+
+class BandEntry(_Strict):
+    model_config = ConfigDict(strict=True, extra="allow")
+    status: Literal["validated", "unvalidated"]
+    low: Positive | None = None
+    high: Positive | None = None
+    speedup_low: Positive | None = None
+    speedup_high: Positive | None = None
+    source: str | None = None
+    note: str | None = None
+
+
+class MachineFile(_Strict):
+    """What a device file holds; top-level ``{value, source}`` entries beside ``figures`` are figures or tables."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    name: Annotated[str, Field(min_length=1)]
+    product: Annotated[str, Field(min_length=1)]
+    arch: Annotated[str, Field(min_length=1)]
+    vendor: Literal["amd", "nvidia"]
+    figures: dict[str, FigureEntry]
+    band: BandEntry | None = None
+
+    @field_validator("figures")
+    @classmethod
+    def _counts(cls, figures: dict[str, FigureEntry]) -> dict[str, FigureEntry]:
+        for key in COUNTS:
+            if key in figures and not float(figures[key].value).is_integer():
+                raise ValueError(f"{key} is {figures[key].value}: a count, so a whole number")
+        return figures
+
+
+def _problems(model: type[BaseModel], data, prefix: tuple) -> list[str]:
+    """``figures.compute_units.value: Input should be greater than 0``, one line per error (none: valid)."""
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        return field_problems(exc.errors(include_url=False, include_input=False), prefix)
+    return []
+
+
+def _read_machine(path: Path) -> tuple[dict, dict[str, tuple[float, str]], dict[str, tuple[dict[str, float], str]]]:
+    """The file's top level, figures and tables, validated; an InputError naming the file and the figure."""
+    shipped = MACHINE_DIR / path.name
+    hint = 'each figure is {value: <a positive number>, source: "<where it comes from>"}; compare with ' + str(
+        shipped if shipped.is_file() and shipped != path else MACHINE_DIR / "h100.yaml"
+    )
+    if path.stat().st_size > MAX_MACHINE_BYTES:
+        raise InputError(f"{path} is larger than {MAX_MACHINE_BYTES:,} bytes: not a device file", hint=hint)
+    try:
+        raw = yaml.safe_load(path.read_text(errors="replace"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        what = getattr(exc, "problem", None) or type(exc).__name__
+        raise InputError(f"{path} is not valid YAML{where}: {what}", hint=hint) from None
+    if not isinstance(raw, dict):
+        what = "empty" if raw is None else f"a YAML {type(raw).__name__}, not a mapping"
+        raise InputError(f"{path} is {what}", hint=hint)
+    # beside figures: top-level {value, source} entries, a figure or (value a mapping) a table; others are not read
+    extra = {k: v for k, v in raw.items() if k not in MachineFile.model_fields and isinstance(v, dict) and "value" in v}
+    tables = [k for k, v in extra.items() if isinstance(v["value"], dict)]
+    problems = _problems(MachineFile, raw, ())
+    for k, v in extra.items():  # named by their key, as the figures are
+        problems += _problems(TableEntry if k in tables else FigureEntry, v, (k,))
+    if problems:
+        raise InputError(f"{path}: " + "; ".join(problems[:3]), hint=hint)
+    figures = {k: (e["value"], e["source"]) for k, e in raw["figures"].items()}
+    figures.update({k: (v["value"], v["source"]) for k, v in extra.items() if k not in tables})
+    return raw, figures, {k: (dict(extra[k]["value"]), extra[k]["source"]) for k in tables}
 
 
 @dataclass(frozen=True)
@@ -75,27 +179,33 @@ class Machine:
         return self.value("sustained_clock_mhz") * 1e6
 
 
+def machine_dirs() -> list[Path]:
+    """Where device files are looked up, the first holding ``<name>.yaml`` wins: ``$KERNELPILOT_MACHINES_DIR``, then
+    the shipped ``tools/isa/machines``."""
+    extra = os.environ.get(MACHINES_ENV, "").strip()
+    return [Path(extra).expanduser(), MACHINE_DIR] if extra else [MACHINE_DIR]
+
+
 def machine_names() -> list[str]:
-    return sorted(p.stem for p in MACHINE_DIR.glob("*.yaml"))
+    return sorted({p.stem for d in machine_dirs() if d.is_dir() for p in d.glob("*.yaml")})
+
+
+def machine(name: str) -> Machine:
+    """The device model ``name`` (e.g. ``h100``); InputError for an unknown name or a damaged file, naming the file
+    and the figure."""
+    key = name.strip().lower()
+    path = next((d / f"{key}.yaml" for d in machine_dirs() if key in machine_names() and (d / f"{key}.yaml").is_file()),
+                None)  # fmt: skip
+    if path is None:
+        raise InputError(f"unknown device '{name}'", hint=f"use one of: {', '.join(machine_names())}")
+    st = path.stat()
+    return _machine(path, st.st_mtime_ns, st.st_size)
 
 
 @cache
-def machine(name: str) -> Machine:
-    """The device model ``name`` (e.g. ``h100``); InputError for an unknown name or a file missing a figure."""
-    path = MACHINE_DIR / f"{name.strip().lower()}.yaml"
-    if not path.is_file():
-        raise InputError(f"unknown device '{name}'", hint=f"use one of: {', '.join(machine_names())}")
-    raw = yaml.safe_load(path.read_text())
-    figures: dict[str, tuple[float, str]] = {}
-    tables: dict[str, tuple[dict[str, float], str]] = {}
-    for key, entry in (raw.get("figures") or {}).items():
-        figures[key] = (entry["value"], entry["source"])
-    for key, entry in raw.items():
-        if isinstance(entry, dict) and "value" in entry and "source" in entry:
-            if isinstance(entry["value"], dict):
-                tables[key] = (dict(entry["value"]), entry["source"])
-            else:
-                figures[key] = (entry["value"], entry["source"])
+def _machine(path: Path, mtime_ns: int, size: int) -> Machine:
+    """One file's model, read once per content (an edited file is read again)."""
+    raw, figures, tables = _read_machine(path)
     missing = [k for k in REQUIRED if k not in figures]
     if missing:
         raise InputError(

@@ -55,6 +55,9 @@ class MemoryEvent(BaseModel):
     user_line: str = Field(description="the outermost call site: the kernel body line that led to the access")
     instruction: str
     count: int = Field(1, description="lanes of this instruction with this kind of event (all, not just shown)")
+    max_offset: int | None = Field(
+        None, description="the highest byte offset any of those lanes accessed (all of them, not just the one shown)"
+    )
 
 
 class CaseResult(BaseModel):
@@ -89,3 +92,9 @@ class CheckReport(BaseModel):
     reason: str
     limits: list[str] = Field(default_factory=list)
     seconds: float = 0.0
+    call: str | None = Field(default=None, description="the --call both files ran, canonical spelling")
+    inputs: list[str] = Field(
+        default_factory=list,
+        description="each input buffer of the first input set and the distribution it was drawn from (floats "
+        "standard normal, narrow integers over their dtype's range, wide ones in [0, numel), bools both values)",
+    )

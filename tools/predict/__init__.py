@@ -395,7 +395,9 @@ def predict_launch(
 MAX_CHECK_WORKGROUPS = 64  # the CPU engine runs every workgroup in lock step; beyond this the loop bounds are used
 
 
-def executed_trips(source: str | Path, kernels: list[KernelDump], arch: str, timeout: float = 600) -> list[dict]:
+def executed_trips(
+    source: str | Path, kernels: list[KernelDump], arch: str, timeout: float = 600, call: str | None = None
+) -> list[dict]:
     """Per launch of an AMD kernel file, its loops' executions on the CPU engine of check (trip evidence (a)); an
     entry with ``skipped`` (why) where the engine was not run or failed, so the next evidence is used."""
     if not is_amd(arch) or not kernels:
@@ -404,11 +406,14 @@ def executed_trips(source: str | Path, kernels: list[KernelDump], arch: str, tim
     if groups > MAX_CHECK_WORKGROUPS:
         why = f"not run on the CPU engine: {groups} workgroups (at most {MAX_CHECK_WORKGROUPS}; no sampling yet)"
         return [{"skipped": why} for _ in kernels]
-    from tools.check.compare import executed_loops
+    from tools.check.compare import CheckTimeout, executed_loops
     from tools.errors import KernelpilotError
 
     try:
-        runs = executed_loops(source, arch, timeout=timeout)
+        runs = executed_loops(source, arch, timeout=timeout, call=call)
+    except CheckTimeout:
+        why = f"not run to its end on the CPU engine: stopped after {timeout:.0f}s (its share of predict's --timeout)"
+        return [{"skipped": why} for _ in kernels]
     except KernelpilotError as exc:
         return [{"skipped": f"the CPU engine could not run it: {exc.message}"} for _ in kernels]
     if len(runs) != len(kernels):

@@ -22,6 +22,7 @@ from tools.errors import InputError
 from tools.isa.arch import normalize_arch, nvidia_occupancy
 from tools.models.dump import CompilerVersions, KernelDump, LaunchArgument, LaunchInfo, Resources, Stage
 from tools.paths import guard
+from tools.predict.variant_meta import load_meta
 
 FORMAT_HINT = "a variant's files lie in its folder, named relative to it (benchmarks/predict_data/FORMAT.md)"
 
@@ -110,7 +111,8 @@ def _stages(files: dict[str, Path]) -> list[Stage]:
 def read_variant(folder: str | Path, arch: str | None = None) -> list[KernelDump]:
     """Every recorded launch of the variant in ``folder``, in launch order (memsets/memcpys skipped)."""
     folder = Path(folder)
-    meta = json.loads(variant_file(folder, "meta.json").read_text())
+    variant_file(folder, "meta.json")  # a symlink out of the folder is refused before anything reads it
+    meta = load_meta(folder)  # validated: a damaged or forged field is an error naming it
     kernels = []
     for index, launch in enumerate(meta.get("launches") or []):
         if launch.get("op", "kernel") != "kernel":

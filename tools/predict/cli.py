@@ -5,25 +5,31 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tools.callspec import add_call_argument
 from tools.errors import InputError
 from tools.frontends.registry import add_frontend_argument
+from tools.gitref import resolve_file
 from tools.isa.arch import normalize_arch
 from tools.isa.machines import device_for, machine_names
 from tools.models.dump import KernelDump
 from tools.models.predict import LaunchPrediction, PredictResult
 
+ENGINE_SHARE = 0.5  # of predict's --timeout left after the compile, for the CPU engine's trip run
 HELP = "predict each launch's time on a GPU from its ISA and launch, and what bounds it"
 
 
 def load_kernels(
-    source: str | Path, arch: str | None, timeout: float = 600, frontend: str | None = None
+    source: str | Path, arch: str | None, timeout: float = 600, frontend: str | None = None, call: str | None = None
 ) -> tuple[list[KernelDump], str, bool]:
-    """The launches of ``source`` in order: a kernel file (compiled by dump-ir; a call form captures every launch)
-    or a recorded variant folder (meta.json + compiled files, benchmarks/predict_data/FORMAT.md)."""
+    """The launches of ``source`` in order: a kernel file (compiled by dump-ir; a call form, or ``call``, captures
+    every launch) or a recorded variant folder (meta.json + compiled files, benchmarks/predict_data/FORMAT.md)."""
     from tools.predict.artifacts import is_variant_dir, read_variant
 
     path = Path(source)
     if is_variant_dir(path):
+        if call:
+            raise InputError(f"--call applies to a kernel file; {path} is a recorded variant folder",
+                             hint="its meta.json names its launches: drop --call")  # fmt: skip
         kernels = read_variant(path, arch)
         return kernels, kernels[0].arch, False
     if path.is_dir():
@@ -35,7 +41,7 @@ def load_kernels(
         raise InputError("--arch is needed to compile a kernel file", hint="e.g. kernelpilot predict k.py --arch sm_90")
     from tools.dump_ir.dump import dump_ir
 
-    result = dump_ir(path, arch, frontend=frontend, timeout=timeout)
+    result = dump_ir(path, arch, frontend=frontend, timeout=timeout, call=call)
     return result.kernels, result.arch, True
 
 
@@ -69,15 +75,42 @@ def predict_file(
     trips: float | None = None,
     timeout: float = 600,
     frontend: str | None = None,
+    call: str | None = None,
 ) -> PredictResult:
-    """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``)."""
-    from tools.predict import band_of, executed_trips, not_modelled_notes, predict_kernels, speedup_band, total_of
+    """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``, a file or
+    a git revision ``REV:PATH``); ``call``: the host function both run (``--call``, tools.callspec)."""
+    from tools.limits import MAX_TIMEOUT_S, MAX_TRIPS, out_of_range
+    from tools.predict import (
+        band_of,
+        bounds,
+        executed_trips,
+        not_modelled_notes,
+        predict_kernels,
+        speedup_band,
+        total_of,
+    )
+
+    if trips is not None and (trips <= 0 or out_of_range(trips, 0, MAX_TRIPS)):  # before any compile
+        raise InputError(f"trips {trips:g} is outside (0, {MAX_TRIPS:g}]",
+                         hint="give `kernelpilot predict --trips N` (MCP: trips) as the hot loop's iterations per "
+                         "program, at most 10**9")  # fmt: skip
+    if timeout <= 0 or out_of_range(timeout, 0, MAX_TIMEOUT_S):
+        raise InputError(f"timeout {timeout:g} s is outside (0, {MAX_TIMEOUT_S:g}] s",
+                         hint="give `kernelpilot predict --timeout SECONDS` (MCP: timeout) within that range")  # fmt: skip
+    limit = bounds.TimeLimit(timeout)  # one --timeout for the whole call, the baseline's included
 
     def predicted(src):
-        kernels, karch, is_file = load_kernels(src, arch, timeout, frontend)
-        # evidence before a stated --trips, which only fills the loops no evidence gives
-        runs = executed_trips(src, kernels, karch, timeout) if is_file else None
-        return predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs), karch
+        with limit, resolve_file(src) as (path, _):  # a baseline may be HEAD:kernel.py
+            kernels, karch, is_file = load_kernels(path, arch, limit.left(f"compiling {Path(src).name}"), frontend,
+                                                   call)  # fmt: skip
+            # evidence before a stated --trips, which only fills the loops no evidence gives
+            # the CPU engine gets half of what is left: past it, the loop bounds give the trips (a deep nest of
+            # runtime loops runs for minutes there)
+            share = limit.left("running it on the CPU engine") * ENGINE_SHARE
+            runs = executed_trips(path, kernels, karch, share, call) if is_file else None
+            got = predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs)
+            limit.check(f"predicting {Path(src).name}")  # past it, what a stopped child left is no evidence
+        return got, karch
 
     arch = normalize_arch(arch) if arch else None
     launches, arch = predicted(source)
@@ -158,9 +191,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--device", choices=machine_names(), help="device model (default per arch: gfx942 mi300x, sm_90 h100)"
     )
-    p.add_argument("--baseline", metavar="B", help="a second kernel file or folder: predicted speedup of SOURCE over B")
+    p.add_argument("--baseline", metavar="B", help="a second kernel file or folder, or a git revision (HEAD:kernel.py): "
+                   "predicted speedup of SOURCE over B")  # fmt: skip
+    add_call_argument(p)
     p.add_argument("--trips", type=float, help="hot-loop iterations per program when no evidence gives them")
-    p.add_argument("--timeout", type=float, default=600, help="seconds before a compile is stopped")
+    p.add_argument("--timeout", type=float, default=600,
+                   help="seconds for the whole call (compiles, the CPU engine's trip run, the loop-bound evaluation, "
+                   "the baseline); past it: an error")  # fmt: skip
     add_frontend_argument(p, "kernel files (SOURCE and --baseline): the language, instead of detecting it")
     p.add_argument("--json", action="store_true", help="print the PredictResult model as JSON")
 
@@ -174,6 +211,7 @@ def run(args: argparse.Namespace) -> int:
         trips=args.trips,
         timeout=args.timeout,
         frontend=args.frontend,
+        call=args.call,
     )
     print(r.model_dump_json(indent=2) if args.json else format_result(r))
     return 0

@@ -167,11 +167,14 @@ def predict(
     total = 0.0
     tail_us = None
     local_dram = 0.0
-    for r in range(rounds):
-        blocks = min(slots, shape.programs - r * slots)
+    # every round but the last is full and the same: each kind is computed once and counted as often as it runs, so
+    # the time taken does not grow with the grid (2**31-1 x 65535 x 65535 programs are ~10**16 rounds)
+    for blocks, times in ((slots, rounds - 1), (shape.programs - (rounds - 1) * slots, 1)):
+        if not times:
+            continue
         per_cu = math.ceil(blocks / cus)
         spilled = local_dram_bytes(blocks)
-        local_dram += spilled
+        local_dram += spilled * times
         round_terms = {
             "memory_latency": chain_us(blocks),
             "hbm_bandwidth": (blocks * wpb * per_wave["bytes"] * dram_share + spilled) / bw * 1e6,
@@ -186,9 +189,9 @@ def predict(
         }
         winner = max(round_terms, key=round_terms.get)
         for k, v in round_terms.items():
-            terms[k] += v
-        total += round_terms[winner]
-        if r == rounds - 1 and rounds > 1 and blocks < slots:
+            terms[k] += v * times
+        total += round_terms[winner] * times
+        if times == 1 and rounds > 1 and blocks < slots:
             tail_us = round_terms[winner]
     overhead = m.value("launch_overhead_us")
     bound = max(terms, key=terms.get)

@@ -6,7 +6,9 @@ Only scalar integer arithmetic is evaluated (``arith.*`` on i32/i64/index, ``tt.
 ``tt.get_num_programs`` / ``gpu.grid_dim``); a bound that depends on a loaded value, a thread id or a loop-carried
 value is unknown (its loop's trips are None), and the caller falls back to a stated assumption for that loop.
 Programs are sampled (every program up to ``MAX_PROGRAMS``, evenly spread above), inner loops for up to
-``MAX_OUTER`` outer iterations (scaled to the rest).
+``MAX_OUTER`` outer iterations (scaled to the rest); where nested loops would make that walk longer than
+``MAX_EVALUATED_OPS`` operations, fewer programs and iterations are sampled (``sampling``; the evidence says so), and
+the walk stops at predict's --timeout (``tools.predict.bounds``).
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from tools.predict import bounds
+
 MAX_PROGRAMS = 256
 MAX_OUTER = 64
+MAX_EVALUATED_OPS = 1 << 20  # operations one evaluation walks, over every program sampled (~1-2 s of Python)
 
 _LOC_RE = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
 _OP_RE = re.compile(r"^\s*(%[\w.$-]+)(?::\d+)?\s*=\s*([\w.]+)\s*(.*)$")
@@ -69,6 +74,7 @@ class _Node:
     step: int | None = None
     matrix_flops_per_iter: int = 0
     gate_unknown: bool = False  # an scf.if whose condition the evaluation could not decide (a loaded value)
+    nested: bool = False  # a loop with a loop inside: only then does the evaluation walk its iterations
     # the line parsed once for the evaluator (_prepared): it runs once per program and sampled iteration
     prep: tuple | None = field(default=None, repr=False, compare=False)
 
@@ -140,6 +146,8 @@ def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], lis
                 node.is_for = True
                 node.loop_id = len(loops)
                 node.depth = 1 + sum(1 for p in parents if p.is_for)
+                for p in parents:
+                    p.nested = p.nested or p.is_for
                 loops.append(node)
             stack.append(node.children)
             parents.append(node)
@@ -255,7 +263,27 @@ def _prepared(node: _Node) -> tuple:
     return node.prep
 
 
-def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], scale: float) -> None:
+def _walk_ops(nodes: list[_Node], samples: int) -> int:
+    """Operations a walk of ``nodes`` evaluates at most, ``samples`` iterations of each loop."""
+    walked = {False: 1, True: samples}  # an scf.if's region once, a loop's body per sampled iteration
+    return sum(1 + (walked[n.is_for] * _walk_ops(n.children, samples) if n.nested or not n.is_for else 0)
+               for n in nodes)  # fmt: skip
+
+
+def sampling(root: list[_Node], programs: int) -> tuple[int, int]:
+    """(programs, iterations per loop) to sample: up to ``MAX_PROGRAMS`` and ``MAX_OUTER``, the larger halved in
+    turn while the walk would pass ``MAX_EVALUATED_OPS`` (three or four nested runtime loops would take minutes)."""
+    picks, samples = min(programs, MAX_PROGRAMS), MAX_OUTER
+    while picks * _walk_ops(root, samples) > MAX_EVALUATED_OPS and (samples > 2 or picks > 1):
+        if samples > 2 and (samples >= picks or picks == 1):
+            samples //= 2
+        else:
+            picks //= 2
+    return picks, samples
+
+
+def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], scale: float,
+         most: int = MAX_OUTER) -> None:  # fmt: skip
     taken = None  # the last scf.if's condition, when known: which of its regions runs
     for node in nodes:
         effect, cond, closes, for_groups = node.prep or _prepared(node)
@@ -273,7 +301,7 @@ def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], s
             elif closes and taken is True:
                 continue  # "} else {" of an scf.if whose condition holds
             if node.children:
-                _run(node.children, env, pid, grid, counts, scale)
+                _run(node.children, env, pid, grid, counts, scale, most)
             continue
         iv, lb, ub, st = for_groups
         lo, hi, step = env.get(lb), env.get(ub), env.get(st)
@@ -285,13 +313,14 @@ def _run(nodes: list[_Node], env: dict, pid, grid, counts: list[float | None], s
         node.step = node.step or step
         if counts[node.loop_id] is not None:
             counts[node.loop_id] += trips * scale
-        samples = (
-            range(trips) if trips <= MAX_OUTER else [round(k * (trips - 1) / (MAX_OUTER - 1)) for k in range(MAX_OUTER)]
-        )
+        samples = range(trips) if trips <= most else [round(k * (trips - 1) / (most - 1)) for k in range(most)]
+        if not node.nested:  # nothing inside has bounds to evaluate (its values stay inside its region)
+            continue
         inner_scale = scale * (trips / len(samples)) if trips else 0
+        bounds.check("evaluating the loop bounds")
         for k in samples:
             env[iv] = lo + k * step
-            _run(node.children, env, pid, grid, counts, inner_scale)
+            _run(node.children, env, pid, grid, counts, inner_scale, most)
 
 
 def _mark_unknown(nodes: list[_Node], counts: list) -> None:
@@ -374,15 +403,16 @@ def ttir_loops(
         value = scalars.get(key, scalars.get(str(pos)))
         if isinstance(value, bool | int):
             env_base[name] = int(value)
-    if programs <= MAX_PROGRAMS:
+    sampled, most = sampling(root, programs)
+    if programs <= sampled:
         picks = range(programs)
     else:
-        picks = sorted({round(k * (programs - 1) / (MAX_PROGRAMS - 1)) for k in range(MAX_PROGRAMS)})
+        picks = sorted({round(k * (programs - 1) / max(sampled - 1, 1)) for k in range(sampled)})
     per_program: list[list[float | None]] = []
     for linear in picks:
         pid = (linear % g[0], (linear // g[0]) % g[1], linear // (g[0] * g[1]))
         counts: list[float | None] = [0.0] * len(loops)
-        _run(root, dict(env_base), pid, g, counts, 1.0)
+        _run(root, dict(env_base), pid, g, counts, 1.0, most)
         per_program.append(counts)
     gated = _gate_stores(root, args)
     out = []
@@ -401,6 +431,10 @@ def ttir_loops(
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"
+    if most < MAX_OUTER or sampled < min(programs, MAX_PROGRAMS):
+        detail += (f" (nested runtime loops: fewer programs and at most {most} evenly spread iterations of each outer "
+                   f"loop walked, scaled to its trips, to keep the walk under {MAX_EVALUATED_OPS:,} operations; the "
+                   "samples are assumed representative)")  # fmt: skip
     return out, detail
 
 

@@ -48,11 +48,16 @@ def _is_sass(text: str) -> bool:
 
 
 def _load_input(
-    source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600
+    source: str | Path, arch: str | None, frontend: str | None = None, timeout: float = 600, call: str | None = None
 ) -> tuple[list[tuple[str, str, Resources | None, LaunchInfo | None]], str | None, str, list[KernelDump]]:
     """[(isa_text, isa_path, resources, launch)], arch, origin, dump-ir's kernels — compiling kernel sources through
     dump-ir."""
-    found = inputs.load_isa_inputs(source, arch, frontend=frontend, timeout=timeout, tool="prefetch-data-load")
+    if call and not (isinstance(source, str | Path) and "\n" not in str(source) and inputs.is_source(source)):
+        raise InputError("--call applies to a kernel file, not to ISA or a dump",
+                         hint="pass the kernel file itself, or drop --call")  # fmt: skip
+    found = inputs.load_isa_inputs(
+        source, arch, frontend=frontend, timeout=timeout, tool="prefetch-data-load", call=call
+    )
     items = [(i.text, i.path, i.resources, i.launch) for i in found.items]
     return items, found.arch, found.origin, list(found.kernels)
 
@@ -211,6 +216,7 @@ def analyze_prefetch(
     frontend: str | None = None,
     timeout: float = 600,
     baseline: str | Path | None = None,
+    call: str | None = None,
 ) -> PrefetchReport:
     """Analyse one kernel's loops for exposed load latency; the hot loop comes first.
 
@@ -218,10 +224,11 @@ def analyze_prefetch(
     gfx942, sm_90 for .cu), an AMDGCN .s or SASS .sass file, a dump directory, ISA text, or a git ref
     (``HEAD:kernel.py``). ``kernel`` picks one kernel by (sub)name; otherwise the kernel whose hot loop does the most
     work is reported. ``baseline`` (a file or git ref) adds occupancy, register, copy and latency changes against it.
+    ``call``: the host function a kernel file (and the baseline) runs, tools.callspec.
     """
-    rep = _analyze_one(resolve_source(source_or_isa), arch, kernel, frontend, timeout)
+    rep = _analyze_one(resolve_source(source_or_isa), arch, kernel, frontend, timeout, call)
     if baseline is not None:
-        base = _analyze_one(resolve_source(baseline), rep.arch or arch, kernel, frontend, timeout)
+        base = _analyze_one(resolve_source(baseline), rep.arch or arch, kernel, frontend, timeout, call)
         rep.baseline = compare_to_baseline(base, rep, str(baseline))
         change = "; ".join(rep.baseline.regressions) or "no regression"
         rep.summary += f"; vs {baseline}: {change}"
@@ -259,9 +266,14 @@ def _hot_by_execution(best: KernelLoops, texts, dumps: list[KernelDump]) -> tupl
 
 
 def _analyze_one(
-    source_or_isa: str | Path, arch: str | None, kernel: str | None, frontend: str | None, timeout: float
+    source_or_isa: str | Path,
+    arch: str | None,
+    kernel: str | None,
+    frontend: str | None,
+    timeout: float,
+    call: str | None = None,
 ) -> PrefetchReport:
-    texts, arch, origin, dumps = _load_input(source_or_isa, arch, frontend, timeout)
+    texts, arch, origin, dumps = _load_input(source_or_isa, arch, frontend, timeout, call)
     candidates = []
     launches = {path: launch for _, path, _, launch in texts}
     for text, path, res, _ in texts:

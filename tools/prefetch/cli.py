@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from tools.callspec import add_call_argument
 from tools.errors import InputError
 from tools.frontends.registry import add_frontend_argument
 from tools.isa.machines import machine_names
@@ -118,6 +119,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernel", help="kernel name (or unique substring) when the input holds several")
     add_frontend_argument(p)
     p.add_argument("--timeout", type=float, default=600, help="kernel files: seconds before a compile is stopped")
+    add_call_argument(p)
     p.add_argument(
         "--verify",
         nargs=2,
@@ -188,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
             max_vgprs=getattr(args, "max_vgprs", None),
             min_waves=getattr(args, "min_waves", None),
             device=getattr(args, "device", None),
+            call=args.call,
         )
         print(rep.model_dump_json(indent=2) if args.json else format_verify(rep))
         return VERIFY_EXIT[rep.verdict]
@@ -202,7 +205,13 @@ def run(args: argparse.Namespace) -> int:
             hint="kernelpilot prefetch-data-load k.py --arch gfx942",
         )
     rep = analyze_prefetch(
-        args.source, args.arch, args.kernel, args.frontend, args.timeout, baseline=getattr(args, "baseline", None)
+        args.source,
+        args.arch,
+        args.kernel,
+        args.frontend,
+        args.timeout,
+        baseline=getattr(args, "baseline", None),
+        call=args.call,
     )
     print(rep.model_dump_json(indent=2) if args.json else format_report(rep))
     return 0

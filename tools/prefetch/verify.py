@@ -43,8 +43,9 @@ def verify_prefetch(
     max_vgprs: int | None = None,
     min_waves: int | None = None,
     device: str | None = None,
+    call: str | None = None,
 ) -> VerifyReport:
-    """Compile/analyse BEFORE and AFTER; judge AFTER by outcome (correct, then faster) and explain the time with the
+    """Compile/analyse BEFORE and AFTER (``call``: the host function both run, tools.callspec); judge AFTER by outcome (correct, then faster) and explain the time with the
     structure of both hot loops.
 
     With ``gpu`` (default), ``measure_gpu`` runs both files where they define ``kernelpilot_run`` and a GPU is present
@@ -56,8 +57,8 @@ def verify_prefetch(
     replaces the kernel files' example-argument grid (``tools.prefetch.launch``). ``device`` names the machine model the
     prediction uses (``tools/isa/machines``; default: the arch's)."""
     before, after = resolve_source(before), resolve_source(after)
-    b = analyze_prefetch(before, arch, kernel, frontend, timeout)
-    a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout)
+    b = analyze_prefetch(before, arch, kernel, frontend, timeout, call=call)
+    a = analyze_prefetch(after, arch or b.arch, kernel, frontend, timeout, call=call)
     if b.arch and a.arch and b.arch != a.arch:
         raise InputError(f"BEFORE is {b.arch} and AFTER is {a.arch}", hint="compare two builds for one --arch")
     if trace is not None:
@@ -88,7 +89,19 @@ def verify_prefetch(
     if occupancy is not None:
         checks.insert(next(i for i, c in enumerate(checks) if c.name == "no-new-spills") + 1, occupancy)
     return judge_pair(
-        b, a, hb, ha, checks, measured, before, after, check=check, timeout=timeout, frontend=frontend, device=device
+        b,
+        a,
+        hb,
+        ha,
+        checks,
+        measured,
+        before,
+        after,
+        check=check,
+        timeout=timeout,
+        frontend=frontend,
+        device=device,
+        call=call,
     )
 
 
@@ -106,16 +119,17 @@ def judge_pair(
     timeout: float = 600,
     frontend: str | None = None,
     device: str | None = None,
+    call: str | None = None,
 ) -> VerifyReport:
     """The outcome verdict of a pair from its checks and the GPU measurement (or, without one, ``check`` on the CPU
     and the predictor): see ``tools.outcome.decide``. Only checks with ``ok=False`` (correctness, speed, spills,
     budgets) fail it."""
-    correctness = _correctness(measured, before, after, a.arch, check, timeout)
+    correctness = _correctness(measured, before, after, a.arch, check, timeout, call)
     if correctness.source == "gpu":
         checks += [c for c in (measured.before_correct, measured.after_correct) if c is not None]
     elif correctness.source == "check" and correctness.checked:
         checks.append(VerifyCheck(name="outputs-correct", ok=correctness.ok is not False, detail=correctness.note))
-    speed = _speed(measured, before, after, a.arch, frontend, timeout, device)
+    speed = _speed(measured, before, after, a.arch, frontend, timeout, device, call)
     if speed.source == "measured":
         checks.append(VerifyCheck(name="gpu-not-slower", ok=speed.verdict != "slower", detail=measured.note))
     elif speed.source == "predicted":
@@ -147,7 +161,7 @@ _OUTCOME_CHECKS = {"before-correct", "after-correct", "outputs-correct", "gpu-no
 
 
 def _correctness(
-    measured: GpuMeasurement | None, before, after, arch: str | None, check: bool, timeout: float
+    measured: GpuMeasurement | None, before, after, arch: str | None, check: bool, timeout: float, call=None
 ) -> Correctness:
     if measured is not None and (measured.before_correct is not None or measured.after_correct is not None):
         sides = [c for c in (measured.before_correct, measured.after_correct) if c is not None]
@@ -158,19 +172,26 @@ def _correctness(
         )
     if not check:
         return Correctness(checked=False, source="none", note="correctness not checked (--no-check, no GPU run)")
-    return check_correctness(before, after, arch, timeout)
+    return check_correctness(before, after, arch, timeout, call=call)
 
 
 def _speed(
-    measured: GpuMeasurement | None, before, after, arch: str | None, frontend, timeout, device: str | None = None
+    measured: GpuMeasurement | None,
+    before,
+    after,
+    arch: str | None,
+    frontend,
+    timeout,
+    device: str | None = None,
+    call: str | None = None,
 ) -> SpeedOutcome:
     if measured is not None and measured.comparison is not None:
         return speed_from_comparison(measured.comparison)
     if not arch:
         return no_speed("the target is unknown: pass --arch")
     try:
-        kb = kernel_dumps(before, arch, frontend, timeout)
-        ka = kernel_dumps(after, arch, frontend, timeout)
+        kb = kernel_dumps(before, arch, frontend, timeout, call)
+        ka = kernel_dumps(after, arch, frontend, timeout, call)
     except InputError as exc:
         return no_speed(f"no kernels to predict from: {exc.message}")
     speed, _ = predict_speed(kb, ka, arch, device)

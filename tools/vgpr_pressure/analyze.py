@@ -23,13 +23,17 @@ def analyze_path(
     top_k: int = 8,
     launch_lds: int | None = None,
     frontend: str | None = None,
+    call: str | None = None,
 ) -> VgprReports:
     """Any input the CLI accepts: a kernel source file (compiled with dump-ir, like prefetch-data-load, in
-    ``frontend``'s language or the one detected), an ISA file, a cubin, or a dump directory (every ISA file in it)."""
+    ``frontend``'s language or the one detected; ``call``: its host function to run, tools.callspec), an ISA file, a
+    cubin, or a dump directory (every ISA file in it)."""
     if inputs.is_source(path):
-        return analyze_source(
-            path, kernel, arch, per_instruction=per_instruction, top_k=top_k, launch_lds=launch_lds, frontend=frontend
-        )
+        return analyze_source(path, kernel, arch, per_instruction=per_instruction, top_k=top_k, launch_lds=launch_lds,
+                              frontend=frontend, call=call)  # fmt: skip
+    if call:
+        raise InputError(f"--call applies to a kernel file; {path} is compiled already",
+                         hint="pass the kernel file itself, or drop --call")  # fmt: skip
 
     files = _isa_files(path)
     out = VgprReports(summary="", file=str(path), reports=[])
@@ -86,11 +90,12 @@ def analyze_source(
     top_k: int = 8,
     launch_lds: int | None = None,
     frontend: str | None = None,
+    call: str | None = None,
 ) -> VgprReports:
     """Compile a kernel file with dump-ir (cached by content; default gfx942, sm_90 for .cu) and analyse every
     kernel it produced; the TTGIR/LLVM IR stages of the dump feed the Triton findings."""
     p = Path(path)
-    result, arch = inputs.compile_source(p, arch, frontend=frontend)
+    result, arch = inputs.compile_source(p, arch, frontend=frontend, call=call)
     out = VgprReports(summary="", file=str(p), reports=[])
     for k in result.kernels:
         if kernel and kernel != k.name and kernel not in k.name:
@@ -135,11 +140,19 @@ def analyze_spec(
     top_k: int = 8,
     launch_lds: int | None = None,
     frontend: str | None = None,
+    call: str | None = None,
 ) -> VgprReports:
     """:func:`analyze_path` for a path or a git reference (``HEAD:kernel.py``, read with ``git show``)."""
     with resolve_file(spec) as (path, git_file):
         reports = analyze_path(
-            path, kernel, arch, per_instruction=per_instruction, top_k=top_k, launch_lds=launch_lds, frontend=frontend
+            path,
+            kernel,
+            arch,
+            per_instruction=per_instruction,
+            top_k=top_k,
+            launch_lds=launch_lds,
+            frontend=frontend,
+            call=call,
         )
     if git_file is not None:
         reports.file = git_file.label

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tools import inputs
+from tools.callspec import add_call_argument
 from tools.errors import InputError
 from tools.frontends.registry import add_frontend_argument
 from tools.isa.machines import machine_names
@@ -30,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="judge the input against BASE (same kinds of input, e.g. HEAD:kernel.py): occupancy, spills and peak "
         "changes in the report; exit 1 on a regression",
     )
+    add_call_argument(parser)
     parser.add_argument("--kernel", help="kernel name (exact or unique substring); default: every kernel")
     parser.add_argument("--arch", help="override the target (gfx942, gfx950, gfx1100, sm_90 …)")
     parser.add_argument("--source", help="kernel source file, to print the source lines named by .loc")
@@ -168,8 +170,8 @@ def render(reports: VgprReports, source: Path | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.diff:
-        before = analyze_spec(args.diff[0], args.kernel, args.arch, frontend=args.frontend)
-        after = analyze_spec(args.diff[1], args.kernel, args.arch, frontend=args.frontend)
+        before = analyze_spec(args.diff[0], args.kernel, args.arch, frontend=args.frontend, call=args.call)
+        after = analyze_spec(args.diff[1], args.kernel, args.arch, frontend=args.frontend, call=args.call)
         d = diff_reports(before, after, args.peak_threshold, **_budgets(args))
         d = judge_outcome(d, args.diff[0], args.diff[1], args.arch, **_outcome_options(args))
         print(d.model_dump_json(indent=1) if args.json else render_outcome(d))
@@ -187,11 +189,13 @@ def run(args: argparse.Namespace) -> int:
         top_k=args.top,
         launch_lds=getattr(args, "launch_lds", None),
         frontend=args.frontend,
+        call=args.call,
     )
     regression = False
     outcome = None
     if getattr(args, "baseline", None):
-        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top, frontend=args.frontend)
+        base = analyze_spec(args.baseline, args.kernel, args.arch, top_k=args.top, frontend=args.frontend,
+                            call=args.call)  # fmt: skip
         d = attach_baseline(reports, base, args.peak_threshold, **_budgets(args))
         outcome = judge_outcome(d, args.baseline, args.input, args.arch, **_outcome_options(args))
         regression = outcome.regression
@@ -205,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _outcome_options(args: argparse.Namespace) -> dict:
-    return {"check": not getattr(args, "no_check", False), "device": getattr(args, "device", None)}
+    return {"check": not getattr(args, "no_check", False), "device": getattr(args, "device", None), "call": args.call}
 
 
 def _budgets(args: argparse.Namespace) -> dict:

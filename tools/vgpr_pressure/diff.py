@@ -158,7 +158,13 @@ def diff_reports(
 
 
 def judge_outcome(
-    d: VgprDiff, before: str, after: str, arch: str | None, check: bool = True, device: str | None = None
+    d: VgprDiff,
+    before: str,
+    after: str,
+    arch: str | None,
+    check: bool = True,
+    device: str | None = None,
+    call: str | None = None,
 ) -> VgprDiff:
     """Add the outcome to a comparison of two inputs (paths or git refs): correctness (``check`` on the CPU, for
     FlyDSL/Triton files) and AFTER's predicted speed with its band; incorrect, or predicted slower beyond the band,
@@ -169,11 +175,11 @@ def judge_outcome(
 
     b, a = resolve_source(before), resolve_source(after)
     if check:
-        d.correctness = check_correctness(b, a, arch)
+        d.correctness = check_correctness(b, a, arch, call=call)
     else:
         d.correctness = Correctness(checked=False, source="none", note="correctness not checked (--no-check)")
     try:
-        kb, ka = kernel_dumps(b, arch), kernel_dumps(a, arch)
+        kb, ka = kernel_dumps(b, arch, call=call), kernel_dumps(a, arch, call=call)
         target = arch or next((k.arch for k in ka), None)
         d.speed = predict_speed(kb, ka, target, device)[0] if target else no_speed("the target is unknown: pass --arch")
     except KernelpilotError as exc:
