@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from evals.catalog import Task
 from evals.metrics import SOL_FLOOR, bootstrap_ci, effective_speedup, run_metrics, sol_geomean, task_sol_score
 from evals.models import RunMetrics, TaskScore
+from evals.render import md_cell, times
 
 WITH, WITHOUT = "with-kernelpilot", "without-kernelpilot"
 
@@ -223,14 +224,14 @@ def to_markdown(r: AbReport) -> str:
     a, b = r.with_kernelpilot, r.without_kernelpilot
     fp = sorted(a.fast_p)
     lines = [
-        f"### plugin A/B: {r.agent}",
+        f"### plugin A/B: {md_cell(r.agent)}",
         "",
         "| arm | passed | " + " | ".join(fp) + " | geomean× | agent s/task | $/task |",
         "|---|---|" + "---|" * len(fp) + "---|---|---|",
     ]
     for label, m in (("with kernelpilot", a), ("without kernelpilot", b)):
         cells = [label, f"{m.passed}/{m.tasks}", *[f"{100 * m.fast_p[k]:.0f} %" for k in fp]]
-        cells += [f"{m.geomean_speedup:.3f}", _fmt_s(m.mean_agent_seconds), _fmt_cost(m.mean_agent_cost_usd)]
+        cells += [times(m.geomean_speedup, 3), _fmt_s(m.mean_agent_seconds), _fmt_cost(m.mean_agent_cost_usd)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
@@ -247,11 +248,11 @@ def to_markdown(r: AbReport) -> str:
     def cell(passed: bool | None, sp: float | None) -> str:
         if passed is None:
             return "–"
-        return ("✔" if passed else "✘") + (f" {sp:.2f}×" if sp else "")
+        return ("✔" if passed else "✘") + (f" {times(sp)}×" if sp else "")
 
     for t in r.tasks:
         lines.append(
-            f"| {t.task_id} | {cell(t.with_passed, t.with_speedup)} | {cell(t.without_passed, t.without_speedup)} "
+            f"| {md_cell(t.task_id)} | {cell(t.with_passed, t.with_speedup)} | {cell(t.without_passed, t.without_speedup)} "
             f"| {_fmt_s(t.with_agent_s)} / {_fmt_s(t.without_agent_s)} | {t.outcome} |"
         )
     return "\n".join(lines) + "\n"

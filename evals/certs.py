@@ -29,6 +29,41 @@ def _write_private(path: Path, data: bytes, mode: int) -> None:
 def make_certs(out: Path, hosts: list[str], days: int = 365, *, overwrite: bool = False) -> dict[str, Path]:
     """Write ``ca.pem``, ``ca.key``, ``member.pem`` and ``member.key`` into ``out``; the member certificate names
     ``hosts`` (plus localhost and 127.0.0.1) and serves both as a TLS server and client."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out} is a file", hint="give a folder for the certificates")
+    existing = [f for f in FILES if (out / f).exists()]
+    if existing and not overwrite:
+        raise InputError(
+            f"{out} already holds {', '.join(existing)}: refusing to replace a cluster's certificates",
+            hint="give an empty folder, or --force to replace them (every member then needs the new files)",
+        )
+    pems = issue_certs(hosts, days)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("ca.key", "member.key", "ca.pem", "member.pem"):  # keys first: a member never sees a cert alone
+        _write_private(out / name, pems[name], 0o600 if name.endswith(".key") else 0o644)
+    return {f: out / f for f in FILES}
+
+
+def throwaway_security():
+    """A ``distributed.security.Security`` for a cluster the harness starts for itself (``--cluster local:N``, its
+    own scheduler): a fresh CA and member certificate held in memory (Dask writes the key into a private temporary
+    folder only while it loads it), TLS required on every role, so a client or worker without this certificate is
+    refused at the handshake. The CA's key is dropped: nothing else can ever be signed into the cluster."""
+    from distributed.security import Security
+
+    pems = {k: v.decode() for k, v in issue_certs(["127.0.0.1"], days=7).items()}
+    roles = ("client", "scheduler", "worker")
+    return Security(
+        tls_ca_file=pems["ca.pem"],
+        **{f"tls_{r}_cert": pems["member.pem"] for r in roles},
+        **{f"tls_{r}_key": pems["member.key"] for r in roles},
+        require_encryption=True,
+    )
+
+
+def issue_certs(hosts: list[str], days: int = 365) -> dict[str, bytes]:
+    """PEM bytes of a new CA (``ca.pem``, ``ca.key``) and of one member certificate it signs (``member.pem``,
+    ``member.key``) naming ``hosts`` plus localhost and 127.0.0.1, usable as TLS server and client."""
     try:
         from cryptography import x509
         from cryptography.hazmat.primitives import hashes, serialization
@@ -38,15 +73,6 @@ def make_certs(out: Path, hosts: list[str], days: int = 365, *, overwrite: bool 
         raise InputError(
             "eval certs needs the cryptography package", hint="pip install 'kernelpilot[cluster]'"
         ) from exc
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{out} is a file", hint="give a folder for the certificates")
-    existing = [f for f in FILES if (out / f).exists()]
-    if existing and not overwrite:
-        raise InputError(
-            f"{out} already holds {', '.join(existing)}: refusing to replace a cluster's certificates",
-            hint="give an empty folder, or --force to replace them (every member then needs the new files)",
-        )
-    out.mkdir(parents=True, exist_ok=True)
     now = datetime.datetime.now(datetime.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kernelpilot eval cluster CA")])
@@ -89,8 +115,9 @@ def make_certs(out: Path, hosts: list[str], days: int = 365, *, overwrite: bool 
     pem = serialization.Encoding.PEM
     no_pw = serialization.NoEncryption()
     pkcs8 = serialization.PrivateFormat.PKCS8
-    _write_private(out / "ca.key", ca_key.private_bytes(pem, pkcs8, no_pw), 0o600)
-    _write_private(out / "member.key", key.private_bytes(pem, pkcs8, no_pw), 0o600)
-    _write_private(out / "ca.pem", ca.public_bytes(pem), 0o644)
-    _write_private(out / "member.pem", member.public_bytes(pem), 0o644)
-    return {f: out / f for f in FILES}
+    return {
+        "ca.pem": ca.public_bytes(pem),
+        "ca.key": ca_key.private_bytes(pem, pkcs8, no_pw),
+        "member.pem": member.public_bytes(pem),
+        "member.key": key.private_bytes(pem, pkcs8, no_pw),
+    }

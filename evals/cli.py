@@ -166,6 +166,21 @@ def run(args: argparse.Namespace) -> int:
     raise InputError("give an eval command", hint="kernelpilot eval run|ab|leaderboard|controls|tasks --help")
 
 
+def _agent_name(args: argparse.Namespace) -> str:
+    """The name results are stored under: the built-in agent's, ``--name``, or the first word of ``--agent-cmd``;
+    refused (before anything is read or written) unless it is one plain folder name."""
+    from evals.harness.runner import agent_name
+
+    if getattr(args, "agent", None):
+        return args.agent
+    if args.name is not None:
+        return agent_name(args.name, "--name")
+    words = args.agent_cmd.split()
+    if not words:
+        raise InputError("--agent-cmd is empty", hint="e.g. --agent-cmd 'claude -p {prompt} --mcp-config {mcp_config}'")
+    return agent_name(Path(words[0]).name, "--name (taken from the first word of --agent-cmd)")
+
+
 def _run(args: argparse.Namespace) -> int:
     from evals.catalog import load_tasks
     from evals.harness.agents import BUILTIN_AGENTS
@@ -176,7 +191,7 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(
             f"unknown agent '{args.agent}'", hint=f"built-ins: {', '.join(BUILTIN_AGENTS)}; or --agent-cmd"
         )
-    name = args.agent or args.name or Path(args.agent_cmd.split()[0]).name
+    name = _agent_name(args)
     tasks = load_tasks(args.tasks, tasks_dirs=args.tasks_dir)
     out = Path(args.out)
     runner = _runner(args)
@@ -330,7 +345,7 @@ def _ab(args: argparse.Namespace) -> int:
     from evals.catalog import load_tasks
     from evals.harness.runner import write_atomic
 
-    name = args.name or Path(args.agent_cmd.split()[0]).name
+    name = _agent_name(args)
     if "@" in name:
         raise InputError(
             f"agent name '{name}' contains '@'", hint="the arms are stored as NAME@with-kernelpilot; --name"
@@ -363,7 +378,7 @@ def _run_options(args: argparse.Namespace) -> dict:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     from evals.harness.runner import write_atomic
-    from evals.leaderboard import build, to_html, to_markdown
+    from evals.leaderboard import build, skipped_lines, to_html, to_markdown
 
     lb = build([Path(d) for d in args.dirs])
     if args.html:
@@ -372,7 +387,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if args.json:
         print(lb.model_dump_json(indent=2))
     if args.md or not (args.json or args.html):
-        print(to_markdown(lb))
+        print(to_markdown(lb))  # its last lines name the result files left out
+    elif lb.skipped:
+        import sys
+
+        print(f"note: left out {len(lb.skipped)} result file(s) that could not be ranked:", file=sys.stderr)
+        print("\n".join(f"  {line}" for line in skipped_lines(lb)), file=sys.stderr)
     return 0
 
 

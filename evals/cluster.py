@@ -10,7 +10,9 @@ Security: a Dask scheduler runs whatever pickled function reaches it, so a clust
 must speak TLS with certificates (``--tls-ca-file``, ``--tls-cert``, ``--tls-key``, the same on ``eval run
 --cluster``, ``eval worker`` and the Slurm path; ``kernelpilot eval certs DIR`` makes a CA and a certificate for a
 private cluster). Both ends present a certificate signed by the CA, so a worker or client without one is refused.
-A non-loopback scheduler address without TLS is refused unless ``--insecure-cluster`` is given.
+A non-loopback scheduler address without TLS is refused unless ``--insecure-cluster`` is given. A cluster the harness
+starts for itself (``--cluster local:N``) speaks TLS too, with a throw-away certificate only this process holds, since
+any local user can reach a loopback port. No scheduler or worker we start runs an HTTP server (``evals.dask_nodes``).
 
 Faults: the scheduler gives up on a job whose worker died (``allowed-failures: 0``; set it on your own scheduler
 with ``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0``); the driver resubmits such a job once, and a second loss is
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 import os
 import socket
 import sys
@@ -55,6 +58,9 @@ LOCAL_CLUSTER_CONFIG = {
     "distributed.worker.daemon": False,
     "distributed.deploy.lost-worker-timeout": "3650 days",
 }
+_LOG = logging.getLogger(__name__)
+# a worker we start serves no HTTP (Dask's worker starts an unauthenticated metrics server otherwise): evals.dask_nodes
+QUIET_WORKER_ARGS = ("--no-dashboard", "--worker-class", "evals.dask_nodes.QuietWorker")
 HOST_ENV_MARK = "KP_HOST_ENV"  # JSON: the starting process's values of the variables a Dask nanny sets
 
 
@@ -279,6 +285,30 @@ def scheduler_address(address: str, tls: ClusterTLS | None, insecure: bool = Fal
     return address
 
 
+def local_cluster(n_workers: int):
+    """What ``--cluster local:N`` starts: a scheduler and N single-threaded worker processes (each with its nanny) on
+    127.0.0.1, all speaking TLS with a throw-away certificate held by this process only (``throwaway_security``):
+    every port they open refuses a client or worker without it, which any local user could otherwise be (a Dask
+    scheduler runs whatever pickled function reaches it). No HTTP server anywhere (``evals.dask_nodes``). The
+    equivalent of ``LocalCluster(processes=True, threads_per_worker=1)``, whose scheduler class cannot be chosen."""
+    import distributed
+    from distributed.worker_memory import parse_memory_limit
+
+    from evals.certs import throwaway_security
+    from evals.dask_nodes import QuietNanny, QuietScheduler
+
+    security = throwaway_security()
+    common = {"host": "127.0.0.1", "protocol": "tls://", "security": security}
+    scheduler = {"cls": QuietScheduler, "options": {**common, "port": 0, "dashboard": False, "dashboard_address": None}}
+    memory = parse_memory_limit("auto", 1, n_workers, logger=_LOG)  # as LocalCluster: the host's memory, shared
+    options = {**common, "nthreads": 1, "dashboard": False, "silence_logs": 40, "memory_limit": memory}
+    worker = {"cls": QuietNanny, "options": options}
+    return distributed.SpecCluster(
+        scheduler=scheduler, workers=dict.fromkeys(range(n_workers), worker), worker=worker, security=security,
+        silence_logs=40,
+    )  # fmt: skip
+
+
 def open_client(address: str, tls: ClusterTLS | None = None, insecure: bool = False):
     """A Dask client: ``local:N`` starts a local cluster of N single-threaded worker processes (CPU only), anything
     else is a scheduler address (``tls://host:8786``; plain ``tcp://`` only on loopback or with ``insecure``)."""
@@ -291,10 +321,8 @@ def open_client(address: str, tls: ClusterTLS | None = None, insecure: bool = Fa
             raise InputError(f"--cluster {address}: expected local:N with N ≥ 1", hint="e.g. --cluster local:2")
         os.environ.update({**WORKER_ENV, **host_env_mark()})  # spawned worker processes read it
         dask.config.set(LOCAL_CLUSTER_CONFIG)
-        cluster = distributed.LocalCluster(
-            n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-        )
-        return distributed.Client(cluster), cluster
+        cluster = local_cluster(int(n))
+        return distributed.Client(cluster, security=cluster.security), cluster
     address = scheduler_address(address, tls, insecure)
     try:
         return distributed.Client(address, timeout=30, security=tls.security() if tls else None), None
@@ -495,7 +523,7 @@ def worker_commands(
     scoring (correctness, timed rounds) holds the per-GPU file lock (``scoring.gpu_lock``) and the timed rounds the
     host-quiet lock, so kernels never share the GPU while one is timed, while the next job's workspace, agent,
     compile and process starts proceed alongside."""
-    base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1"]
+    base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1", *QUIET_WORKER_ARGS]
     base += tls.worker_args() if tls else []
     if not gpus:
         return [([*base, "--nthreads", "1", "--name", f"kp-{host}-cpu"], {**WORKER_ENV, **host_env_mark()})]
@@ -571,6 +599,8 @@ def slurm_cluster(
     ``GPU=<n>,<arch>=<n>`` and pinned to its GPU by its worker number (``worker_slot``). Nothing is submitted until
     ``cluster.scale(jobs=N)``."""
     require_dask("--slurm-partition")
+    from evals.dask_nodes import QuietScheduler
+
     try:
         from dask_jobqueue import SLURMCluster
     except ImportError as exc:
@@ -595,8 +625,13 @@ def slurm_cluster(
         walltime=walltime,
         job_extra_directives=[f"--gres=gpu:{g}", f"--cpus-per-task={g * cores_per_gpu}"],
         job_directives_skip=["--cpus-per-task"],  # ours above: CPUs for the agents and compilers, not Dask threads
-        worker_extra_args=["--resources", f"GPU={max(1, int(jobs_per_gpu))},{arch}={max(1, int(jobs_per_gpu))}"],
+        worker_extra_args=[
+            *QUIET_WORKER_ARGS,
+            "--resources",
+            f"GPU={max(1, int(jobs_per_gpu))},{arch}={max(1, int(jobs_per_gpu))}",
+        ],
         job_script_prologue=prologue,
+        scheduler_cls=QuietScheduler,  # no HTTP server on the login node's network (see evals.dask_nodes)
         scheduler_options={"dashboard_address": None},
     )
 

@@ -9,6 +9,7 @@ with its 95 % CI is the first figure of every row; pass rate and fast_p stand be
 from __future__ import annotations
 
 import html
+import math
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -16,7 +17,8 @@ from pydantic import BaseModel
 from evals.ab import AbReport, reports_from, sol_sentence
 from evals.ab import to_markdown as ab_markdown
 from evals.metrics import FAST_P, effective_speedup, run_metrics
-from evals.models import RunMetrics, TaskScore
+from evals.models import RunMetrics, TaskScore, read_score
+from evals.render import md_cell, times
 from tools.errors import InputError
 
 
@@ -27,11 +29,19 @@ class Cell(BaseModel):
     reason: str = ""
 
 
+class Skipped(BaseModel):
+    """A result file the leaderboard left out, and why (unreadable, or a figure no scoring can produce)."""
+
+    file: str
+    reason: str
+
+
 class Leaderboard(BaseModel):
     entries: list[RunMetrics]
     tasks: list[str]
     cells: dict[str, dict[str, Cell]]  # agent -> task -> cell
     ab: list[AbReport] = []  # plugin A/B pairs (agents NAME@with-kernelpilot / NAME@without-kernelpilot)
+    skipped: list[Skipped] = []
     note: str = (
         "ranked by SOL score: geomean over tasks of the fraction of speed-of-light (failed = 0, floored at 1 %; "
         "incomplete tasks shown apart), 95 % bootstrap CI; rates over all tasks (but those the output oracle could "
@@ -39,9 +49,29 @@ class Leaderboard(BaseModel):
     )
 
 
-def collect(dirs: list[Path]) -> dict[str, list[TaskScore]]:
-    """Scores per agent from run folders (``OUT`` holding ``<agent>/<task>.json``, or one agent folder)."""
+def implausible(s: TaskScore) -> str | None:
+    """Why a result's figures cannot be ranked (no scoring produces them: an edited or forged file), or None. A
+    speedup is a ratio of two times: finite and positive; so are its CI bounds; a fraction of speed-of-light is
+    finite and not negative, and so are the agent's seconds and reported cost."""
+    figures = {"speedup": s.speedup, "fraction_of_sol": s.fraction_of_sol}
+    figures |= {f"speedup_ci[{i}]": v for i, v in enumerate(s.speedup_ci or ())}
+    if s.agent_outcome:
+        cost = s.agent_outcome.reported.get("cost_usd", s.agent_outcome.reported.get("total_cost_usd"))
+        figures |= {"agent_outcome.duration_s": s.agent_outcome.duration_s}
+        figures |= {"cost_usd": cost} if isinstance(cost, int | float) else {}
+    for name, v in figures.items():
+        positive = name.startswith("speedup")
+        if v is not None and not (math.isfinite(v) and (v > 0 if positive else v >= 0)):
+            return f"{name} {v!r} is not a {'positive' if positive else 'non-negative'} finite number"
+    return None
+
+
+def collect(dirs: list[Path], skipped: list[Skipped] | None = None) -> dict[str, list[TaskScore]]:
+    """Scores per agent from run folders (``OUT`` holding ``<agent>/<task>.json``, or one agent folder). A file that
+    cannot be read back, or whose figures no scoring produces (``implausible``), is left out and added to
+    ``skipped`` with the reason."""
     by_agent: dict[str, list[TaskScore]] = {}
+    skipped = [] if skipped is None else skipped
     for d in dirs:
         if not d.is_dir():
             raise InputError(f"{d} is not a run folder", hint="give the --out folder of `kernelpilot eval run`")
@@ -50,18 +80,26 @@ def collect(dirs: list[Path]) -> dict[str, list[TaskScore]]:
             if f.name == "summary.json":
                 continue
             try:
-                s = TaskScore.model_validate_json(f.read_text())
-            except ValueError:
+                s = read_score(f)
+            except InputError as exc:
+                skipped.append(Skipped(file=str(f), reason=exc.message.removeprefix(f"{f} is ")))
+                continue
+            if why := implausible(s):
+                skipped.append(Skipped(file=str(f), reason=why))
                 continue
             key = s.agent if len(dirs) == 1 else f"{s.agent} ({d.name})"
             by_agent.setdefault(key, []).append(s)
     if not by_agent:
-        raise InputError(f"no task results under {', '.join(map(str, dirs))}", hint="run `kernelpilot eval run` first")
+        said = f"; skipped {len(skipped)}: {skipped[0].file} {skipped[0].reason}" if skipped else ""
+        raise InputError(
+            f"no task results under {', '.join(map(str, dirs))}{said}", hint="run `kernelpilot eval run` first"
+        )
     return by_agent
 
 
 def build(dirs: list[Path]) -> Leaderboard:
-    by_agent = collect(dirs)
+    skipped: list[Skipped] = []
+    by_agent = collect(dirs, skipped)
     entries = [run_metrics(a, scores).model_copy(update={"agent": a}) for a, scores in by_agent.items()]
     entries.sort(key=rank_key)
     tasks = sorted({s.task_id for scores in by_agent.values() for s in scores})
@@ -77,7 +115,12 @@ def build(dirs: list[Path]) -> Leaderboard:
         }
         for a, scores in by_agent.items()
     }
-    return Leaderboard(entries=entries, tasks=tasks, cells=cells, ab=reports_from(by_agent))
+    return Leaderboard(entries=entries, tasks=tasks, cells=cells, ab=reports_from(by_agent), skipped=skipped)
+
+
+def skipped_lines(lb: Leaderboard) -> list[str]:
+    """One line per result file left out, for the Markdown and HTML pages and the terminal."""
+    return [f"{s.file}: {s.reason}" for s in lb.skipped]
 
 
 def rank_key(m: RunMetrics) -> tuple:
@@ -112,7 +155,7 @@ def to_markdown(lb: Leaderboard) -> str:
     for i, m in enumerate(lb.entries, 1):
         row = [
             str(i),
-            m.agent,
+            md_cell(m.agent),
             sol_cell(m),
             _prompt(m),
             f"{m.passed}/{m.tasks}",
@@ -121,23 +164,26 @@ def to_markdown(lb: Leaderboard) -> str:
             _pct(m.correct_rate),
             _pct(m.isa_pass_rate),
             *[_pct(m.fast_p[k]) for k in fp],
-            f"{m.geomean_speedup:.3f}",
+            times(m.geomean_speedup, 3),
             _pct(m.mean_fraction_of_sol),
             "–" if m.mean_agent_seconds is None else f"{m.mean_agent_seconds:.0f}",
             "–" if m.mean_agent_cost_usd is None else f"{m.mean_agent_cost_usd:.2f}",
         ]
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", f"_{lb.note}_", "", "| task | " + " | ".join(m.agent for m in lb.entries) + " |"]
+    lines += ["", f"_{lb.note}_", "", "| task | " + " | ".join(md_cell(m.agent) for m in lb.entries) + " |"]
     lines.append("|---|" + "---|" * len(lb.entries))
     for t in lb.tasks:
-        row = [t]
+        row = [md_cell(t)]
         for m in lb.entries:
             c = lb.cells[m.agent].get(t)
             mark = "?" if c is not None and c.undetermined else ("✔" if c is not None and c.passed else "✘")
-            row.append("–" if c is None else mark + (f" {c.speedup:.2f}×" if c.speedup else ""))
+            row.append("–" if c is None else mark + (f" {times(c.speedup)}×" if c.speedup else ""))
         lines.append("| " + " | ".join(row) + " |")
     for r in lb.ab:
         lines += ["", ab_markdown(r).rstrip("\n")]
+    if lb.skipped:
+        lines += ["", f"Left out: {len(lb.skipped)} result file(s) that could not be ranked:", ""]
+        lines += [f"- {md_cell(line)}" for line in skipped_lines(lb)]
     return "\n".join(lines) + "\n"
 
 
@@ -157,7 +203,7 @@ def _chart(lb: Leaderboard) -> str:
         y = 34 + i * row_h
         rate = m.passed / m.tasks if m.tasks else 0
         w1 = max(1, int(panel * rate))
-        w2 = max(1, int(panel * m.geomean_speedup / top_speed))
+        w2 = max(1, int(panel * (m.geomean_speedup / top_speed)))  # the ratio first: panel * 1e308 overflows
         x2 = left + panel + 30
         one = x2 + int(panel / top_speed)
         out += [
@@ -168,7 +214,7 @@ def _chart(lb: Leaderboard) -> str:
             f'<rect x="{x2}" y="{y + 4}" width="{panel}" height="20" class="bg"/>',
             f'<rect x="{x2}" y="{y + 4}" width="{w2}" height="20" class="s"/>',
             f'<line x1="{one}" x2="{one}" y1="{y}" y2="{y + 28}" class="one"/>',
-            f'<text x="{x2 + w2 + 4}" y="{y + 19}" class="v">{m.geomean_speedup:.2f}×</text>',
+            f'<text x="{x2 + w2 + 4}" y="{y + 19}" class="v">{times(m.geomean_speedup)}×</text>',
         ]
     out.append("</svg>")
     return "\n".join(out)
@@ -199,7 +245,7 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
             _pct(m.correct_rate),
             _pct(m.isa_pass_rate),
             *[_pct(m.fast_p[k]) for k in fp],
-            f"{m.geomean_speedup:.3f}×",
+            f"{times(m.geomean_speedup, 3)}×",
             _pct(m.mean_fraction_of_sol),
         ]
         rows.append(
@@ -216,7 +262,7 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
             if c is None:
                 tds.append("<td>–</td>")
                 continue
-            label = ("pass" if c.passed else "fail") + (f" {c.speedup:.2f}×" if c.speedup else "")
+            label = ("pass" if c.passed else "fail") + (f" {times(c.speedup)}×" if c.speedup else "")
             tds.append(f'<td class="{"ok" if c.passed else "bad"}" title="{html.escape(c.reason)}">{label}</td>')
         trows.append("<tr>" + "".join(tds) + "</tr>")
     agents = "".join(f"<th>{html.escape(m.agent)}</th>" for m in lb.entries)
@@ -233,8 +279,16 @@ def to_html(lb: Leaderboard, title: str = "kernelpilot eval leaderboard") -> str
 {chr(10).join(trows)}
 </tbody></table>
 {_ab_html(lb)}
+{_skipped_html(lb)}
 </body></html>
 """
+
+
+def _skipped_html(lb: Leaderboard) -> str:
+    if not lb.skipped:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in skipped_lines(lb))
+    return f'<h2>left out</h2><p>{len(lb.skipped)} result file(s) could not be ranked:</p><ul id="skipped">{items}</ul>'
 
 
 def _ab_html(lb: Leaderboard) -> str:
@@ -260,4 +314,4 @@ def _ab_html(lb: Leaderboard) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["Leaderboard", "build", "collect", "to_html", "to_markdown", "effective_speedup"]
+__all__ = ["Leaderboard", "Skipped", "build", "collect", "to_html", "to_markdown", "effective_speedup"]

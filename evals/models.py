@@ -6,9 +6,13 @@ folder is validated against ``TaskSpec`` when it is loaded, so a typo in a task 
 
 from __future__ import annotations
 
+import stat
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tools.errors import InputError
 
 Track = Literal["amd-static", "gpu-runtime"]
 
@@ -340,3 +344,21 @@ class RunMetrics(BaseModel):
     mean_agent_cost_usd: float | None = None
     devices: list[str] = Field(default_factory=list)
     prompt_levels: dict[str, int] = Field(default_factory=dict, description="tasks run per prompt level")
+
+
+def read_score(path: Path) -> TaskScore:
+    """The TaskScore stored in ``path``; InputError saying why when it cannot be read back (cut off by a crash or a
+    full disk, edited by hand, not a regular file), naming the file and the first field or JSON position at fault."""
+    try:
+        mode = path.stat().st_mode
+        if stat.S_ISREG(mode):
+            return TaskScore.model_validate_json(path.read_bytes())
+        # a FIFO would block the reader
+        why = "a folder" if stat.S_ISDIR(mode) else "not a regular file: a FIFO, a device or a socket"
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        why = f"{where}: {first['msg']}" if where else first["msg"]
+    raise InputError(f"{path} is not a readable result ({why[:200]})", hint="score the task again: `eval run` does")

@@ -69,7 +69,7 @@ def vgpr_pressure(
     (a regression is more spills or scratch, lower occupancy, or a higher live-VGPR peak)."""
     from tools.vgpr_pressure import analyze_path, attach_baseline
 
-    with agent_errors():
+    with agent_errors(vgpr_pressure):
         path = read_input(isa, "ISA")
         _compiled_only(path, before)
         reports = confined(analyze_path, path=path, kernel=kernel, arch=arch, per_instruction=True, top_k=top_k)
@@ -221,7 +221,7 @@ async def prefetch_data_load(
 
     from tools.prefetch import SOURCE_SUFFIXES, analyze_prefetch, verify_prefetch
 
-    with agent_errors():
+    with agent_errors(prefetch_data_load):
         inputs = [p for p in (source, before) if p]
         compiles = any(Path(p).suffix.lower() in SOURCE_SUFFIXES for p in inputs)
         if job_id or compiles:  # compiling runs user code: in a killable child, with progress

@@ -4,8 +4,10 @@ jobs, path confinement. Tool families register on ``mcp`` in their own modules; 
 
 from __future__ import annotations
 
+import inspect
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Literal
 
@@ -46,13 +48,49 @@ mcp = MCPServer(
 )
 
 
+# The engine's errors are written for the CLI (`--arch`, `kernelpilot check … --shape KEY=VALUE`); an MCP caller has
+# parameters instead. Where the parameter's name is not the option's with '_' for '-', it is listed here.
+MCP_PARAMETER = {
+    "--shape": "shapes",
+    "--seed": "seeds",
+    "--max-memory": "max_memory_gb",
+    "--cmd": "command",
+    "--kernel": "kernel_regex",  # kernel-trace's; the other tools call it kernel, as the CLI does
+}
+_CLI_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+_CLI_COMMAND = re.compile(r"`kernelpilot [^`]*`|\bkernelpilot [a-z][a-z-]* [^;)`\n]*")  # quoted, or to the clause's end
+
+
+def mcp_terms(text: str, params: Iterable[str]) -> str:
+    """``text`` in the words of an MCP tool whose parameters are ``params``: each CLI option the tool has a
+    parameter for becomes that parameter (``--arch`` → ``arch``, ``--max-memory`` → ``max_memory_gb``), and a CLI
+    command naming such options (`` `kernelpilot check … --shape KEY=VALUE` ``, ``e.g. kernelpilot predict k.py --arch
+    sm_90``) becomes those parameters. An option without a parameter here stays: it is still the CLI's, and true
+    there."""
+    params = set(params)
+
+    def param(option: str) -> str | None:
+        return next((n for n in (option[2:].replace("-", "_"), MCP_PARAMETER.get(option)) if n in params), None)
+
+    def command(m: re.Match) -> str:
+        names = list(dict.fromkeys(n for o in _CLI_OPTION.findall(m.group(0)) if (n := param(o))))
+        if not names:
+            return m.group(0)
+        return f"the {', '.join(f'`{n}`' for n in names)} parameter{'s' if len(names) > 1 else ''}"
+
+    text = _CLI_COMMAND.sub(command, text)
+    return _CLI_OPTION.sub(lambda m: param(m.group(0)) or m.group(0), text)
+
+
 @contextmanager
-def agent_errors() -> Iterator[None]:
-    """KernelpilotError (message, details, hint) → ToolError, the only error text MCP 2.x shows the model."""
+def agent_errors(tool: Callable | None = None) -> Iterator[None]:
+    """KernelpilotError (message, details, hint) → ToolError, the only error text MCP 2.x shows the model; with
+    ``tool`` (the tool's function), in the words of its parameters (``mcp_terms``)."""
+    params = [p for p in inspect.signature(tool).parameters if p != "ctx"] if tool else []
     try:
         yield
     except KernelpilotError as exc:
-        raise ToolError(bounded(exc.render())) from exc
+        raise ToolError(bounded(mcp_terms(exc.render(), params))) from exc
     except ToolError:
         raise
     except OSError as exc:

@@ -35,7 +35,7 @@ def read_artifact(
 
     Pages are at most ~24k characters; next_offset says where the next page starts.
     """
-    with agent_errors():
+    with agent_errors(read_artifact):
         if not uri and not path:
             raise InputError("give uri or path", hint="use a uri from a dump-ir or analysis result")
         target = artifacts.resolve_uri(uri) if uri else Path(path)

@@ -86,7 +86,7 @@ async def dump_ir(
             kwargs["call"] = call
         return "dump-ir", kwargs, timeout + 30, f"compiling {path.name} for {arch}"
 
-    with agent_errors():
+    with agent_errors(dump_ir):
         got = await run_job(ctx, "dump-ir", job_id, wait_seconds, start)
         if isinstance(got, jobs.Job):
             return still_running(got, "dump-ir", DumpIrOutput)
@@ -159,7 +159,7 @@ async def check(
             kwargs["call"] = call
         return "check", kwargs, timeout + 60, f"check {Path(b).name} → {a.name}"
 
-    with agent_errors():
+    with agent_errors(check):
         got = await run_job(ctx, "check", job_id, wait_seconds, start)
         if isinstance(got, jobs.Job):
             return still_running(got, "check", CheckOutput)
@@ -227,6 +227,9 @@ async def predict(
     trips: Annotated[
         float | None, Field(description="hot-loop iterations per program when no evidence gives them", gt=0)
     ] = None,
+    frontend: Annotated[
+        FrontendName | None, Field(description="kernel files (source and baseline): override language detection")
+    ] = None,
     call: Call = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
@@ -242,6 +245,7 @@ async def predict(
             raise InputError("give source (a kernel file or a variant folder), or job_id", hint="e.g. source='k.py'")
         src = str(confine(source, what="source"))
         kwargs = {"source": src, "arch": arch, "device": device, "trips": trips, "timeout": timeout}
+        kwargs |= {"frontend": frontend}
         if baseline:
             kwargs["baseline"] = str(confine(baseline, what="baseline"))
         if call:
@@ -249,7 +253,7 @@ async def predict(
         # predict bounds the whole call, the baseline included, by one timeout (tools.predict.bounds)
         return "predict", kwargs, timeout + 60, f"predict {Path(src).name}"
 
-    with agent_errors():
+    with agent_errors(predict):
         got = await run_job(ctx, "predict", job_id, wait_seconds, start)
         if isinstance(got, jobs.Job):
             return still_running(got, "predict", PredictOutput)

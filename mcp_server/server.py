@@ -17,6 +17,10 @@ import secrets
 import signal
 import sys
 
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+
 # Each module registers its tools on the one `mcp` (mcp_server.app) when imported.
 from mcp_server import analysis_tools, artifact_tools, compile_tools, prompts, trace_tools  # noqa: F401
 from mcp_server.app import ALLOW_COMMANDS_ENV, mcp  # noqa: F401  (tests and skills_check import them from here)
@@ -82,6 +86,79 @@ def http_token() -> str:
     return token
 
 
+def frame_error(exc: Exception) -> JSONRPCError | None:
+    """The JSON-RPC reply to a stdio frame the SDK could not read (``exc``, what its reader hands on): -32700 for a
+    line that is not JSON, -32600 for JSON that is not a JSON-RPC message (with the message's id when it has a usable
+    one, else null, as JSON-RPC 2.0 says); None for a blank line, which is no frame at all."""
+    from pydantic import ValidationError
+
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if errors and errors[0]["type"] == "json_invalid":
+        raw = errors[0].get("input")
+        if isinstance(raw, str | bytes) and not raw.strip():
+            return None
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error"))
+    ids = (e["input"].get("id") for e in errors if isinstance(e.get("input"), dict))
+    found = next((i for i in ids if isinstance(i, str | int) and not isinstance(i, bool)), None)
+    detail = f": {errors[0]['msg']}" if errors else ""
+    return JSONRPCError(
+        jsonrpc="2.0", id=found, error=ErrorData(code=INVALID_REQUEST, message=f"Invalid Request{detail}"[:200])
+    )
+
+
+class AnsweredFrames:
+    """The stdio transport's read stream, answering every frame it could not read with ``frame_error``'s reply.
+
+    The SDK's stdio reader hands an unreadable line on as an exception, and the server's dispatcher drops it (it
+    has no observer for them on the server side): the client then waits for a reply that never comes. This wrapper
+    takes those out of the stream and writes the reply; every message it passes on is the SDK's own, with the
+    sender's context (``last_context``) as the dispatcher reads it."""
+
+    def __init__(self, inner, write_stream) -> None:
+        self._inner, self._write = inner, write_stream
+
+    @property
+    def last_context(self):
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self):
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            reply = frame_error(item)
+            if reply is not None:
+                await self._write.send(SessionMessage(reply))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.aclose()
+
+
+async def serve_stdio() -> None:
+    """``mcp.run()`` on stdio (``MCPServer.run_stdio_async``), with unreadable frames answered (``AnsweredFrames``)."""
+    from mcp.server.stdio import stdio_server
+
+    server = mcp._lowlevel_server  # what run_stdio_async runs; the SDK has no public handle on it (nor a hook)
+    async with stdio_server() as (read_stream, write_stream):
+        frames = AnsweredFrames(read_stream, write_stream)
+        await server.run(frames, write_stream, server.create_initialization_options())
+
+
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kernelpilot-mcp", description="kernelpilot MCP server (stdio by default)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
@@ -97,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(0))
     if not args.http:
-        mcp.run()
+        anyio.run(serve_stdio)
         return 0
     import uvicorn
 

@@ -83,7 +83,7 @@ async def kernel_trace(
         steps.append("after a change: profile again and pass compare=<this trace> for speedups")
         return KernelTraceOutput(summary=report.summary, next_steps=steps, report=report)
 
-    with agent_errors():
+    with agent_errors(kernel_trace):
         if job_id or command:
             got = await run_job(ctx, "kernel-trace", job_id, wait_seconds, start)
             if isinstance(got, jobs.Job):

@@ -38,6 +38,12 @@ def test_eval_worker_starts_one_pinned_worker_per_gpu_advertising_its_arch():
     ((one, _),) = worker_commands("tcp://head:8786", ["1"], "sm_90", "node7", jobs_per_gpu=1)
     assert one[one.index("--nthreads") + 1] == "1" and one[one.index("--resources") + 1] == "GPU=1,sm_90=1"
     assert env["DASK_DISTRIBUTED__WORKER__DAEMON"] == "False"  # scoring starts processes of its own
+    # no HTTP server in the worker (Dask starts an unauthenticated one otherwise): our worker class, which resolves
+    assert argv[argv.index("--worker-class") + 1] == "evals.dask_nodes.QuietWorker" and "--no-dashboard" in argv
+    import importlib
+
+    pytest.importorskip("distributed", reason="pip install 'kernelpilot[cluster]'")
+    assert importlib.import_module("evals.dask_nodes").QuietWorker.__name__ == "QuietWorker"
     # a host without a GPU serves CPU (amd-static) jobs with one worker and no GPU resource
     ((argv, _),) = worker_commands("tcp://head:8786", [], None, "node7")
     assert "--resources" not in argv
@@ -53,6 +59,7 @@ def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu(tmp_path)
     cluster = slurm_cluster("gpu-h100", gpus_per_node=4, arch="sm_90", account="kp", tls=tls)
     try:
         script = cluster.job_script()
+        assert cluster.scheduler.services == {}  # the login node's scheduler serves no HTTP (it did on :8787)
     finally:
         cluster.close()
     assert "#SBATCH -p gpu-h100" in script
@@ -65,6 +72,7 @@ def test_slurm_job_script_takes_a_gpu_node_and_runs_one_worker_per_gpu(tmp_path)
     assert "export KP_SLOT_FROM_NAME=1" in script  # each worker takes the GPU of its number
     assert "export DASK_DISTRIBUTED__WORKER__DAEMON=False" in script
     assert "tls://" in script and f"--tls-cert {f['member.pem']}" in script  # workers dial the scheduler over TLS
+    assert "--no-dashboard --worker-class evals.dask_nodes.QuietWorker" in script  # and serve no HTTP
 
 
 def test_slurm_without_tls_is_refused_unless_insecure():
@@ -97,6 +105,50 @@ def client():
     yield c
     c.close()
     cluster.close()
+
+
+INTRUDER = ROOT / "tests" / "data" / "dask_intruder.py"
+
+
+def _port(address: str) -> int:
+    return int(address.rsplit(":", 1)[1])
+
+
+@pytest.mark.slow
+def test_local_cluster_refuses_every_other_local_process_and_serves_no_http(client, tmp_path):
+    import json
+    import operator
+    import os
+
+    import psutil
+
+    from evals.certs import make_certs
+
+    assert client.scheduler.address.startswith("tls://127.0.0.1:")
+    workers = client.scheduler_info()["workers"]
+    comm = {_port(a) for a in workers} | {_port(w["nanny"]) for w in workers.values()}
+    # each worker process listens on exactly its TLS comm port: no HTTP server (Dask starts one in every worker,
+    # and one on 127.0.0.1:8787 for the scheduler, even with dashboard_address=None); the scheduler and the nannies
+    # live in this process: none of them has an HTTP service
+    for address, pid in client.run(os.getpid).items():
+        conns = psutil.Process(pid).net_connections("tcp")
+        assert {c.laddr.port for c in conns if c.status == psutil.CONN_LISTEN} == {_port(address)}
+    assert client.run(lambda dask_worker: dict(dask_worker.services)) == dict.fromkeys(workers, {})
+    assert client.run_on_scheduler(lambda dask_scheduler: dict(dask_scheduler.services)) == {}
+    # another local process: no way in at the scheduler, the nannies or the workers
+    other = make_certs(tmp_path / "other-ca", ["localhost"])["ca.pem"].parent
+    ports = [_port(client.scheduler.address), *sorted(comm)]
+    proc = subprocess.run(
+        [sys.executable, str(INTRUDER), client.scheduler.address, str(other), *map(str, ports)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["tcp"].startswith("refused") and got["tls with another CA's certificate"].startswith("refused"), got
+    for port in ports:
+        assert got["ports"][str(port)]["http"] == "", (port, got)  # no HTTP answer, nor any bytes
+        assert got["ports"][str(port)]["tls without certificate"].startswith("refused at the TLS handshake"), got
+    # while the harness's own client runs code on the workers as before
+    assert client.submit(operator.add, 1, 1, pure=False).result(timeout=60) == 2
 
 
 # Triton with CPU correctness, FlyDSL with the llvm-cpu oracle, a prefetch and a spill task: every scoring path the
@@ -285,6 +337,7 @@ def test_eval_worker_joins_the_scheduler_and_its_workers_stop_with_it():
                 # threshold); a job unsets them again before it starts any scoring or kernel process (their torch
                 # would otherwise compare large outputs on one core); what the host set itself is left alone
                 (wid,) = c.run(os.getpid)
+                assert c.run(lambda dask_worker: dict(dask_worker.services)) == {wid: {}}  # no HTTP server
                 assert c.run(os.getenv, "MALLOC_TRIM_THRESHOLD_") == {wid: "65536"}
                 unset = {k: None for k in ("MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS") if k not in env}
                 assert c.run(restore_host_env) == {wid: {"MALLOC_TRIM_THRESHOLD_": None, **unset}}

@@ -288,3 +288,29 @@ def test_an_agent_that_runs_out_of_time_loses_its_setsid_children_too(tmp_path):
     finally:
         for pid in _pids_running(argv):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("name", ["..", ".", "", "a/../..", "x\ny"])
+def test_an_agent_name_that_is_not_one_folder_name_is_refused_and_nothing_beside_out_is_touched(tmp_path, capsys, name):
+    # `--name ..` made the agent's folder OUT's parent: the run removed OUT/../<task>/ and overwrote OUT/../summary.json
+    (tmp_path / "barrier-load-hoist").mkdir()
+    (tmp_path / "barrier-load-hoist" / "notes.txt").write_text("the user's own file")
+    (tmp_path / "summary.json").write_text("the user's own summary")
+    out = tmp_path / "out"
+    rc = main(["eval", "run", "--agent-cmd", "true", "--name", name, "--tasks", "barrier-load-hoist",
+               "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 2 and f"error: --name {name!r}: an agent name must be one plain folder name" in err, err
+    assert "hint: e.g. --name claude-sonnet" in err
+    assert (tmp_path / "barrier-load-hoist" / "notes.txt").read_text() == "the user's own file"
+    assert (tmp_path / "summary.json").read_text() == "the user's own summary"
+    assert not out.exists()  # refused before anything was written
+
+
+def test_an_agent_cmd_whose_first_word_names_no_folder_needs_a_name(tmp_path, capsys):
+    assert (
+        main(["eval", "ab", "--agent-cmd", "/ {prompt}", "--tasks", "barrier-load-hoist", "--out", str(tmp_path / "o")])
+        == 2
+    )
+    assert "--name (taken from the first word of --agent-cmd) ''" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

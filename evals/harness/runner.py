@@ -20,8 +20,8 @@ from evals.harness.devices import gpu_slots, probe_runtime
 from evals.harness.limits import SCORE_DEADLINE_S, ScoreLimits, default_memory_cap
 from evals.harness.scoring import score_isolated
 from evals.harness.workspace import DiffCheck, GitFailed, capture_diff, check_task_files, create_workspace, scoring_copy
-from evals.models import TaskScore
-from tools.errors import Cancelled, Interrupted
+from evals.models import TaskScore, read_score
+from tools.errors import Cancelled, InputError, Interrupted
 from tools.executors import cancel_thread, release_thread
 
 
@@ -35,8 +35,23 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def agent_name(name: str, option: str = "--name") -> str:
+    """``name`` when it can name the agent's results folder ``OUT/<name>``: one plain path component of printable
+    characters. ``..`` made the folder OUT's parent (a task's ``rmtree`` removed a user's folder beside OUT), ``.``
+    OUT itself. InputError naming ``option`` otherwise."""
+    bad = not name or name in (".", "..") or len(name) > 200 or any(c in "/\\" or not c.isprintable() for c in name)
+    if bad:
+        raise InputError(
+            f"{option} {name!r}: an agent name must be one plain folder name (it names OUT/<name>), not empty, "
+            "'.', '..', or with '/', '\\' or control characters",
+            hint="e.g. --name claude-sonnet; letters, digits, '-', '_', '.' and '@' are fine",
+        )
+    return name
+
+
 def agent_dir(out: Path, agent: str) -> Path:
-    return out / agent.replace("/", "_")
+    """The agent's results folder, always a child of ``out`` (``agent_name`` refuses what is not)."""
+    return out / agent_name(agent.replace("/", "_"), "agent")
 
 
 def score_limits(score_timeout: float | None, score_memory_gb: float | None, parallel: int) -> ScoreLimits:
@@ -114,6 +129,16 @@ def run_one(
     return result
 
 
+def stored_score(f: Path, progress: Callable[[str], None], task_id: str) -> TaskScore | None:
+    """The result stored in ``f``, or None (said through ``progress``) when it cannot be read back: such a task is
+    scored again, and its new result replaces ``f``."""
+    try:
+        return read_score(f)
+    except InputError as exc:
+        progress(f"{task_id}: {exc.message}; scoring the task again")
+        return None
+
+
 def already_scored(
     tasks: list[Task], adir: Path, resume: bool, prompt_level: str, progress: Callable[[str], None]
 ) -> tuple[dict[str, TaskScore], list[Task]]:
@@ -122,7 +147,7 @@ def already_scored(
     todo = []
     for t in tasks:
         f = adir / f"{t.id}.json"
-        stored = TaskScore.model_validate_json(f.read_text()) if resume and f.exists() else None
+        stored = stored_score(f, progress, t.id) if resume and f.exists() else None
         if stored is not None and stored.prompt_level != prompt_for(t, prompt_level)[1]:
             stored = None  # scored at another prompt level: not this run's result
         if stored is not None and not stored.infra_error:  # an infra_error is the harness's: score it again

@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 
 from mcp_server.server import mcp
+from tests.test_predict_variant_files import SECRET, unpack_variant
 from tools.isa.machines import device_for
 from tools.predict import band_of
 
@@ -48,6 +49,50 @@ async def test_predict_tool_is_listed_as_running_code():
         tools = {t.name: t for t in (await c.list_tools()).tools}
     assert tools["predict"].annotations.read_only_hint is False
     assert list(tools["predict"].output_schema["properties"])[0] == "summary"
+
+
+async def test_predict_tool_on_a_forged_variant_folder_reads_nothing_outside_and_quotes_nothing(tmp_path, monkeypatch):
+    folder, outside = unpack_variant(tmp_path)
+    monkeypatch.setenv("KERNELPILOT_PROJECT_DIR", str(folder.parents[1]))  # the folder is inside the roots
+    rel = json.loads((folder / "meta.json").read_text())["launches"][0]["files"]["json"]
+    (folder / rel).unlink()
+    (folder / rel).symlink_to(outside / "secret.json")  # its target arch was quoted back: 'sm_TOPSECRET-api-...'
+    r = await call({"source": str(folder), "wait_seconds": 120})
+    text = r.content[0].text
+    assert r.is_error and "launches[0].files.json" in text and "leads outside the folder" in text, text
+    assert SECRET not in text and "hint: " in text
+
+
+# ---------------------------------------------------------------------------------------------- hints in MCP words
+
+
+async def test_predict_tool_without_arch_for_a_kernel_file_names_the_arch_parameter():
+    r = await call({"source": "tests/data/predict/split_sum_call.py", "wait_seconds": 120})
+    text = r.content[0].text
+    assert r.is_error and "error: arch is needed to compile a kernel file" in text, text
+    assert "hint: e.g. the `arch` parameter" in text and "--arch" not in text
+
+
+async def test_predict_tool_on_a_variant_naming_no_target_says_pass_arch(tmp_path, monkeypatch):
+    folder, _ = unpack_variant(tmp_path)
+    monkeypatch.setenv("KERNELPILOT_PROJECT_DIR", str(folder.parents[1]))
+    meta = json.loads((folder / "meta.json").read_text())
+    del meta["launches"][0]["files"]["json"]  # Triton's metadata named the target (sm_90); without it, nothing does
+    (folder / "meta.json").write_text(json.dumps(meta))
+    r = await call({"source": str(folder), "wait_seconds": 120})
+    text = r.content[0].text
+    assert r.is_error and "no Triton metadata names the target" in text and "hint: pass arch" in text, text
+
+
+async def test_predict_tool_on_a_file_of_no_known_language_names_its_frontend_parameter(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNELPILOT_PROJECT_DIR", str(tmp_path))
+    (tmp_path / "k.py").write_text("def kernelpilot_entry(:\n")  # a syntax error: the language cannot be read
+    r = await call({"source": "k.py", "arch": "sm_90", "wait_seconds": 120})
+    text = r.content[0].text
+    assert r.is_error and "or pass frontend" in text and "--frontend" not in text, text
+    # the parameter it names exists: the same file with frontend given gets past detection to the compile
+    r = await call({"source": "k.py", "arch": "sm_90", "frontend": "triton", "wait_seconds": 120})
+    assert r.is_error and "pass frontend" not in r.content[0].text, r.content[0].text
 
 
 @pytest.mark.slow

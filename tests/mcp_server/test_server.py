@@ -252,3 +252,24 @@ async def test_a_missing_artifact_resource_is_an_error_that_says_what_to_do():
     async with Client(mcp) as c:
         with pytest.raises(MCPError, match="no dump 'nope' in the cache"):
             await c.read_resource("kernelpilot://dump/nope/k/final_isa")
+
+
+def test_cli_words_in_an_error_become_the_tools_parameters_and_only_those():
+    from mcp_server.app import mcp_terms
+
+    check = ["before", "after", "shapes", "max_memory_gb", "timeout"]
+    # tools/check/compare.py's hint for a launch too large for the memory cap
+    said = "hint: use smaller shapes (`kernelpilot check … --shape KEY=VALUE`) or raise its --max-memory"
+    assert mcp_terms(said, check) == "hint: use smaller shapes (the `shapes` parameter) or raise its max_memory_gb"
+    assert mcp_terms("hint: raise `kernelpilot check --timeout`", check) == "hint: raise the `timeout` parameter"
+    # an option the tool has no parameter for stays the CLI's, and so do other programs' options
+    assert (
+        mcp_terms("hint: omit --kernel to see the kernels there", check)
+        == "hint: omit --kernel to see the kernels there"
+    )
+    assert mcp_terms("hint: use ncu --csv --page details", check) == "hint: use ncu --csv --page details"
+    # kernel-trace's --kernel REGEX is its kernel_regex parameter
+    assert (
+        mcp_terms("(--kernel REGEX, --launch-count)", ["kernel_regex", "launch_count"])
+        == "(kernel_regex REGEX, launch_count)"
+    )

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import httpx2
@@ -39,6 +40,44 @@ async def test_stdio_subprocess_lists_tools_and_answers():
         r = await c.call_tool("doctor", {})
     assert {"dump-ir", "vgpr-pressure", "prefetch-data-load", "kernel-trace", "doctor"} <= names
     assert r.structured_content["project_dir"] == str(REPO)
+
+
+@pytest.mark.slow
+def test_stdio_answers_unreadable_frames_with_json_rpc_errors_and_stays_up():
+    import json
+
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    frames = [
+        "{not json",  # -32700 Parse error, id null: no id can be read
+        "",  # a blank line is no frame: no reply
+        "[]",  # JSON, not a JSON-RPC message: -32600 Invalid Request
+        json.dumps({"jsonrpc": "2.0", "id": 7, "method": 5}),  # invalid, but its id is readable: the reply carries it
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "\x00\xff garbage",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_server.server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, env=server_env(), cwd=REPO, text=True,
+    )  # fmt: skip
+    killer = threading.Timer(120, proc.kill)  # a reply that never comes fails the test instead of hanging it
+    killer.start()
+    try:
+        proc.stdin.write("\n".join(frames) + "\n")
+        proc.stdin.flush()
+        replies = []
+        while len(replies) < 6 and (line := proc.stdout.readline()):  # the server answers all 6, in its own order
+            replies.append(json.loads(line))
+        proc.stdin.close()  # the host's way to stop a stdio server
+        assert proc.wait(timeout=60) == 0
+    finally:
+        killer.cancel()
+        proc.kill()
+    errors = [(r["id"], r["error"]["code"]) for r in replies if "error" in r]
+    assert errors == [(None, -32700), (None, -32600), (7, -32600), (None, -32700)], replies
+    results = {r["id"]: r["result"] for r in replies if "result" in r}
+    assert sorted(results) == [1, 2] and "dump-ir" in {t["name"] for t in results[2]["tools"]}  # still serving
 
 
 def free_port() -> int:
