@@ -177,7 +177,10 @@ def _agent_name(args: argparse.Namespace) -> str:
         return agent_name(args.name, "--name")
     words = args.agent_cmd.split()
     if not words:
-        raise InputError("--agent-cmd is empty", hint="e.g. --agent-cmd 'claude -p {prompt} --mcp-config {mcp_config}'")
+        raise InputError(
+            "--agent-cmd is empty",
+            hint="e.g. --agent-cmd 'claude -p {prompt}' (the prompt and the MCP config file are given as {prompt} and {mcp_config})",
+        )
     return agent_name(Path(words[0]).name, "--name (taken from the first word of --agent-cmd)")
 
 

@@ -69,9 +69,9 @@ CONTROLS: list[Control] = [
         "crash",
         "crash",
         STATIC_TASK,
-        "needs_gpu",
-        why="a crashed agent's half edit is scored as is and never passes: the task scores outcomes, and its predicted "
-        "speed is inside the AMD model's band (unvalidated), so the verdict waits for a GPU instead of a pass",
+        "slower",
+        why="a crashed agent's half edit is scored as is: the task scores outcomes, and it compiles to the baseline's "
+        "code, so it is predicted exactly as fast (a decided 'slower', no band needed)",
     ),
     Control(
         "hoisted-prefetch",

@@ -31,7 +31,7 @@ async def test_a_bad_call_is_an_error_with_a_hint_naming_the_options():
     r = await tool("dump-ir", {"source": GEMV, "arch": "gfx942", "call": "w8a16_gemv(a=bf16[64], w=int4[64,64])"})
     assert r.is_error
     text = r.content[0].text
-    assert "--call 'w8a16_gemv(a=bf16[64], w=int4[64,64])': unknown dtype 'int4' for w" in text
+    assert "call 'w8a16_gemv(a=bf16[64], w=int4[64,64])': unknown dtype 'int4' for w" in text
     assert "hint: dtypes: bf16 fp16 fp32" in text
 
 
