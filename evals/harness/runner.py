@@ -256,6 +256,10 @@ def run_suite(
         futures = [pool.submit(work, t) for t in todo]
         for f in futures:
             f.result()
+        if any(t.id not in results for t in todo):
+            # a worker ends without a result only when a stop cut its task off (Ctrl-C reaches the scoring children
+            # first); the main thread's own KeyboardInterrupt may land after this point: stop as it would
+            raise KeyboardInterrupt
     except (KeyboardInterrupt, Interrupted):
         cut = stop_workers(pool)
         waiting = [t.id for t in todo if t.id not in results and t.id not in cut]
