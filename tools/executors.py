@@ -24,7 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from tools import forkserver
 from tools.errors import Cancelled, ToolchainError
+from tools.forkserver import ForkedProcess
 from tools.processes import CHILD_MARK_ENV, ProcessTracker
 
 MAX_CAPTURE_BYTES = 32 * 1024 * 1024  # per stream: room for a large kernel's SASS listing, still bounded
@@ -191,6 +193,29 @@ def _read_ready(sel: selectors.BaseSelector, timeout: float) -> bool:
     return bool(events)
 
 
+def _leader_exited(proc) -> bool:
+    return proc.exited() if isinstance(proc, ForkedProcess) else _exited(proc.pid)
+
+
+def _start(argv: list[str], env: dict[str, str], cwd, out_file):
+    """The command's process in its own session: forked from ``tools.forkserver`` when it is one of kernelpilot's own
+    Python children (the compilers already imported there), else ``subprocess.Popen``."""
+    if forkserver.forkable(argv) and (not cwd or os.path.isdir(cwd)):
+        try:
+            return forkserver.spawn(argv, env, str(cwd) if cwd else None, out_file.fileno() if out_file else None)
+        except OSError:
+            pass  # no server here (or it died): start the child the plain way
+    return subprocess.Popen(
+        argv,
+        stdout=out_file if out_file is not None else subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=str(cwd) if cwd else None,
+        start_new_session=True,
+    )
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -215,15 +240,7 @@ def run_process(
     out_file = open(stdout_to, "wb") if stdout_to is not None else None  # noqa: SIM115 - closed in finally
     try:
         try:
-            proc = subprocess.Popen(
-                argv,
-                stdout=out_file if out_file is not None else subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                stdin=subprocess.DEVNULL,
-                env=env,
-                cwd=str(cwd) if cwd else None,
-                start_new_session=True,
-            )
+            proc = _start(argv, env, cwd, out_file)
         except FileNotFoundError as exc:
             raise ToolchainError(
                 f"cannot run '{argv[0][:200]}': not found on PATH", hint=f"install {argv[0][:200]} or put it on PATH"
@@ -245,16 +262,16 @@ def run_process(
                 _check_cancelled(argv)
                 now = time.monotonic()
                 if now >= deadline:
-                    timed_out = not _exited(proc.pid)
+                    timed_out = not _leader_exited(proc)
                     break
                 _read_ready(sel, min(0.1, deadline - now))
-                if _exited(proc.pid):
+                if _leader_exited(proc):
                     # the leader is gone; a straggler may still hold the pipes: take what is there, then stop
                     drain_until = min(deadline, time.monotonic() + 0.5)
                     while sel.get_map() and time.monotonic() < drain_until and _read_ready(sel, 0.02):
                         pass
                     break
-            while not timed_out and not _exited(proc.pid):  # pipes closed early: wait for the leader
+            while not timed_out and not _leader_exited(proc):  # pipes closed early: wait for the leader
                 _check_cancelled(argv)
                 if time.monotonic() >= deadline:
                     timed_out = True
@@ -263,11 +280,13 @@ def run_process(
         finally:
             # every exit path: nothing we started outlives the call (the leader is not reaped before the group
             # kill, so its group id cannot have been reused)
-            if not _exited(proc.pid):
+            if not _leader_exited(proc):
                 _kill_group_of(proc)
             kill_group(proc.pid)
             leftovers = sweep(mark)  # what left the group: a setsid or daemonised grandchild of the command
             proc.wait()
+            if isinstance(proc, ForkedProcess):
+                proc.release()  # its server may reap it now
             sel.close()
             for stream in (proc.stdout, proc.stderr):
                 if stream is not None:

@@ -105,7 +105,13 @@ def fill_uninitialized() -> None:
         import torch
     except ImportError:
         return
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    # what torch.use_deterministic_algorithms sets, without the 1 s import of torch._inductor.config it also does
+    # (only to copy the flag into inductor's config, which no compile here reads)
+    setter = getattr(getattr(torch, "_C", None), "_set_deterministic_algorithms", None)
+    if setter is not None:
+        setter(True, warn_only=True)
+    else:
+        torch.use_deterministic_algorithms(True, warn_only=True)
     torch.utils.deterministic.fill_uninitialized_memory = True
 
 
