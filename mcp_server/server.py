@@ -22,7 +22,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 
 # Each module registers its tools on the one `mcp` (mcp_server.app) when imported.
-from mcp_server import analysis_tools, artifact_tools, compile_tools, prompts, trace_tools  # noqa: F401
+from mcp_server import analysis_tools, artifact_tools, compile_tools, prompts, schedule_tools, trace_tools  # noqa: F401
 from mcp_server.app import ALLOW_COMMANDS_ENV, mcp  # noqa: F401  (tests and skills_check import them from here)
 from tools import __version__
 
