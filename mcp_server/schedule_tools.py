@@ -11,6 +11,9 @@ from mcp_server.app import ANALYSIS, KernelName, agent_errors, confined, mcp, re
 from mcp_server.models import ScheduleOutput
 from tools.errors import InputError
 
+MAX_CLUSTERS = 24
+MAX_WAITS = 4
+
 
 @mcp.tool(name="schedule", title="Cluster schedule of a hot loop", annotations=ANALYSIS)
 def schedule(
@@ -57,4 +60,21 @@ def schedule(
                 )
         if rep.trace is None:
             steps.append("with an ATT trace of the kernel (kernel-trace --att), pass trace=<dir> for measured cycles")
-        return ScheduleOutput(summary=rep.summary, next_steps=steps, report=rep)
+        return ScheduleOutput(summary=rep.summary, next_steps=steps, report=_compact(rep))
+
+
+def _compact(rep):
+    """The report within a client's token budget: per cluster its figures, the waits that stall or wait on another
+    cluster (operations listed by count, not text) and no per-load list (``kernelpilot schedule --json`` has all)."""
+    clusters = []
+    for c in rep.clusters[:MAX_CLUSTERS]:
+        waits = [
+            w.model_copy(update={"retires_text": [], "retires": w.retires[:4]})
+            for w in c.waits
+            if w.stall_cycles or any(cid != c.id for cid in w.issuing_clusters)
+        ][:MAX_WAITS]
+        clusters.append(c.model_copy(update={"waits": waits, "loads": [], "sources": c.sources[:3]}))
+    notes = list(rep.notes)
+    if len(rep.clusters) > MAX_CLUSTERS:
+        notes.append(f"{len(rep.clusters) - MAX_CLUSTERS} more cluster(s): kernelpilot schedule --json lists them")
+    return rep.model_copy(update={"clusters": clusters, "notes": notes})

@@ -86,6 +86,9 @@ class Cluster(BaseModel):
     measured_cycles: float | None = Field(None, description="ATT: median over waves of cycles per visit")
     measured_visits: float | None = Field(None, description="ATT: median over waves of visits")
     measured_waves: int = 0
+    measured_coverage: float | None = Field(
+        None, description="ATT: share of the cluster's instructions a visit executed (median); below 0.9 no error"
+    )
     estimate_error: float | None = Field(None, description="(estimated - measured) / measured")
     measured_idle_share: float | None = Field(None, description="ATT: 1 - critical pipe busy / measured cycles")
     stall_classes: list[StallClass] = Field(default_factory=list, description="ATT: stall cycles per class, median")
@@ -95,7 +98,7 @@ class ScheduleTrace(BaseModel):
     path: str
     kernel: str
     waves: int
-    clusters_measured: int
+    clusters_measured: int = Field(description="clusters the waves ran whole, each with an estimate error")
     median_abs_error: float | None = Field(None, description="median over measured clusters of |estimate_error|")
     note: str
 

@@ -24,6 +24,9 @@ LIMITS = [
 ]
 
 
+MIN_COVERAGE = 0.9  # a cluster the waves ran less of (a branch skipped the rest) gets no error: not the same work
+
+
 def _device(arch: str | None, device: str | None) -> Machine:
     if arch is None:
         raise InputError("the ISA names no target", hint="pass --arch gfx942 (or gfx950, gfx90a)")
@@ -76,7 +79,8 @@ def _attach(clusters: list[Cluster], measured: att.Measured, m: Machine) -> None
         c.measured_cycles = measured.cycles[c.id]
         c.measured_visits = measured.visits[c.id]
         c.measured_waves = measured.waves[c.id]
-        if c.measured_cycles > 0:
+        c.measured_coverage = measured.coverage[c.id]
+        if c.measured_cycles > 0 and c.measured_coverage >= MIN_COVERAGE:
             c.estimate_error = round((c.estimated_cycles - c.measured_cycles) / c.measured_cycles, 3)
             if c.critical_pipe:
                 busy = c.pipe_cycles[c.critical_pipe]
@@ -154,9 +158,15 @@ def _measure(rep: ScheduleReport, plan: amd.Plan, code: att.AttCode, trace_dir: 
     _attach(rep.clusters, measured, m)
     errors = [abs(c.estimate_error) for c in rep.clusters if c.estimate_error is not None]
     unrun = [c.id for c in rep.clusters if c.measured_cycles is None]
+    partial = [c.id for c in rep.clusters if c.measured_coverage is not None and c.measured_coverage < MIN_COVERAGE]
     note = f"{measured.wave_count} wave file(s); cycles per visit, median over the waves that ran the cluster"
     if unrun:
         note += f"; {len(unrun)} cluster(s) no traced wave ran: {', '.join(map(str, unrun[:12]))}"
+    if partial:
+        note += (
+            f"; {len(partial)} cluster(s) the waves ran only in part (a branch skipped the rest), so no error: "
+            + ", ".join(map(str, partial[:12]))
+        )
     return ScheduleTrace(
         path=str(trace_dir),
         kernel=code.kernel,

@@ -10,6 +10,7 @@ entered it; the report takes the median over waves.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
@@ -79,6 +80,7 @@ class Measured:
     cycles: dict[int, float] = field(default_factory=dict)  # cluster id -> median cycles per visit
     visits: dict[int, float] = field(default_factory=dict)
     waves: dict[int, int] = field(default_factory=dict)
+    coverage: dict[int, float] = field(default_factory=dict)  # executed instructions / (visits x cluster size)
     stalls: dict[int, dict[str, float]] = field(default_factory=dict)
     wave_count: int = 0
 
@@ -99,16 +101,19 @@ def _wave_rows(wf: Path) -> list[list]:
 
 def measure(path: Path, code: AttCode, cluster_of: dict[int, int], first_of: dict[int, int]) -> Measured:
     """Per cluster (``cluster_of``: instruction index -> cluster id; ``first_of``: cluster id -> its first
-    instruction, whose executions count the visits) the median over waves of cycles per visit and of stall cycles
-    per stall class."""
+    instruction, whose executions count the visits) the median over waves of cycles per visit, of stall cycles per
+    stall class, and of the share of the cluster's instructions a visit executed (a branch may skip some)."""
+    size = Counter(cluster_of.values())
     index_of_line = {line: k for k, line in enumerate(code.lines)}
     insts = code.instructions()
+    runs: dict[int, list[float]] = {}
     per_wave: list[tuple[dict[int, float], dict[int, int], dict[int, dict[str, float]]]] = []
     for wf in sorted(p for p in path.iterdir() if WAVE_FILE_RE.match(p.name)):
         rows = _wave_rows(wf)
         cycles: dict[int, float] = {}
         visits: dict[int, int] = {}
         stalls: dict[int, dict[str, float]] = {}
+        ran: Counter[int] = Counter()
         for n, row in enumerate(rows):
             k = index_of_line.get(int(row[4]))
             c = cluster_of.get(k) if k is not None else None
@@ -116,12 +121,15 @@ def measure(path: Path, code: AttCode, cluster_of: dict[int, int], first_of: dic
                 continue
             span = rows[n + 1][0] - row[0] if n + 1 < len(rows) else row[3]
             cycles[c] = cycles.get(c, 0) + span
+            ran[c] += 1
             if first_of.get(c) == k:
                 visits[c] = visits.get(c, 0) + 1
             if row[2]:
                 cls = amd_stall_class(insts[k])
                 stalls.setdefault(c, {})[cls] = stalls.setdefault(c, {}).get(cls, 0) + row[2]
         per_wave.append((cycles, visits, stalls))
+        for c, k in ran.items():
+            runs.setdefault(c, []).append(k / (max(visits.get(c, 0), 1) * size[c]))
     out = Measured(wave_count=len(per_wave))
     for c in set(cluster_of.values()):
         seen = [(cy[c], vi.get(c, 1) or 1, st.get(c, {})) for cy, vi, st in per_wave if c in cy]
@@ -130,6 +138,7 @@ def measure(path: Path, code: AttCode, cluster_of: dict[int, int], first_of: dic
         out.cycles[c] = round(median(cy / v for cy, v, _ in seen), 1)
         out.visits[c] = median(v for _, v, _ in seen)
         out.waves[c] = len(seen)
+        out.coverage[c] = round(median(runs[c]), 3)
         classes = {name for _, _, st in seen for name in st}
         out.stalls[c] = {name: median(st.get(name, 0) / v for _, v, st in seen) for name in classes}
     return out
