@@ -537,7 +537,7 @@ def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
     ends = []
     for it in range(4):
         for inst in g.seq:
-            for queue, want in ((vm, vmcnt_of(inst)), (lgkm, _lgkm_want(inst, gfx12))):
+            for queue, want in ((vm, vmcnt_of(inst)), (lgkm, lgkm_want(inst, gfx12))):
                 if want is None:
                     continue
                 while len(queue) > want:
@@ -562,7 +562,8 @@ def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
     return LatencyEstimate(ends[3] - ends[2], work, latencies, stall_by_load, note)
 
 
-def _lgkm_want(inst: Instruction, gfx12: bool) -> int | None:
+def lgkm_want(inst: Instruction, gfx12: bool) -> int | None:
+    """The lgkmcnt a wait asks for (gfx12: the dscnt of ``s_wait_dscnt`` too), or None when it does not wait on it."""
     if gfx12 and inst.mnemonic == "s_wait_dscnt":
         return _explicit_count(inst)
     return lgkmcnt_of(inst)

@@ -27,9 +27,9 @@ from tools.models.schedule import Cluster, LoadRecord, ScheduleClass, WaitRecord
 from tools.predict.amd import access_bytes, inst_cost
 from tools.prefetch.amd import (
     LoopGraph,
-    _lgkm_want,  # the lgkmcnt a wait asks for, gfx12's s_wait_dscnt included: prefetch's latency model reads it too
     counts_in_vmcnt,
     is_scalar_load,
+    lgkm_want,
     source_of,
     vmcnt_of,
 )
@@ -217,7 +217,7 @@ def simulate(plan: Plan, arch: str | None, m: Machine) -> Simulation:
         visits.append(v)
         for inst in cluster.insts:
             retired: list[_Op] = []
-            for queue, want in ((vm, vmcnt_of(inst)), (lgkm, _lgkm_want(inst, (arch or "").startswith("gfx12")))):
+            for queue, want in ((vm, vmcnt_of(inst)), (lgkm, lgkm_want(inst, (arch or "").startswith("gfx12")))):
                 while want is not None and len(queue) > want:
                     retired.append(queue.popleft())
             if inst.category == "waitcnt":
@@ -273,7 +273,7 @@ def _pipes(insts: list[Instruction], m: Machine) -> tuple[dict[str, float], floa
     return pipes, issue
 
 
-def _wait_record(wait: Instruction, ops: list, stall: float, visit: int, sim: Simulation, ids: dict) -> WaitRecord:
+def _wait_record(wait: Instruction, ops: list, stall: float, visit: int, sim: Simulation) -> WaitRecord:
     issuing = sorted({op.cluster for op in ops}, key=lambda c: -max(o.visit for o in ops if o.cluster == c))
     ago = [visit - max(o.visit for o in ops if o.cluster == c) for c in issuing]
     here = sim.visits[visit].loop_pass
@@ -302,7 +302,6 @@ def _report_visit(sim: Simulation, c: _Cluster) -> int:
 
 
 def build_clusters(plan: Plan, sim: Simulation, m: Machine) -> list[Cluster]:
-    ids = {c.id: c for c in plan.clusters}
     out = []
     for c in plan.clusters:
         n = _report_visit(sim, c)
@@ -349,7 +348,7 @@ def build_clusters(plan: Plan, sim: Simulation, m: Machine) -> list[Cluster]:
                 wait_stall_cycles=round(v.stall, 1),
                 critical_pipe=critical,
                 critical_idle_share=round(max(0.0, 1 - pipes[critical] / est), 3) if critical and est > 0 else None,
-                waits=[_wait_record(w, ops, s, n, sim, ids) for w, ops, s in v.waits],
+                waits=[_wait_record(w, ops, s, n, sim) for w, ops, s in v.waits],
                 loads=loads,
                 sources=[s for s, _ in sources.most_common(TOP_SOURCES)],
             )

@@ -101,7 +101,9 @@ def _summary(rep: ScheduleReport) -> str:
         crit = max(loop, key=lambda c: c.estimated_cycles)
         head += f"; ~{per_iter:.0f} estimated cycles per iteration, longest cluster {crit.id} ({crit.critical_pipe})"
     if rep.trace and rep.trace.median_abs_error is not None:
-        head += f"; ATT: {rep.trace.clusters_measured} cluster(s) measured, median |error| {rep.trace.median_abs_error:.0%}"
+        head += (
+            f"; ATT: {rep.trace.clusters_measured} cluster(s) measured, median |error| {rep.trace.median_abs_error:.0%}"
+        )
     return head
 
 

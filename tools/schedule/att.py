@@ -18,8 +18,8 @@ from statistics import median
 from tools.errors import InputError
 from tools.isa.amdgcn import Kernel
 from tools.models.trace import Instruction as TraceInstruction
-from tools.profilers.analysis import amd_stall_class, branch_target
-from tools.profilers.att import WAVE_FILE_RE, is_att_dir, read_att_dir
+from tools.profilers.analysis import amd_stall_class
+from tools.profilers.att import WAVE_FILE_RE, att_isa_text, is_att_dir, read_att_dir
 from tools.profilers.reading import as_dict, as_list
 
 
@@ -52,23 +52,8 @@ def code_from_att(path: Path, kernel: str | None = None) -> AttCode:
     """The ISA of one kernel of an ATT directory (the first one, or the one ``kernel`` names)."""
     trace = read_att_dir(path)
     name = _pick_kernel(trace.instructions, trace.kernels, kernel, path)
-    rows = [r for r in trace.instructions if r.kernel == name and r.isa.strip()]
-    by_address = {r.address: r for r in rows if r.address is not None}
-    labels = {}
-    for r in rows:
-        target = branch_target(r)
-        if target is not None and target in by_address:
-            labels.setdefault(target, f".LATT_{by_address[target].index}")
-    out = ["\t.text", f"{name}:"]
-    for r in rows:
-        if r.address in labels:
-            out.append(f"{labels[r.address]}:")
-        isa = r.isa.strip()
-        target = branch_target(r)
-        if target is not None and target in labels:
-            isa = f"{isa.split()[0]} {labels[target]}"
-        out.append(f"\t{isa}")
-    return AttCode(name, "\n".join(out) + "\n", [r.index for r in rows])
+    text, rows = att_isa_text(trace, name)
+    return AttCode(name, text, [r.index for r in rows])
 
 
 def is_trace_dir(path: str | Path) -> bool:

@@ -39,7 +39,9 @@ def format_cluster(c: Cluster) -> list[str]:
     measured = ""
     if c.measured_cycles is not None:
         err = f", error {c.estimate_error:+.0%}" if c.estimate_error is not None else ""
-        measured = f" | measured {c.measured_cycles:.0f} ({c.measured_visits:g} visit(s), {c.measured_waves} waves{err})"
+        measured = (
+            f" | measured {c.measured_cycles:.0f} ({c.measured_visits:g} visit(s), {c.measured_waves} waves{err})"
+        )
     idle = f", idle {c.critical_idle_share:.0%}" if c.critical_idle_share is not None else ""
     lines = [
         f"\n[{c.id}] {c.region} {c.position}  [{c.first_instruction}..{c.last_instruction}] {c.instructions} inst, "
