@@ -217,6 +217,10 @@ def test_flydsl_phases_counts_and_issuing_clusters(example, phases, arch):
     check_against_isa(rep, Path(k.final_isa).read_text(), phases)
     loop = [c for c in rep.clusters if c.region == "loop"]
     assert sum(c.counts.get("mfma", 0) for c in loop) == 2  # the two v_mfma_f32_16x16x16_f16 of the source
+    if phases == 2:  # four dword rows of A and of B go straight to LDS, waited for before the phase's barrier
+        assert sum(c.counts.get("dma_to_lds", 0) for c in loop) == 8
+        dma = next(c for c in loop if c.counts.get("dma_to_lds"))
+        assert [ld.consumer_cluster for ld in dma.loads if ld.kind == "dma_to_lds"] == [dma.id] * 8
     if phases == 4:
         # the next iteration's operands are loaded in the last phase and waited for after the back edge
         back = [w for c in loop for w in c.waits if w.across_back_edge]

@@ -8,14 +8,8 @@ their wait is in the next iteration, across the back edge). Each phase ends with
 
 import flydsl.compiler as flyc
 import flydsl.expr as fx
-import torch
 from flydsl._mlir import ir
-
-TILE_BYTES = 4096  # bytes of A (and B) one iteration reads: 256 lanes x 16
-
-
-def _raw(v):
-    return v.ir_value() if hasattr(v, "ir_value") else v
+from phases_common import TILE_BYTES, entry, raw
 
 
 @flyc.kernel
@@ -55,8 +49,8 @@ def four_phase_loop(A: fx.Tensor, B: fx.Tensor, X: fx.Tensor, C: fx.Tensor, k_ti
         nxt = [fx.rocdl.raw_ptr_buffer_load(f16x4, r, base + o, 0) for r in (rsrc_a, rsrc_b) for o in (0, 8)]
         fx.gpu.barrier()
         results = yield [acc, total, *nxt]
-    fx.rocdl.raw_ptr_buffer_store(_raw(results[0]), _raw(rsrc_c), _raw(tid * 16), _raw(fx.Int32(0)))
-    fx.rocdl.raw_ptr_buffer_store(_raw(results[1]), _raw(rsrc_c), _raw(tid * 4 + 4096), _raw(fx.Int32(0)))
+    fx.rocdl.raw_ptr_buffer_store(raw(results[0]), raw(rsrc_c), raw(tid * 16), raw(fx.Int32(0)))
+    fx.rocdl.raw_ptr_buffer_store(raw(results[1]), raw(rsrc_c), raw(tid * 4 + 4096), raw(fx.Int32(0)))
 
 
 @flyc.jit
@@ -64,18 +58,5 @@ def four_phase(A, B, X, C, k_tiles: fx.Int32, stream: fx.Stream = fx.Stream(None
     four_phase_loop(A, B, X, C, k_tiles).launch(grid=(1, 1, 1), block=(256, 1, 1), stream=stream)
 
 
-NO_UNROLL = {"llvm_options": {"unroll-runtime": False}}
-
-
-def launch(*args):
-    from flydsl.compiler.kernel_function import CompilationContext
-
-    with CompilationContext.compile_hints(NO_UNROLL):
-        return four_phase(*args)
-
-
 def kernelpilot_entry(k_tiles=8):
-    a = torch.empty((k_tiles + 1) * TILE_BYTES // 2, dtype=torch.float16)
-    x = torch.empty(k_tiles * 256)
-    c = torch.empty(2048)
-    return launch, (a, a, x, c, k_tiles)
+    return entry(four_phase, k_tiles, extra_tiles=1)

@@ -1,52 +1,47 @@
 """Schedule test data: a FlyDSL k-loop of two barrier-delimited phases.
 
-Phase 0 loads two f16x4 MFMA operands and one f32 per lane from global memory (buffer_load) and writes the f32 to
-LDS; phase 1 reads a neighbour's f32 back from LDS and runs two MFMAs. Each phase ends with a workgroup barrier.
+Phase 0 copies this iteration's A and B tiles from global memory straight into LDS (``buffer_load_dword … lds``, DMA
+to LDS); phase 1 reads each wave's MFMA fragments back from LDS and runs two MFMAs. Each phase ends with a barrier.
 """
 
 import flydsl.compiler as flyc
 import flydsl.expr as fx
-import torch
 from flydsl._mlir import ir
-
-TILE_BYTES = 4096  # bytes of A (and B) one iteration reads: 256 lanes x 16
-
-
-def _raw(v):
-    return v.ir_value() if hasattr(v, "ir_value") else v
+from phases_common import TILE_BYTES, entry, raw
 
 
 @flyc.kernel
 def two_phase_loop(A: fx.Tensor, B: fx.Tensor, X: fx.Tensor, C: fx.Tensor, k_tiles: fx.Int32):
-    f16x4 = ir.VectorType.get([4], ir.F16Type.get())
+    i16x4 = ir.VectorType.get([4], ir.IntegerType.get_signless(16))
     f32x4 = ir.VectorType.get([4], ir.F32Type.get())
-    f32 = ir.F32Type.get()
     tid = fx.Int32(fx.thread_idx.x)
+    wave = tid // 64
+    lane = tid % 64
     rsrc_a = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(A)))
     rsrc_b = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(B)))
-    rsrc_x = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(X)))
     rsrc_c = fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(fx.get_iter(C)))
-    smem = fx.SharedAllocator().allocate(fx.Array[fx.Float32, 256]).peek()
+    lds = fx.SharedAllocator()
+    lds_a = lds.allocate(fx.Array[fx.Int16, 2048, 16]).peek().ptr
+    lds_b = lds.allocate(fx.Array[fx.Int16, 2048, 16]).peek().ptr
+    frag = wave * 512 + (lane % 16) * 32 + (lane // 16) * 4  # this lane's 4 elements of its wave's 16x16 block
     acc0 = fx.arith.constant_vector(0.0, f32x4)
-    for kt, state in range(fx.Int32(0), k_tiles, fx.Int32(1), init=[acc0, fx.Float32(0.0)]):
-        acc, total = state[0], state[1]
-        base = tid * 16 + fx.Int32(kt) * TILE_BYTES
-        # phase 0: global loads, LDS write
-        a0 = fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_a, base, 0)
-        b0 = fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_b, base, 0)
-        a1 = fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_a, base + 8, 0)
-        b1 = fx.rocdl.raw_ptr_buffer_load(f16x4, rsrc_b, base + 8, 0)
-        x = fx.Float32(fx.rocdl.raw_ptr_buffer_load(f32, rsrc_x, tid * 4 + fx.Int32(kt) * 1024, 0))
-        smem[tid] = x
+    for kt, acc in range(fx.Int32(0), k_tiles, fx.Int32(1), init=[acc0]):
+        # phase 0: DMA to LDS: each wave copies its 1 KiB of A and of B in four dword rows (gfx942 has no
+        # 16-byte LDS DMA)
+        for q in fx.range_constexpr(4):
+            base = fx.Int32(kt) * TILE_BYTES + wave * 1024 + q * 256 + lane * 4
+            fx.rocdl.buffer_load_to_lds(rsrc_a, (lds_a + wave * 512 + q * 128).llvm_ptr, base, size_bytes=4)
+            fx.rocdl.buffer_load_to_lds(rsrc_b, (lds_b + wave * 512 + q * 128).llvm_ptr, base, size_bytes=4)
         fx.gpu.barrier()
-        # phase 1: LDS read, MFMA
-        total = total + smem[(tid + 64) % 256]
-        acc = fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a0, b0, acc])
-        acc = fx.rocdl.mfma_f32_16x16x16f16(f32x4, [a1, b1, acc])
+        # phase 1: LDS reads, MFMA
+        acc = acc[0]
+        for h in fx.range_constexpr(2):
+            a = (lds_a + frag + h * 16).load(i16x4)
+            b = (lds_b + frag + h * 16).load(i16x4)
+            acc = fx.rocdl.mfma_f32_16x16x16bf16_1k(f32x4, [a, b, acc])
         fx.gpu.barrier()
-        results = yield [acc, total]
-    fx.rocdl.raw_ptr_buffer_store(_raw(results[0]), _raw(rsrc_c), _raw(tid * 16), _raw(fx.Int32(0)))
-    fx.rocdl.raw_ptr_buffer_store(_raw(results[1]), _raw(rsrc_c), _raw(tid * 4 + 4096), _raw(fx.Int32(0)))
+        results = yield [acc]
+    fx.rocdl.raw_ptr_buffer_store(raw(results[0]), raw(rsrc_c), raw(tid * 16), raw(fx.Int32(0)))
 
 
 @flyc.jit
@@ -54,18 +49,5 @@ def two_phase(A, B, X, C, k_tiles: fx.Int32, stream: fx.Stream = fx.Stream(None)
     two_phase_loop(A, B, X, C, k_tiles).launch(grid=(1, 1, 1), block=(256, 1, 1), stream=stream)
 
 
-NO_UNROLL = {"llvm_options": {"unroll-runtime": False}}
-
-
-def launch(*args):
-    from flydsl.compiler.kernel_function import CompilationContext
-
-    with CompilationContext.compile_hints(NO_UNROLL):
-        return two_phase(*args)
-
-
 def kernelpilot_entry(k_tiles=8):
-    a = torch.empty(k_tiles * TILE_BYTES // 2, dtype=torch.float16)
-    x = torch.empty(k_tiles * 256)
-    c = torch.empty(2048)
-    return launch, (a, a, x, c, k_tiles)
+    return entry(two_phase, k_tiles)
