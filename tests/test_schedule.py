@@ -94,8 +94,9 @@ def check_against_isa(rep, isa_text: str, phases: int) -> None:
         mine = [text_class(lines[i]) for i in range(c.first_instruction, c.last_instruction + 1)]
         for cls in ("mfma", "lds_read", "lds_write", "vmem_load", "dma_to_lds", "vmem_store", "barrier", "waitcnt"):
             assert c.counts.get(cls, 0) == mine.count(cls), (c.id, cls)
-        mfma = [lines[i].split()[0] for i in range(c.first_instruction, c.last_instruction + 1)]
-        assert sum(c.mfma_shapes.values()) == sum(1 for m in mfma if m.startswith("v_mfma"))
+        ops = [lines[i].split()[0] for i in range(c.first_instruction, c.last_instruction + 1)]
+        assert sum(c.mfma_shapes.values()) == sum(1 for m in ops if m.startswith("v_mfma"))
+        assert c.lds_read_transpose == sum(1 for m in ops if m.startswith("ds_read") and "_tr_b" in m)
     body = [(i, lines[i]) for c in loop for i in range(c.first_instruction, c.last_instruction + 1)]
     cluster_of = {i: c.id for c in loop for i in range(c.first_instruction, c.last_instruction + 1)}
     checked = 0
@@ -221,6 +222,8 @@ def test_flydsl_phases_counts_and_issuing_clusters(example, phases, arch):
         assert sum(c.counts.get("dma_to_lds", 0) for c in loop) == 8
         dma = next(c for c in loop if c.counts.get("dma_to_lds"))
         assert [ld.consumer_cluster for ld in dma.loads if ld.kind == "dma_to_lds"] == [dma.id] * 8
+        # gfx950 reads B's two fragments with ds_read_b64_tr_b16 (the kernel picks it on ARCH=gfx950)
+        assert sum(c.lds_read_transpose for c in loop) == (2 if arch == "gfx950" else 0)
     if phases == 4:
         # the next iteration's operands are loaded in the last phase and waited for after the back edge
         back = [w for c in loop for w in c.waits if w.across_back_edge]

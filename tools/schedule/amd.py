@@ -71,7 +71,8 @@ def schedule_class(inst: Instruction) -> ScheduleClass:
 
 
 def is_transpose_read(inst: Instruction) -> bool:
-    return inst.category == "lds_read" and inst.mnemonic.startswith(("ds_read_tr", "ds_load_tr", "ds_read_b64_tr"))
+    m = inst.mnemonic  # gfx950 ds_read_b64_tr_b16, ds_read_b96_tr_b6; gfx12 ds_load_tr*
+    return inst.category == "lds_read" and ("_tr_b" in m or m.startswith(("ds_read_tr", "ds_load_tr")))
 
 
 def ends_cluster(inst: Instruction) -> bool:

@@ -1,13 +1,23 @@
 """Schedule test data: a FlyDSL k-loop of two barrier-delimited phases.
 
 Phase 0 copies this iteration's A and B tiles from global memory straight into LDS (``buffer_load_dword … lds``, DMA
-to LDS); phase 1 reads each wave's MFMA fragments back from LDS and runs two MFMAs. Each phase ends with a barrier.
+to LDS); phase 1 reads each wave's MFMA fragments back from LDS (on gfx950 B's with ``ds_read_b64_tr_b16``) and runs two MFMAs. Each phase ends with a barrier.
 """
+
+import os
 
 import flydsl.compiler as flyc
 import flydsl.expr as fx
 from flydsl._mlir import ir
+from flydsl._mlir.dialects.rocdl import ds_read_tr16_b64_
 from phases_common import TILE_BYTES, entry, raw
+
+TRANSPOSE = os.environ.get("ARCH", "").startswith("gfx95")  # dump-ir sets ARCH to the target
+
+
+def _read_b(ptr, ty):
+    """B's fragment: through the transposing LDS read on gfx950, a plain one elsewhere (decided at trace time)."""
+    return ds_read_tr16_b64_(ty, raw(ptr.llvm_ptr)) if TRANSPOSE else ptr.load(ty)
 
 
 @flyc.kernel
@@ -37,7 +47,7 @@ def two_phase_loop(A: fx.Tensor, B: fx.Tensor, X: fx.Tensor, C: fx.Tensor, k_til
         acc = acc[0]
         for h in fx.range_constexpr(2):
             a = (lds_a + frag + h * 16).load(i16x4)
-            b = (lds_b + frag + h * 16).load(i16x4)
+            b = _read_b(lds_b + frag + h * 16, i16x4)
             acc = fx.rocdl.mfma_f32_16x16x16bf16_1k(f32x4, [a, b, acc])
         fx.gpu.barrier()
         results = yield [acc]
