@@ -35,10 +35,39 @@ def _counts(c: Cluster) -> str:
     return ", ".join(parts)
 
 
+def _wait_lines(c: Cluster) -> list[str]:
+    """One line per run of consecutive waits that retire operations of the same clusters (a run of vmcnt(15..0)
+    after a burst of loads is one line)."""
+    runs: list[list] = []
+    for w in c.waits:
+        if not w.retires:
+            continue
+        key = (tuple(w.issuing_clusters), tuple(w.clusters_ago), w.across_back_edge)
+        if runs and runs[-1][0] == key:
+            runs[-1][1].append(w)
+        else:
+            runs.append([key, [w]])
+    out = []
+    for (issuing, ago, back), ws in runs:
+        where = ", ".join(
+            f"cluster {cid} ({n} ago{', across the back edge' if back and n else ''})"
+            for cid, n in zip(issuing, ago, strict=True)
+        )
+        head = (
+            f"wait [{ws[0].index}] {ws[0].text}" if len(ws) == 1 else f"{len(ws)} waits [{ws[0].index}..{ws[-1].index}]"
+        )
+        ops = sum(len(w.retires) for w in ws)
+        stall = sum(w.stall_cycles or 0 for w in ws)
+        out.append(f"    {head}: retire {ops} op(s) from {where}; ~{stall:.0f} stall")
+    return out
+
+
 def format_cluster(c: Cluster) -> list[str]:
     measured = ""
     if c.measured_cycles is not None:
         err = f", error {c.estimate_error:+.0%}" if c.estimate_error is not None else ""
+        if c.measured_coverage is not None and c.estimate_error is None:
+            err = f", ran {c.measured_coverage:.0%} of it: no error"
         measured = (
             f" | measured {c.measured_cycles:.0f} ({c.measured_visits:g} visit(s), {c.measured_waves} waves{err})"
         )
@@ -53,16 +82,7 @@ def format_cluster(c: Cluster) -> list[str]:
     ]
     if c.mfma_shapes:
         lines.append("    MFMA: " + ", ".join(f"{k} x{v}" for k, v in c.mfma_shapes.items()))
-    for w in c.waits:
-        if not w.retires:
-            continue
-        where = ", ".join(
-            f"cluster {cid} ({ago} ago{', across the back edge' if w.across_back_edge and ago else ''})"
-            for cid, ago in zip(w.issuing_clusters, w.clusters_ago, strict=True)
-        )
-        lines.append(
-            f"    wait [{w.index}] {w.text}: retires {len(w.retires)} op(s) from {where}; ~{w.stall_cycles:.0f} stall"
-        )
+    lines.extend(_wait_lines(c))
     later = [ld for ld in c.loads if ld.kind in ("vmem_load", "dma_to_lds") and ld.consumer_cluster is not None]
     if later:
         by = sorted({(ld.consumer_cluster, ld.clusters_ahead) for ld in later})
