@@ -11,7 +11,7 @@ from mcp_server.app import ANALYSIS, KernelName, agent_errors, confined, mcp, re
 from mcp_server.models import ScheduleOutput
 from tools.errors import InputError
 
-MAX_CLUSTERS = 24
+MAX_CLUSTERS = 16
 MAX_WAITS = 4
 
 
@@ -67,14 +67,20 @@ def _compact(rep):
     """The report within a client's token budget: per cluster its figures, the waits that stall or wait on another
     cluster (operations listed by count, not text) and no per-load list (``kernelpilot schedule --json`` has all)."""
     clusters = []
-    for c in rep.clusters[:MAX_CLUSTERS]:
+    loop = [c.id for c in rep.clusters if c.region == "loop"]
+    others = [c.id for c in rep.clusters if c.region != "loop"]
+    keep = set(loop) | set(others[: max(0, MAX_CLUSTERS - len(loop))])
+    for c in (c for c in rep.clusters if c.id in keep):
         waits = [
-            w.model_copy(update={"retires_text": [], "retires": w.retires[:4]})
+            w.model_copy(update={"retires_text": [], "retires": w.retires[:2]})
             for w in c.waits
             if w.stall_cycles or any(cid != c.id for cid in w.issuing_clusters)
         ][:MAX_WAITS]
-        clusters.append(c.model_copy(update={"waits": waits, "loads": [], "sources": c.sources[:3]}))
+        pipes = {p: v for p, v in c.pipe_cycles.items() if v}
+        update = {"waits": waits, "loads": [], "sources": c.sources[:3], "pipe_cycles": pipes}
+        clusters.append(c.model_copy(update=update | {"stall_classes": c.stall_classes[:4]}))
     notes = list(rep.notes)
-    if len(rep.clusters) > MAX_CLUSTERS:
-        notes.append(f"{len(rep.clusters) - MAX_CLUSTERS} more cluster(s): kernelpilot schedule --json lists them")
+    if len(keep) < len(rep.clusters):
+        left = [str(c.id) for c in rep.clusters if c.id not in keep]
+        notes.append(f"clusters {', '.join(left)} left out here (the hot loop's are all kept): schedule --json has all")
     return rep.model_copy(update={"clusters": clusters, "notes": notes})
