@@ -4,6 +4,7 @@ itself) put the measured cycles beside the estimate (``tools.schedule.att``). Pu
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from statistics import median
 
@@ -24,6 +25,7 @@ LIMITS = [
 ]
 
 
+_COMMENT_RE = re.compile(r"^\s*;", re.M)  # verbose asm: LLVM writes the sched markers as comments
 MIN_COVERAGE = 0.9  # a cluster the waves ran less of (a branch skipped the rest) gets no error: not the same work
 
 
@@ -128,6 +130,11 @@ def analyze_schedule(
     notes = []
     if not plan.split_at:
         notes.append("no s_barrier or sched_barrier marker: each region is one cluster")
+    if code is None and not _COMMENT_RE.search(text):
+        notes.append(
+            "the ISA carries no comments (written non-verbose, as FlyDSL's final ISA is): sched_barrier and "
+            "sched_group_barrier leave no code, so only s_barrier can split it here"
+        )
     rep = ScheduleReport(
         source=origin,
         kernel=k.name,
