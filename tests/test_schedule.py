@@ -1,5 +1,6 @@
 """schedule: barrier-delimited clusters of a hot loop, prologue and epilogue, on kernels compiled here (FlyDSL with two
-and four phases, gfx942 and gfx950; Mojo where max-core is installed) and on the CK batched-GEMM ATT fixture.
+and four phases, Triton's pipelined tl.dot with its sched_barrier markers, gfx942 and gfx950; Mojo where max-core is
+installed) and on the CK batched-GEMM ATT fixture.
 
 Counts are checked against the ISA text counted here with plain prefix rules, and the issuing cluster of each wait
 against a walk written here: the newest operation a ``vmcnt(N)``/``lgkmcnt(N)`` retires is the (N+1)-th counted
@@ -69,7 +70,7 @@ def vm_counted(line: str) -> bool:
 
 
 def lgkm_counted(line: str) -> bool:
-    return text_class(line) in ("lds_read", "lds_write") or line.startswith(("s_load", "s_buffer_load"))
+    return line.startswith(("ds_", "s_load", "s_buffer_load"))  # every LDS op (ds_bpermute too) and scalar loads
 
 
 def newest_retired(loop: list[tuple[int, str]], p: int, counter: str, n: int) -> int | None:
@@ -229,6 +230,28 @@ def test_flydsl_phases_counts_and_issuing_clusters(example, phases, arch):
         # the next iteration's operands are loaded in the last phase and waited for after the back edge
         back = [w for c in loop for w in c.waits if w.across_back_edge]
         assert back and all(min(w.clusters_ago) >= 1 for w in back)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_triton_pipelined_dot_counts_markers_and_stages(arch):
+    """Triton's stream pipeliner (num_stages=3): on gfx942 global loads staged through ds_write with the scheduler's
+    ``; sched_barrier`` markers; on gfx950 DMA to LDS (``buffer_load_dword … lds``) and ``ds_read_b64_tr_b16``."""
+    result = dump_ir(EXAMPLES / "prefetch" / "triton_dot" / "prefetched.py", arch)
+    (k,) = result.kernels
+    text = Path(k.final_isa).read_text()
+    rep = analyze_schedule(k.final_isa, arch)
+    check_against_isa(rep, text, {"gfx942": 2, "gfx950": 1}[arch])  # the loop's s_barriers in each ISA
+    loop = [c for c in rep.clusters if c.region == "loop"]
+    staged = [ld for c in loop for ld in c.loads if ld.kind in ("vmem_load", "dma_to_lds")]
+    assert staged and all(ld.clusters_ahead >= 1 for ld in staged)  # every tile load is waited for a cluster later
+    if arch == "gfx942":
+        assert rep.split_at == ["s_barrier", "sched_barrier"]
+        assert sum(1 for c in loop if c.ends_with == "sched_barrier") == 2
+        assert re.search(r"^\s*; sched_barrier", text, re.M)
+    else:
+        assert sum(c.counts.get("dma_to_lds", 0) for c in loop) == 4
+        assert sum(c.lds_read_transpose for c in loop) == 4
 
 
 @pytest.mark.slow
