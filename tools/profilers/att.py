@@ -185,7 +185,7 @@ def read_att_stats_csv(path: Path) -> Trace:
     )
 
 
-def att_isa_text(trace, kernel: str) -> tuple[str, list]:
+def att_isa_text(trace: Trace, kernel: str) -> tuple[str, list[Instruction]]:
     """A ``.s`` listing of ``kernel``'s code.json rows (up to its last s_endpgm) that tools.isa parses: branch
     offsets become labels at their target addresses. Returns (text, the rows in instruction order)."""
     rows = [i for i in trace.instructions if i.kernel == kernel]
