@@ -36,8 +36,7 @@ from tools.isa.cfg import build_cfg  # noqa: E402
 from tools.isa.machines import device_for  # noqa: E402
 from tools.models.dump import CompilerVersions, KernelDump, LaunchInfo, Resources  # noqa: E402
 from tools.predict import predict_launch  # noqa: E402
-from tools.profilers.analysis import branch_target  # noqa: E402
-from tools.profilers.att import read_att_dir  # noqa: E402
+from tools.profilers.att import att_isa_text, read_att_dir  # noqa: E402
 from tools.profilers.rocprofv3 import read_kernel_stats_csv, read_kernel_trace_csv, read_rocpd  # noqa: E402
 
 FIXTURES = ROOT.parent / "shared" / "fixtures"
@@ -66,25 +65,6 @@ def _error(pred: float | None, meas: float | None) -> float | None:
 
 
 # --- ATT ---------------------------------------------------------------------------------------------------------
-
-
-def att_isa_text(trace, kernel: str) -> tuple[str, list]:
-    """A ``.s`` listing of ``kernel``'s code.json rows (up to its last s_endpgm) that tools.isa parses: branch
-    offsets become labels at their target addresses. Returns (text, the rows in instruction order)."""
-    rows = [i for i in trace.instructions if i.kernel == kernel]
-    last_end = max((n for n, r in enumerate(rows) if r.isa.strip().startswith("s_endpgm")), default=len(rows) - 1)
-    rows = rows[: last_end + 1]
-    targets = {t for r in rows if (t := branch_target(r)) is not None}
-    lines = ["\t.text", f"\t.globl\t{kernel}", f"\t.type\t{kernel},@function", f"{kernel}:"]
-    for r in rows:
-        if r.address in targets:
-            lines.append(f".Latt_{r.address}:")
-        t = branch_target(r)
-        text = r.isa.strip()
-        if t is not None:
-            text = f"{text.split()[0]} .Latt_{t}"
-        lines.append(f"\t{text}")
-    return "\n".join(lines) + "\n", rows
 
 
 def att_executions(isa_text: str, kernel: str, rows: list, waves: int) -> dict:

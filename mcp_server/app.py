@@ -43,7 +43,7 @@ mcp = MCPServer(
         "compact JSON led by 'summary' and 'next_steps'; IR, ISA and traces are artifacts: page them with "
         "read-artifact (offset/limit, or a regex pattern). A long compile or profile returns status 'running' with "
         "a job_id after wait_seconds: call the same tool again with that job_id. Playbooks: the prompts "
-        "optimize-kernel, dump-ir, vgpr-pressure, prefetch-data-load, kernel-trace, check."
+        "optimize-kernel, dump-ir, vgpr-pressure, prefetch-data-load, schedule, kernel-trace, check."
     ),
 )
 

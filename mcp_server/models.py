@@ -19,6 +19,7 @@ from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
 from tools.models.predict import PredictResult
 from tools.models.prefetch import PrefetchReport, VerifyReport
+from tools.models.schedule import ScheduleReport
 from tools.models.trace import TraceReport
 from tools.models.vgpr import VgprDiff, VgprReports
 
@@ -125,3 +126,7 @@ class CheckOutput(ToolResult[CheckReport]):
 
 class KernelTraceOutput(ToolResult[TraceReport]):
     """kernel-trace's report of a profiler output, or of a profile it ran."""
+
+
+class ScheduleOutput(ToolResult[ScheduleReport]):
+    """schedule's clusters of the hot loop, prologue and epilogue (``report``), with ATT measurements when given."""

@@ -1,8 +1,9 @@
-"""The kernelpilot MCP server (``kernelpilot-mcp``): dump-ir, vgpr-pressure, prefetch-data-load, kernel-trace, doctor.
+"""The kernelpilot MCP server (``kernelpilot-mcp``): dump-ir, vgpr-pressure, prefetch-data-load, schedule,
+kernel-trace, doctor.
 
 Each tool is a thin wrapper over a function in ``tools/`` that returns a pydantic model, carried unchanged in a
 ``ToolResult[T]`` (models.py); the return type is the output schema. The tools are defined per family in
-``compile_tools``, ``analysis_tools``, ``trace_tools`` and ``artifact_tools`` on the one server of ``app``; prompts
+``compile_tools``, ``analysis_tools``, ``schedule_tools``, ``trace_tools`` and ``artifact_tools`` on the one server of ``app``; prompts
 in ``prompts``; this module adds the transports (stdio, HTTP behind a bearer token) and ``main``. Expected failures (KernelpilotError) become ToolError, whose text is the only error text MCP 2.x
 shows the model. Compiles run in a child process (``jobs.py``) so that cancellation kills the whole tree.
 Heavy imports (flydsl, triton, torch) never happen here: the engine imports them inside the child that compiles.
@@ -22,7 +23,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 
 # Each module registers its tools on the one `mcp` (mcp_server.app) when imported.
-from mcp_server import analysis_tools, artifact_tools, compile_tools, prompts, trace_tools  # noqa: F401
+from mcp_server import analysis_tools, artifact_tools, compile_tools, prompts, schedule_tools, trace_tools  # noqa: F401
 from mcp_server.app import ALLOW_COMMANDS_ENV, mcp  # noqa: F401  (tests and skills_check import them from here)
 from tools import __version__
 

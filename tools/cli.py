@@ -31,6 +31,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "dump-ir": ("tools.dump_ir.cli", "compile a kernel and keep every IR stage, the final ISA and the binary"),
     "vgpr-pressure": ("tools.vgpr_pressure.cli", "register use, exact liveness, peak points and what to cut"),
     "prefetch-data-load": ("tools.prefetch.cli", "find exposed load latency in hot loops; verify a prefetch rewrite"),
+    "schedule": (
+        "tools.schedule.cli",
+        "a hot loop's barrier-delimited clusters: what each issues and waits for, pipe cycles, ATT beside",
+    ),
     "predict": ("tools.predict.cli", "predict each launch's time on a GPU from its ISA and launch, and what bounds it"),
     "check": ("tools.check.cli", "run BEFORE and AFTER on the same inputs on the CPU and compare what they write"),
     "kernel-trace": (

@@ -10,6 +10,7 @@ from tools.doctor import DoctorReport
 from tools.models.check import CheckReport
 from tools.models.dump import DumpResult
 from tools.models.prefetch import PrefetchReport
+from tools.models.schedule import ScheduleReport
 from tools.models.trace import TraceReport
 from tools.models.vgpr import VgprReports
 
@@ -19,6 +20,7 @@ ENGINE_MODEL = {
     "vgpr-pressure": VgprReports,
     "prefetch-data-load": PrefetchReport,
     "kernel-trace": TraceReport,
+    "schedule": ScheduleReport,
     "doctor": DoctorReport,
 }
 

@@ -17,13 +17,16 @@ from tools.predict.work import InstCost, IsaLoop, wave_work
 from tools.prefetch.amd import counts_in_vmcnt, vmcnt_of
 
 _WIDTH_RE = re.compile(r"_(dwordx(\d)|dword|b(\d+)|ubyte|sbyte|byte|ushort|sshort|short|u8|i8|u16|i16|d16\w*)(?:_|$)")
+_TR_SUFFIX_RE = re.compile(r"_tr_b\d+$")
 _DS2_RE = re.compile(r"^ds_(read|write|load|store)2(st64)?_b(\d+)")
 # an MFMA's shape m x n x k and its block count (``v_mfma_f32_32x32x4_2b_f16``: 2 blocks; none named: 1)
 _MFMA_SHAPE_RE = re.compile(r"(\d+)x(\d+)x(\d+)(?:_(\d+)b)?")
 
 
 def access_bytes(mnemonic: str) -> int:
-    """Bytes per lane of a memory instruction, from its mnemonic (``global_load_dwordx4`` → 16)."""
+    """Bytes per lane of a memory instruction, from its mnemonic (``global_load_dwordx4`` → 16; a gfx950 transposing
+    read ``ds_read_b64_tr_b16`` moves its b64, the suffix names the element width)."""
+    mnemonic = _TR_SUFFIX_RE.sub("", mnemonic)
     m = _DS2_RE.match(mnemonic)
     if m:
         return 2 * int(m.group(3)) // 8

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
+from tools.isa.machines import device_for
 from tools.isa.source_attr import attribute_loc
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch.descriptors import unchecked_lookahead
@@ -60,7 +61,7 @@ MEMORY_ISSUE_CYCLES = 4
 # A load that misses to HBM: the MI300X figure of the machine table (tools/isa/machines/mi300x.yaml); below this the
 # latency is exposed. gfx90a and gfx950 have the same figure there.
 LOAD_LATENCY_CYCLES = load_latency_cycles("gfx942", "gfx942")
-LDS_LATENCY_CYCLES = 64  # an LDS access without bank conflicts (CDNA3: ~64-128)
+LDS_LATENCY_CYCLES = int(device_for("gfx942").value("lds_latency_cycles"))  # the machine table's figure
 
 LOAD_CATEGORIES = ("vmem_load", "vmem_load_lds")
 _VMCNT_RE = re.compile(r"vmcnt\((\d+)\)")
@@ -536,7 +537,7 @@ def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
     ends = []
     for it in range(4):
         for inst in g.seq:
-            for queue, want in ((vm, vmcnt_of(inst)), (lgkm, _lgkm_want(inst, gfx12))):
+            for queue, want in ((vm, vmcnt_of(inst)), (lgkm, lgkm_want(inst, gfx12))):
                 if want is None:
                     continue
                 while len(queue) > want:
@@ -561,7 +562,8 @@ def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
     return LatencyEstimate(ends[3] - ends[2], work, latencies, stall_by_load, note)
 
 
-def _lgkm_want(inst: Instruction, gfx12: bool) -> int | None:
+def lgkm_want(inst: Instruction, gfx12: bool) -> int | None:
+    """The lgkmcnt a wait asks for (gfx12: the dscnt of ``s_wait_dscnt`` too), or None when it does not wait on it."""
     if gfx12 and inst.mnemonic == "s_wait_dscnt":
         return _explicit_count(inst)
     return lgkmcnt_of(inst)

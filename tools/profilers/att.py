@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tools.errors import InputError
 from tools.models.trace import Instruction, Trace
+from tools.profilers.analysis import branch_target
 from tools.profilers.reading import as_dict, as_int, as_list, guarded, json_type, read_text
 from tools.profilers.rocprofv3 import read_csv_rows
 
@@ -182,3 +183,22 @@ def read_att_stats_csv(path: Path) -> Trace:
     return Trace(
         path=str(path), format="att-stats-csv", generation="ATT stats CSV", instructions=instructions, kernels=kernels
     )
+
+
+def att_isa_text(trace: Trace, kernel: str) -> tuple[str, list[Instruction]]:
+    """A ``.s`` listing of ``kernel``'s code.json rows (up to its last s_endpgm) that tools.isa parses: branch
+    offsets become labels at their target addresses. Returns (text, the rows in instruction order)."""
+    rows = [i for i in trace.instructions if i.kernel == kernel]
+    last_end = max((n for n, r in enumerate(rows) if r.isa.strip().startswith("s_endpgm")), default=len(rows) - 1)
+    rows = rows[: last_end + 1]
+    targets = {t for r in rows if (t := branch_target(r)) is not None}
+    lines = ["\t.text", f"\t.globl\t{kernel}", f"\t.type\t{kernel},@function", f"{kernel}:"]
+    for r in rows:
+        if r.address in targets:
+            lines.append(f".Latt_{r.address}:")
+        t = branch_target(r)
+        text = r.isa.strip()
+        if t is not None:
+            text = f"{text.split()[0]} .Latt_{t}"
+        lines.append(f"\t{text}")
+    return "\n".join(lines) + "\n", rows
