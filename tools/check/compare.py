@@ -44,6 +44,9 @@ LLVM_LIMITS = [
     "num_records 0xFFFFFFFF) is a past-allocation error naming lane, offset and line: the GPU reads whatever memory "
     "holds there; through a bounded descriptor it reads 0, as the hardware does",
     "floating-point math is numpy's (IEEE, round to nearest); MFMA accumulates in float64 then rounds to f32",
+    "a launch with global atomics runs its workgroups one after another in linear order (x fastest), each atomic's "
+    "lanes in lane order: counters and split-K sums see every earlier workgroup; a spin-wait no earlier workgroup "
+    "satisfies is undetermined, and an order-dependent float sum may differ from the GPU's in its last bits",
 ]
 INTERPRETER_LIMITS = [
     "Triton's interpreter runs the kernel's Python semantics: it ignores layouts, num_warps and num_stages, "
