@@ -109,7 +109,13 @@ async def check(
         Literal["auto", "llvm", "interpreter"],
         Field(description="llvm: run the AMDGPU LLVM IR lane by lane (FlyDSL); interpreter: Triton's interpreter"),
     ] = "auto",
-    arch: Annotated[Literal["gfx90a", "gfx942", "gfx950"], Field(description="AMD target (llvm engine)")] = "gfx942",
+    arch: Annotated[
+        Literal["gfx90a", "gfx942", "gfx950", "sm_80", "sm_90"],
+        Field(
+            description="AMD target whose LLVM IR the llvm engine runs; a Triton file asked for sm_80/sm_90 is "
+            "compiled for gfx942 to be checked (the report's target_note says so)"
+        ),
+    ] = "gfx942",
     seeds: Annotated[list[int] | None, Field(description="input seeds (default [0])")] = None,
     shapes: Annotated[
         list[dict[str, int | float | str]] | None,

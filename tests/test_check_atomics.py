@@ -25,6 +25,10 @@ def _variant(tmp_path, name: str, default: str, variant: str):
     return path
 
 
+def _line_of(name: str, text: str) -> int:
+    return next(i for i, line in enumerate((DATA / name).read_text().splitlines(), 1) if text in line)
+
+
 def test_an_atomics_lanes_take_turns_one_per_address_in_lane_order():
     # lanes 1, 3, 4 and 7 hit address 8, lanes 2 and 5 address 16: every address's lanes in lane order, one a turn
     addr = np.array([0, 8, 16, 8, 8, 16, 24, 8], dtype=np.uint64)
@@ -45,7 +49,8 @@ def test_a_split_k_int8_gemm_adding_partials_atomically_is_same_as_the_plain_one
     assert any("one after another in linear order" in x for x in rep.limits)
     wrong = check(plain, broken, call=GEMM_CALL, atol=1e-3, rtol=1e-4)
     assert wrong.verdict == "different" and wrong.cases[0].buffers[0].mismatches == 256
-    assert "(stored by BEFORE at kernel.py:32, AFTER at kernel.py:34)" in wrong.reason  # the atomic add's line
+    store, add = (_line_of("triton_splitk_w8.py", text) for text in ("tl.store(ptrs", "tl.atomic_add(ptrs"))
+    assert f"(stored by BEFORE at kernel.py:{store}, AFTER at kernel.py:{add})" in wrong.reason  # the atomic's line
 
 
 @pytest.mark.slow

@@ -12,8 +12,20 @@ SPLIT = 4
 
 
 @triton.jit
-def w8_gemm_kernel(a_ptr, w_ptr, s_ptr, out_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                   SPLIT: tl.constexpr, BROKEN: tl.constexpr):
+def w8_gemm_kernel(
+    a_ptr,
+    w_ptr,
+    s_ptr,
+    out_ptr,
+    M,
+    N,
+    K,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    SPLIT: tl.constexpr,
+    BROKEN: tl.constexpr,
+):
     pid_n = tl.program_id(0)
     pid_k = tl.program_id(1)
     rm = tl.arange(0, BM)
