@@ -3,6 +3,7 @@ progress)."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -108,7 +109,13 @@ async def check(
         Literal["auto", "llvm", "interpreter"],
         Field(description="llvm: run the AMDGPU LLVM IR lane by lane (FlyDSL); interpreter: Triton's interpreter"),
     ] = "auto",
-    arch: Annotated[Literal["gfx90a", "gfx942", "gfx950"], Field(description="AMD target (llvm engine)")] = "gfx942",
+    arch: Annotated[
+        Literal["gfx90a", "gfx942", "gfx950", "sm_80", "sm_90"],
+        Field(
+            description="AMD target whose LLVM IR the llvm engine runs; a Triton file asked for sm_80/sm_90 is "
+            "compiled for gfx942 to be checked (the report's target_note says so)"
+        ),
+    ] = "gfx942",
     seeds: Annotated[list[int] | None, Field(description="input seeds (default [0])")] = None,
     shapes: Annotated[
         list[dict[str, int | float | str]] | None,
@@ -206,6 +213,24 @@ def _predict_steps(r: PredictResult) -> list[str]:
     return steps
 
 
+def _baseline_file(baseline: str, source: Path) -> str:
+    """predict's baseline: a file inside the roots, or ``REV:PATH`` (as the CLI's --baseline takes it) read from the
+    repository of ``source``'s folder into the kernelpilot cache (tools.gitref confines PATH to the roots)."""
+    from tools.gitref import is_git_spec, read_git_file
+    from tools.toolchain import cache_root
+
+    if baseline.startswith("-"):
+        raise InputError(f"baseline '{baseline}' starts with '-': neither a file nor a git revision",
+                         hint="give a kernel file, or a git revision such as HEAD:./kernel.py")  # fmt: skip
+    try:
+        return str(confine(baseline, what="baseline"))
+    except InputError:
+        if parse_spec(baseline) is None or not is_git_spec(baseline, source.parent):
+            raise
+    dest = cache_root() / "gitref" / uuid.uuid4().hex
+    return str(read_git_file(baseline, dest, source.parent).local_path)
+
+
 @mcp.tool(name="predict", title="Predict a launch's time on a GPU", annotations=RUNS_CODE)
 async def predict(
     ctx: Context,
@@ -222,7 +247,11 @@ async def predict(
         Field(description="device model (default per arch: gfx942 mi300x, sm_90 h100)"),
     ] = None,
     baseline: Annotated[
-        str | None, Field(description="a second kernel file: predicted speedup of source over it")
+        str | None,
+        Field(
+            description="a second kernel file, or a git revision of one (HEAD:./kernel.py, the path relative to "
+            "source's folder): predicted speedup of source over it"
+        ),
     ] = None,
     trips: Annotated[
         float | None, Field(description="hot-loop iterations per program when no evidence gives them", gt=0)
@@ -247,7 +276,7 @@ async def predict(
         kwargs = {"source": src, "arch": arch, "device": device, "trips": trips, "timeout": timeout}
         kwargs |= {"frontend": frontend}
         if baseline:
-            kwargs["baseline"] = str(confine(baseline, what="baseline"))
+            kwargs["baseline"] = _baseline_file(baseline, Path(src))
         if call:
             kwargs["call"] = call
         # predict bounds the whole call, the baseline included, by one timeout (tools.predict.bounds)

@@ -35,3 +35,13 @@ async def test_check_tool_passes_the_prefetch_pair_and_fails_the_hoisted_rewrite
 async def test_check_tool_without_files_is_an_error_with_a_hint():
     r = await call({})
     assert r.is_error and "give before and after" in r.content[0].text and "hint:" in r.content[0].text
+
+
+@pytest.mark.slow
+async def test_check_tool_takes_sm_90_for_a_triton_file_and_says_the_ir_ran_for_gfx942():
+    src = "tests/data/check/triton_host_out.py"
+    r = await call({"before": src, "after": src, "arch": "sm_90", "call": "scale(x=fp32[300])", "wait_seconds": 300})
+    assert not r.is_error, r.content[0].text
+    rep = r.structured_content["report"]
+    assert rep["verdict"] == "same" and rep["arch"] == "gfx942"
+    assert rep["target_note"].startswith("Triton kernels are checked by the llvm engine whatever their target: asked")

@@ -108,3 +108,40 @@ async def test_predict_of_three_nested_runtime_loops_finishes_within_its_timeout
     assert not r.is_error, r.content[0].text
     assert r.structured_content["status"] == "done" and time.monotonic() - t0 < 40
     assert "nested runtime loops" in r.structured_content["report"]["launches"][0]["trips"]["detail"]
+
+
+def _committed_kernel(tmp_path, monkeypatch):
+    """tests/data/check/triton_host_out.py committed in a fresh repository under the roots, then edited (ALPHA)."""
+    import subprocess
+
+    from tests.conftest import REPO
+
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    kernel = repo / "kernel.py"
+    kernel.write_text((REPO / "tests" / "data" / "check" / "triton_host_out.py").read_text())
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "kernel.py"], check=True)
+    subprocess.run([*git, "commit", "-qm", "kernel"], check=True)
+    kernel.write_text(kernel.read_text().replace("ALPHA = 2.0", "ALPHA = 3.0"))
+    monkeypatch.setenv("KERNELPILOT_PROJECT_DIR", str(repo))
+    return kernel
+
+
+@pytest.mark.slow
+async def test_predict_tool_takes_a_git_revision_as_baseline_as_the_cli_does(tmp_path, monkeypatch):
+    kernel = _committed_kernel(tmp_path, monkeypatch)
+    r = await call({"source": str(kernel), "baseline": "HEAD:./kernel.py", "arch": "sm_90",
+                    "call": "scale(x=fp32[65536])", "wait_seconds": 300})  # fmt: skip
+    assert not r.is_error, r.content[0].text
+    rep = r.structured_content["report"]
+    assert rep["baseline"].endswith("kernel.py") and rep["baseline"] != str(kernel)  # the committed copy
+    assert [lp["name"] for lp in rep["baseline_launches"]] == ["scale_kernel"]
+    assert rep["predicted_speedup"] == pytest.approx(1.0, rel=0.05)  # the same loads and stores, another scalar
+
+
+async def test_predict_tool_baseline_naming_no_revision_is_an_error_with_a_hint(tmp_path, monkeypatch):
+    kernel = _committed_kernel(tmp_path, monkeypatch)
+    r = await call({"source": str(kernel), "baseline": "HEAD:./no_such.py", "arch": "sm_90"})
+    assert r.is_error and "no_such.py" in r.content[0].text and "hint:" in r.content[0].text

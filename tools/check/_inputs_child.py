@@ -323,7 +323,7 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
     )
     if load_dir is not None:  # the other file's bytes for every buffer the entry shares (scratch stays this file's)
         other = json.loads((load_dir / "inputs.json").read_text())["buffers"]
-        theirs = [j for j, b in enumerate(other) if b.get("role", "entry") != "scratch"]
+        theirs = [j for j, b in enumerate(other) if b.get("role", "entry") != "scratch" and not b.get("late")]
         mine = [i for i, b in enumerate(buffers) if b["role"] != "scratch"]
         if len(theirs) != len(mine):
             raise ConventionError(f"the entry passes {len(mine)} tensor(s) here but {len(theirs)} in the other file")
@@ -342,13 +342,36 @@ def _case(torch, maker, user, frontend, seed, shape, out_dir, interpret, load_di
     (out_dir / "inputs.json").write_text(json.dumps(desc, indent=1))
     if interpret:
         if _entry_args(spec, frontend):  # the call form: the host function launches them itself
-            spec["call"](*(spec.get("args") or ()), **(spec.get("kwargs") or {}))
+            got = spec["call"](*(spec.get("args") or ()), **(spec.get("kwargs") or {}))
+            if _late_returns(torch, got, buffers, tensors, out_dir):
+                (out_dir / "inputs.json").write_text(json.dumps(desc, indent=1))
         else:
             for launch in launches:
                 launch["fn"][launch["grid"]](*launch["args"], **launch["kwargs"])
         for i, t in enumerate(tensors):
             (out_dir / f"out{i}.bin").write_bytes(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return 0
+
+
+def _late_returns(torch, got, buffers: list, tensors: list, out_dir: Path) -> bool:
+    """Under the interpreter the host function runs once, for real: each tensor it returns that it allocated itself
+    (``torch.empty`` inside it) becomes a ``return`` buffer after the run (``late``: it has no bytes before, so it
+    counts as written). Whether any was added."""
+    known = {t.untyped_storage().data_ptr() for t in tensors}
+    outs = list(got) if isinstance(got, tuple | list) else [got]
+    added = False
+    for i, t in enumerate(outs):
+        if not isinstance(t, torch.Tensor) or t.untyped_storage().data_ptr() in known:
+            continue
+        st = t.untyped_storage()
+        known.add(st.data_ptr())
+        buffers.append({"name": "return" if len(outs) == 1 else f"return[{i}]", "dtype": str(t.dtype).split(".")[-1],
+                        "element_size": t.element_size(), "nbytes": st.nbytes(), "role": "return", "fill": None,
+                        "late": True})  # fmt: skip
+        tensors.append(torch.empty(0, dtype=t.dtype).set_(st, 0, (st.nbytes() // t.element_size(),)))
+        (out_dir / f"buf{len(tensors) - 1}.bin").write_bytes(b"")
+        added = True
+    return added
 
 
 def default_key(torch, module, frontend):

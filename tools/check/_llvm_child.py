@@ -57,6 +57,7 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
     """Run each kernel once, in order, over ``bufs`` (one flat memory): (buffers after, written buffer indices,
     events, per launch its kernel and a digest of every buffer after it)."""
     from tools.check import engine, flydsl_abi, triton_abi
+    from tools.check.atomics import has_global_atomics
     from tools.check.ir import load_kernel
     from tools.errors import InputError
     from tools.models.check import MemoryEvent
@@ -99,18 +100,25 @@ def run_llvm(kernels: list[dict], desc: dict, bufs: list[bytes], arch: str, who:
                 hint="check a smaller problem whose grid reaches the same edge cases (`kernelpilot check … --shape KEY=VALUE`), "
                 "or raise its --max-memory",
             )
-        machine = engine.Machine(kernel, engine.Launch(grid=grid, block=block), prepared.memory,
-                                 prepared.allocations, params, arch, dynamic_lds, stores)  # fmt: skip
-        run = machine.run()
-        written |= run.written
-        counts = run.event_counts
-        for e in run.events:
-            key = (e.kind, e.instruction)
-            events.append(MemoryEvent(kernel=who, count=counts.get(key, 1), max_offset=run.event_max_offsets.get(key),
-                                      **e.__dict__))  # fmt: skip
+        n_wg = math.prod(grid)
+        # with global atomics, one workgroup after another in linear order (tools.check.atomics); else all at once
+        slices = [(w, 1) for w in range(n_wg)] if has_global_atomics(kernel) else [None]
+        block_waves: dict[int, int] = {}
+        for part in slices:
+            machine = engine.Machine(kernel, engine.Launch(grid=grid, block=block), prepared.memory,
+                                     prepared.allocations, params, arch, dynamic_lds, stores, part)  # fmt: skip
+            run = machine.run()
+            written |= run.written
+            counts = run.event_counts
+            for e in run.events:
+                key = (e.kind, e.instruction)
+                events.append(MemoryEvent(kernel=who, count=counts.get(key, 1),
+                                          max_offset=run.event_max_offsets.get(key), **e.__dict__))  # fmt: skip
+            for b, waves in run.block_waves.items():
+                block_waves[b] = block_waves.get(b, 0) + waves
         digests = [hashlib.sha1(prepared.memory[a.start : a.start + a.size]).hexdigest() for a in prepared.allocations]
-        launches.append({"kernel": name, "digests": digests, "waves": machine.n_wg * machine.waves_per_wg,
-                         "workgroups": machine.n_wg, "block_waves": {str(b): n for b, n in run.block_waves.items()}})  # fmt: skip
+        launches.append({"kernel": name, "digests": digests, "waves": n_wg * machine.waves_per_wg, "workgroups": n_wg,
+                         "block_waves": {str(b): n for b, n in block_waves.items()}})  # fmt: skip
     out = [bytes(prepared.memory[a.start : a.start + a.size]) for a in prepared.allocations]
     sites = {j: stores.of_elements(a.start, a.size, desc["buffers"][j]["element_size"])
              for j, a in enumerate(prepared.allocations) if j in written}  # fmt: skip

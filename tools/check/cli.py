@@ -36,7 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=["auto", "llvm", "interpreter"], default="auto",
                    help="llvm (auto): run the AMDGPU LLVM IR on the CPU (FlyDSL, Triton); interpreter: Triton's "
                    "interpreter")  # fmt: skip
-    p.add_argument("--arch", default="gfx942", help="AMD target whose LLVM IR is run (llvm engine)")
+    p.add_argument("--arch", default="gfx942",
+                   help="AMD target whose LLVM IR is run (llvm engine); a Triton file asked for an NVIDIA target "
+                   "(sm_90) is compiled for gfx942 to be checked, and the report says so")  # fmt: skip
     p.add_argument("--seed", type=int, action="append", help="input seed (repeatable; default 0)")
     p.add_argument("--shape", action="append", type=parse_shape,
                    help="KEY=VALUE,… passed to kernelpilot_inputs(seed, **shape) / kernelpilot_entry(**shape) "

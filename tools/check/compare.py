@@ -23,6 +23,7 @@ from tools.check.buffers import ERROR_KINDS, compare_buffers, judge, shared_over
 from tools.check.errors import CheckTimeout, UnsupportedIR, deadline
 from tools.check.inline_asm import rejected_asm
 from tools.check.inputs import RESULT_FILE, generate_inputs
+from tools.check.interp_trap import bf16_trap
 from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import CompileError, InputError, KernelpilotError
@@ -43,6 +44,9 @@ LLVM_LIMITS = [
     "num_records 0xFFFFFFFF) is a past-allocation error naming lane, offset and line: the GPU reads whatever memory "
     "holds there; through a bounded descriptor it reads 0, as the hardware does",
     "floating-point math is numpy's (IEEE, round to nearest); MFMA accumulates in float64 then rounds to f32",
+    "a launch with global atomics runs its workgroups one after another in linear order (x fastest), each atomic's "
+    "lanes in lane order: counters and split-K sums see every earlier workgroup; a spin-wait no earlier workgroup "
+    "satisfies is undetermined, and an order-dependent float sum may differ from the GPU's in its last bits",
 ]
 INTERPRETER_LIMITS = [
     "Triton's interpreter runs the kernel's Python semantics: it ignores layouts, num_warps and num_stages, "
@@ -314,7 +318,14 @@ def check(
         raise InputError(
             "the interpreter engine runs Triton files only", hint="run FlyDSL with `kernelpilot check --engine llvm`"
         )
-    arch = normalize_arch(arch)
+    arch, target_note = _engine_arch(normalize_arch(arch), engine, frontend)
+    if engine == "interpreter":  # the interpreter's bf16 is wrong: no verdict on a result that depends on it
+        trap = bf16_trap([b_path, a_path], "gfx942", left(), frontend, call, use_cache)
+        if trap is not None:
+            return CheckReport(summary=f"undetermined: {b_path.name} vs {a_path.name} (interpreter engine) — {trap}",
+                               before=str(b_path), after=str(a_path), engine=engine, verdict="undetermined",
+                               reason=trap, limits=INTERPRETER_LIMITS, seconds=round(time.perf_counter() - t0, 3),
+                               call=CallSpec.model_validate_json(call).text() if call else None)  # fmt: skip
     seeds = seeds or [0]
     shapes = shapes or [{}]
     cases = []
@@ -330,7 +341,7 @@ def check(
             return CheckReport(summary=f"undetermined: {b_path.name} vs {a_path.name} (llvm engine) — "
                                f"{exc.verdict_reason}", before=str(b_path), after=str(a_path), engine=engine,
                                arch=arch, verdict="undetermined", reason=exc.verdict_reason, limits=LLVM_LIMITS,
-                               seconds=round(time.perf_counter() - t0, 3))  # fmt: skip
+                               seconds=round(time.perf_counter() - t0, 3), target_note=target_note)  # fmt: skip
         names = [f"{x['name']} → {y['name']}" for x, y in zip(kb, ka, strict=False)]
         if len(kb) != len(ka):
             names = [f"{' + '.join(x['name'] for x in kb)} → {' + '.join(y['name'] for y in ka)}"]
@@ -427,8 +438,27 @@ def check(
         seconds=round(time.perf_counter() - t0, 3),
         call=CallSpec.model_validate_json(call).text() if call else None,
         inputs=input_distribution(inputs_b[0][0]) if inputs_b else [],
+        target_note=target_note,
     )
     return report
+
+
+def _engine_arch(arch: str, engine: str, frontend: str) -> tuple[str, str | None]:
+    """The AMD target whose LLVM IR the llvm engine runs, and what the report says about it: a Triton file is
+    checked on the CPU whatever its target, compiled for gfx942 when an NVIDIA one (sm_*) is asked for."""
+    if engine != "llvm" or frontend != "triton":
+        return arch, None
+    if arch.startswith("sm_"):
+        return "gfx942", (
+            f"Triton kernels are checked by the llvm engine whatever their target: asked for {arch}, the IR that ran "
+            "was compiled for gfx942 for that purpose (the engine runs AMDGPU LLVM IR; the NVIDIA build differs in "
+            "layouts and instructions, not in the values each program computes, except inline PTX, which is "
+            "undetermined)"
+        )
+    return arch, (
+        f"Triton kernels are checked by the llvm engine whatever their target: the IR that ran was compiled for "
+        f"{arch} for that purpose (pass --arch sm_90 or any target: a Triton file is checked the same way)"
+    )
 
 
 def _call_key(call: str | CallSpec | None, *paths: Path) -> str | None:
@@ -483,6 +513,8 @@ def format_report(report: CheckReport) -> str:
     lines = [f"check: {report.verdict.upper()} — {report.reason}",
              f"  {Path(report.before).name} → {Path(report.after).name}  engine {report.engine}"
              + (f" ({report.arch})" if report.arch else "") + f", {report.seconds:.2f}s"]  # fmt: skip
+    if report.target_note:
+        lines.append(f"  note: {report.target_note}")
     for k in report.kernels:
         lines.append(f"  kernel {k}")
     for case in report.cases:

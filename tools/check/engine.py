@@ -26,6 +26,8 @@ from tools.check.values import WAVE, from_bytes, to_bytes, wide, words
 from tools.errors import InputError, KernelpilotError
 
 GLOBAL_BASE = 1 << 40  # address of the first allocation: a null pointer is never valid
+IMPLICIT_BASE = 1 << 56  # where llvm.amdgcn.implicitarg.ptr points: outside every allocation
+IMPLICIT_BYTES = 256
 MAX_EVENTS = 20  # events kept per kind and instruction; the rest are counted
 
 
@@ -112,18 +114,21 @@ class Machine:
         arch: str,
         dynamic_lds: int = 65536,
         stores: StoreSites | None = None,
+        workgroups: tuple[int, int] | None = None,
     ):
         ops.bind(kernel)  # each instruction's handler, chosen once per kernel
         self.k = kernel
         self.arch = arch
         bx, by, bz = launch.block
         gx, gy, gz = launch.grid
+        self.grid, self.block = (gx, gy, gz), (bx, by, bz)
         self.wg_size = bx * by * bz
-        self.n_wg = gx * gy * gz
+        first, self.n_wg = workgroups or (0, gx * gy * gz)  # a slice of the grid's workgroups (atomics: one)
         self.waves_per_wg = -(-self.wg_size // WAVE)
         self.n = self.n_wg * self.waves_per_wg * WAVE
         lane = np.arange(self.n)
-        self.wg = lane // (self.waves_per_wg * WAVE)
+        self.wg_local = lane // (self.waves_per_wg * WAVE)  # indexes this run's LDS and barrier epochs
+        self.wg = first + self.wg_local
         self.tid = lane % (self.waves_per_wg * WAVE)
         self.alive = self.tid < self.wg_size
         self.ids = {
@@ -150,6 +155,8 @@ class Machine:
         self.wg_epoch = np.zeros(self.n_wg, dtype=np.int64)
         self.wave_in_wg = (self.tid // WAVE).astype(np.int32)
         self.in_atomic = False
+        self.mem_version = 0  # how many stores changed a byte of global memory (atomics' spin-wait guard)
+        self.atomic_seen: dict[int, tuple[int, int]] = {}  # per atomic: (mem_version after its last run, quiet runs)
         self.async_lds: list[list] = [[]]  # async LDS DMAs not yet landed, by asyncmark group (the last open)
         self.private = None
         self.private_size = 0
@@ -330,6 +337,7 @@ class Machine:
         idx, valid = self.global_access(ins, lanes, a, ty.size, "store", None if limit is None else limit[lanes],
                                         None if base is None else base[lanes])  # fmt: skip
         data = to_bytes(value, ty, self.n)[lanes]
+        self.mem_version += bool((self.mem[idx[valid]] != data[valid]).any())
         self.mem[idx[valid]] = data[valid]
         self.stores.wrote(idx[valid], ins, self)
         if valid.any():
@@ -343,7 +351,7 @@ class Machine:
         ok = (idx < self.lds_bytes).all(axis=1)
         if not ok.all():
             self.record("lds-out-of-range", access, ins, lanes[~ok], off[~ok], size, "LDS")
-        flat = self.wg[lanes][:, None] * self.lds_bytes + np.minimum(idx, self.lds_bytes - 1)
+        flat = self.wg_local[lanes][:, None] * self.lds_bytes + np.minimum(idx, self.lds_bytes - 1)
         return lanes, off, flat, ok
 
     def _lds_race(self, ins, access, lanes, off, flat, ok, size):
@@ -351,7 +359,7 @@ class Machine:
         if self.in_atomic:
             return
         other = (self.lds_writer[flat] >= 0) & (self.lds_writer[flat] != self.wave_in_wg[lanes][:, None])
-        same_interval = self.lds_epoch[flat] == self.wg_epoch[self.wg[lanes]][:, None]
+        same_interval = self.lds_epoch[flat] == self.wg_epoch[self.wg_local[lanes]][:, None]
         bad = ok & (other & same_interval).any(axis=1)
         if bad.any():
             self.record("lds-race", access, ins, lanes[bad], off[bad], size, "LDS")
@@ -374,7 +382,7 @@ class Machine:
         self.lds[flat[ok]] = data[ok]
         self.lds_init[flat[ok]] = True
         self.lds_writer[flat[ok]] = np.broadcast_to(self.wave_in_wg[lanes][:, None], flat.shape)[ok]
-        self.lds_epoch[flat[ok]] = np.broadcast_to(self.wg_epoch[self.wg[lanes]][:, None], flat.shape)[ok]
+        self.lds_epoch[flat[ok]] = np.broadcast_to(self.wg_epoch[self.wg_local[lanes]][:, None], flat.shape)[ok]
 
     def _private(self, ins, addr, size, access):
         lanes = self._active_lanes()
@@ -386,6 +394,28 @@ class Machine:
         flat = lanes[:, None] * max(self.private_size, 1) + np.minimum(idx, max(self.private_size - 1, 0))
         return lanes, flat, ok
 
+    def implicit_args(self) -> np.ndarray:
+        """The hidden kernel arguments ``llvm.amdgcn.implicitarg.ptr`` points to (code object v5): block counts
+        x, y, z (u32 at 0, 4, 8), group sizes (u16 at 12, 14, 16), remainders (u16 at 18, 20, 22, all 0: whole
+        workgroups); the rest of the 256 bytes 0."""
+        data = np.zeros(IMPLICIT_BYTES, dtype=np.uint8)
+        data[0:12] = np.frombuffer(np.array(self.grid, dtype="<u4").tobytes(), dtype=np.uint8)
+        data[12:18] = np.frombuffer(np.array(self.block, dtype="<u2").tobytes(), dtype=np.uint8)
+        return data
+
+    def _implicit_lanes(self, addr, size: int):
+        lanes = self._active_lanes()
+        off = np.broadcast_to(np.asarray(addr, dtype=np.uint64), (self.n,))[lanes].astype(np.int64) - IMPLICIT_BASE
+        if lanes.size and (off >= 0).all() and (off + size <= IMPLICIT_BYTES).all():
+            return lanes, off
+        return None
+
+    def _load_implicit(self, addr, ty: Ty):
+        lanes, off = self._implicit_lanes(addr, ty.size)
+        data = np.zeros((self.n, ty.size), dtype=np.uint8)
+        data[lanes] = self.implicit_args()[off[:, None] + np.arange(ty.size)[None, :]]
+        return from_bytes(data, ty)
+
     def load(self, ins, ptr_ty: Ty, addr, ty: Ty):
         space = ptr_ty.addrspace
         if space == 3:
@@ -395,6 +425,8 @@ class Machine:
             data = np.zeros((self.n, ty.size), dtype=np.uint8)
             data[lanes] = np.where(ok[:, None], self.private[flat], 0)
             return from_bytes(data, ty)
+        if space == 4 and self._implicit_lanes(addr, ty.size) is not None:
+            return self._load_implicit(addr, ty)
         if space in (0, 1, 4):
             return self.load_global(ins, addr, ty)
         raise unsupported(f"load from addrspace({space})", ins.text)

@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 
+from tools.check import atomics
 from tools.check.inline_asm import asm_handler
 from tools.check.ir import Instr, unsupported
 from tools.check.ops_amdgcn import AMDGCN_INTRINSICS, rsrc_decode, rsrc_encode
@@ -323,50 +324,6 @@ def _noop(m, ins):
     return None
 
 
-def _atomicrmw(m, ins: Instr):
-    ptr_ty, ty = ins.ops[0].ty, ins.ty
-    addr = np.broadcast_to(m.get(ins.ops[0]), (m.n,))
-    val = m.full(m.get(ins.ops[1]), ty)
-    op = ins.extra["op"]
-    out = np.zeros_like(np.asarray(val))
-    saved = m.mask
-    m.in_atomic = True  # atomics are ordered by the hardware: no race between waves
-    for lane in np.nonzero(saved)[0]:  # one lane at a time, in lane order: atomics serialise
-        m.mask = np.zeros(m.n, dtype=bool)
-        m.mask[lane] = True
-        old = m.load(ins, ptr_ty, addr, ty)[lane]
-        v = val[lane]
-        if op == "xchg":
-            new = v
-        elif op in ("add", "fadd"):
-            new = old + v
-        elif op in ("sub", "fsub"):
-            new = old - v
-        elif op in ("max", "min"):
-            so, sv = as_signed(np.array([old]), ty.bits)[0], as_signed(np.array([v]), ty.bits)[0]
-            new = old if (so >= sv) == (op == "max") else v
-        elif op in ("umax", "fmax"):
-            new = max(old, v)
-        elif op in ("umin", "fmin"):
-            new = min(old, v)
-        elif op == "and":
-            new = old & v
-        elif op == "or":
-            new = old | v
-        elif op == "xor":
-            new = old ^ v
-        else:
-            m.mask, m.in_atomic = saved, False
-            raise unsupported(f"atomicrmw {op}", ins.text)
-        new_arr = np.zeros_like(np.asarray(val))
-        new_arr[lane] = new
-        m.store(ins, ptr_ty, addr, fit_to_type(ty, new_arr), ty)
-        out[lane] = old
-    m.mask = saved
-    m.in_atomic = False
-    return out
-
-
 # --------------------------------------------------------------------------------------------------- intrinsics
 def _unary_float(fn):
     def handler(m, ins):
@@ -477,6 +434,9 @@ INTRINSICS: list[tuple[str, object]] = [
 
 
 _BY_PREFIX = dict(INTRINSICS)
+_BY_PREFIX.update(
+    {p: atomics.buffer_atomic for p in ("llvm.amdgcn.raw.ptr.buffer.atomic.", "llvm.amdgcn.raw.buffer.atomic.")}
+)
 
 
 def _intrinsic(name: str):
@@ -551,5 +511,6 @@ HANDLERS = {
     "insertvalue": _insertvalue,
     "freeze": _freeze,
     "fence": _noop,
-    "atomicrmw": _atomicrmw,
+    "atomicrmw": atomics.atomicrmw,
+    "cmpxchg": atomics.cmpxchg,
 }

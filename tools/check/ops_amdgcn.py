@@ -71,6 +71,15 @@ def _buffer_offset(m, ins, first: int):
     return (voff + soff) & np.uint64(0xFFFFFFFF)
 
 
+def buffer_address(m, ins, first: int):
+    """A raw buffer access's (address, num_records, base) per lane, the resource at operand ``first`` and the
+    voffset, soffset after it."""
+    r = _rsrc(m, ins.ops[first])
+    if np.any(r[:, 1] != 0):
+        raise unsupported("raw buffer access through a resource with a stride", ins.text)
+    return r[:, 0] + _buffer_offset(m, ins, first + 1), r[:, 2], r[:, 0]
+
+
 def _buffer_load(m, ins):
     r = _rsrc(m, ins.ops[0])
     if np.any(r[:, 1] != 0) and "struct" not in ins.callee:
@@ -323,7 +332,14 @@ def _wait_asyncmark(m, ins):
     del m.async_lds[:done]
 
 
+def _implicitarg_ptr(m, ins):
+    from tools.check.engine import IMPLICIT_BASE
+
+    return np.full(m.n, IMPLICIT_BASE, dtype=np.uint64)
+
+
 AMDGCN_INTRINSICS: list[tuple[str, object]] = [
+    ("llvm.amdgcn.implicitarg.ptr", _implicitarg_ptr),
     ("llvm.amdgcn.workitem.id.", _workitem),
     ("llvm.amdgcn.workgroup.id.", _workitem),
     ("llvm.amdgcn.make.buffer.rsrc", _rsrc_from_ptr),

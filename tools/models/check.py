@@ -93,6 +93,11 @@ class CheckReport(BaseModel):
     limits: list[str] = Field(default_factory=list)
     seconds: float = 0.0
     call: str | None = Field(default=None, description="the --call both files ran, canonical spelling")
+    target_note: str | None = Field(
+        default=None,
+        description="which target the IR that ran was compiled for and why (a Triton file is checked by the llvm "
+        "engine whatever its target: compiled for gfx942 when sm_* is asked for)",
+    )
     inputs: list[str] = Field(
         default_factory=list,
         description="each input buffer of the first input set and the distribution it was drawn from (floats "
