@@ -568,17 +568,29 @@ def _scored(rows: list[Row]) -> list[Row]:
     return [r for r in rows if r.error_pct is not None and r.correct is not False]
 
 
+DECIDED = 1.05  # a pair whose two designs' measured times differ by less than 5 % has no faster design to call
+
+
 def _pair_figures(pairs: list[tuple[float, float]]) -> dict:
-    """Spearman's rho over (predicted, measured) speedups, and how often the faster design is called right (a
-    predicted tie, |log speedup| < 1e-9, is not a call)."""
-    right = sum(1 for p, m in pairs if abs(math.log(p)) >= 1e-9 and (p > 1) == (m > 1))
-    ties = sum(1 for p, _ in pairs if abs(math.log(p)) < 1e-9)
+    """Spearman's rho over (predicted, measured) speedups; how often the faster design is called right, over every
+    pair and over the decided ones (measured speedup beyond x``DECIDED`` either way); a predicted tie (|log
+    speedup| < 1e-9) is no call, so never right."""
+
+    def right(p: float, m: float) -> bool:
+        return abs(math.log(p)) >= 1e-9 and (p > 1) == (m > 1)
+
+    decided = [(p, m) for p, m in pairs if abs(math.log(m)) >= math.log(DECIDED)]
+    n_right = sum(1 for p, m in pairs if right(p, m))
+    d_right = sum(1 for p, m in decided if right(p, m))
     return {
         "pairs": len(pairs),
         "spearman": spearman([p for p, _ in pairs], [m for _, m in pairs]) if len(pairs) > 1 else None,
-        "direction_right": right,
-        "direction_share": right / len(pairs) if pairs else None,
-        "predicted_ties": ties,
+        "direction_right": n_right,
+        "direction_share": n_right / len(pairs) if pairs else None,
+        "predicted_ties": sum(1 for p, _ in pairs if abs(math.log(p)) < 1e-9),
+        "decided": len(decided),
+        "decided_right": d_right,
+        "decided_share": d_right / len(decided) if decided else None,
     }
 
 
@@ -587,19 +599,24 @@ def _kernel_figures(rows: list[Row], predicted=None, band=None) -> dict:
     replace the row's own prediction and band (the leave-one-family-out calibration)."""
     predicted = predicted or (lambda r: r.predicted_us)
     errs = [abs(predicted(r) - r.measured_us) / r.measured_us * 100 for r in rows]
-    inside = banded = 0
+    inside = banded = uncovered_2x = 0
     for r in rows:
         lo_hi = band(r) if band else ((r.band_low, r.band_high) if _inside(r) is not None else None)
+        ratio = r.measured_us / predicted(r)
+        ok = lo_hi is not None and (lo_hi[0] is None or ratio >= lo_hi[0]) and (lo_hi[1] is None or ratio <= lo_hi[1])
+        uncovered_2x += max(ratio, 1 / ratio) > 2 and not ok and r.band_status != "undetermined"
         if lo_hi is None:
             continue
         banded += 1
-        ratio = r.measured_us / predicted(r)
-        inside += (lo_hi[0] is None or ratio >= lo_hi[0]) and (lo_hi[1] is None or ratio <= lo_hi[1])
+        inside += ok
     return {
         "variants": len(rows),
         "median_abs_error_pct": statistics.median(errs) if errs else None,
         "p90_abs_error_pct": percentile(errs, 90),
         "over_2x": sum(1 for r in rows if max(predicted(r) / r.measured_us, r.measured_us / predicted(r)) > 2),
+        # off by more than 2x with a band that does not reach the measured time (no abstention, no widening)
+        "over_2x_uncovered": uncovered_2x,
+        "band_open": sum(1 for r in rows if r.band_status == "assumed" and (r.band_low is None or r.band_high is None)),
         "with_band": banded,
         "inside_band": inside,
         "band_coverage": inside / banded if banded else None,
@@ -720,12 +737,17 @@ def render_gen(g: dict) -> list[str]:
         cov = f["band_coverage"]
         return (
             f"{name:<14} {f['variants']:>4} {_fmt(f['median_abs_error_pct'], '7.1f')} {_fmt(f['p90_abs_error_pct'], '7.1f')} "
-            f"{f['over_2x']:>5} {f['inside_band']:>4}/{f['with_band']:<4} {_fmt(cov and cov * 100, '5.0f')} "
-            f"{f['pair_pairs']:>6} {_fmt(f['pair_spearman'], '6.2f')} {f['pair_direction_right']:>5} "
-            f"{_fmt(f['pair_direction_share'] and f['pair_direction_share'] * 100, '5.0f')}"
+            f"{f['over_2x']:>3}/{f['over_2x_uncovered']:<3} {f['inside_band']:>4}/{f['with_band']:<4} "
+            f"{_fmt(cov and cov * 100, '5.0f')} {f['band_open']:>4} {f['pair_pairs']:>6} {_fmt(f['pair_spearman'], '6.2f')} "
+            f"{_fmt(f['pair_direction_share'] and f['pair_direction_share'] * 100, '5.0f')} "
+            f"{f['pair_decided']:>5} {_fmt(f['pair_decided_share'] and f['pair_decided_share'] * 100, '5.0f')} "
+            f"{f['pair_predicted_ties']:>5}"
         )
 
-    head = f"{'family':<14} {'n':>4} {'med|e|%':>7} {'p90|e|%':>7} {'>2x':>5} {'in band':>9} {'cov%':>5} {'pairs':>6} {'rho':>6} {'right':>5} {'right%':>5}"
+    head = (
+        f"{'family':<14} {'n':>4} {'med|e|%':>7} {'p90|e|%':>7} {'>2x/unc':>7} {'in band':>9} {'cov%':>5} {'open':>4} "
+        f"{'pairs':>6} {'rho':>6} {'right%':>5} {'decid':>5} {'rgt%':>5} {'ties':>5}"
+    )
     o = g["overall"]
     lines = [
         "",
@@ -735,6 +757,10 @@ def render_gen(g: dict) -> list[str]:
         head,
         *(line(fam, f) for fam, f in g["families"].items()),
         line("OVERALL", o),
+        "columns: >2x/unc: off by more than 2x / of those, the printed band does not reach the measured time; in band: "
+        "measured inside the printed band / predictions printed with a band (validated or assumed), open: assumed bands "
+        "open on one side; right%: the faster design called right over all pairs; decid, rgt%: pairs whose designs differ "
+        f"by {DECIDED}x or more when measured, and the share of them called right; ties: pairs predicted the same time",
         f"median per-problem Spearman rho of the designs' times: {_fmt(o['problem_rho_median'], '.2f')} over "
         f"{o['problems_with_rho']} problems",
         "",
