@@ -5,9 +5,10 @@ benchmarks/predict_data/FORMAT.md). Runs on the GPU machine (``bash benchmarks/p
     python benchmarks/predict_collect.py --list          # the variants and pairs, no GPU needed
 
 Variants: every gpu-runtime eval task's baseline (workspace as shipped), reference (solution.patch applied to a copy)
-and noop (the baseline again, imported or built again and timed on its own), and every
-``benchmarks/predict_kernels/<pair>__<role>.py``. Per variant: the call runs once with every Triton launch recorded
-(``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
+and noop (the baseline again, imported or built again and timed on its own), every
+``benchmarks/predict_kernels/<pair>__<role>.py``, and the generated corpus ``gen.<family>.<problem>.<design>``
+(``benchmarks/predict_families``; ``--only gen.``: compiled and checked in ``--workers`` processes first, then
+timed). Per variant: the call runs once with every Triton launch recorded (``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
 kernel with grid, block, registers, duration; after the timing), timed with ``tools.profilers.timing.EventTimer`` (the eval
 harness's timer: L2 flushed before each call); each variant compiles into its own fresh ``TRITON_CACHE_DIR``.
 """

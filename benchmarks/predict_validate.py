@@ -17,7 +17,10 @@ loop's trips are a stated assumption, the one that makes the kernel's global loa
 Printed: one row per variant (measured_us, predicted_us, error %, bound, trip evidence, or why no prediction), then
 the median and 90th percentile of |error| over the predicted variants, and Spearman's ρ between the predicted and
 the measured speedups over every pair of the manifest whose two sides were predicted (baseline→reference,
-baseline→noop, before→after). Exit 0 after a run (whatever the figures); exit 2 with ``error:``/``hint:`` when the
+baseline→noop, before→after). For the generated corpus (``gen.*`` variants): per family and overall, per
+kernel (median, p90 |error|, band coverage, >2x misses) and per pair of designs (Spearman's rho, the faster design
+called right, predicted ties), leaving the variants the GPU found incorrect out, then the same leaving one family
+out (``leave_one_family_out``). Exit 0 after a run (whatever the figures); exit 2 with ``error:``/``hint:`` when the
 data cannot be read or the predictor is not in this checkout.
 """
 
