@@ -5,9 +5,10 @@ benchmarks/predict_data/FORMAT.md). Runs on the GPU machine (``bash benchmarks/p
     python benchmarks/predict_collect.py --list          # the variants and pairs, no GPU needed
 
 Variants: every gpu-runtime eval task's baseline (workspace as shipped), reference (solution.patch applied to a copy)
-and noop (the baseline again, imported or built again and timed on its own), and every
-``benchmarks/predict_kernels/<pair>__<role>.py``. Per variant: the call runs once with every Triton launch recorded
-(``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
+and noop (the baseline again, imported or built again and timed on its own), every
+``benchmarks/predict_kernels/<pair>__<role>.py``, and the generated corpus ``gen.<family>.<problem>.<design>``
+(``benchmarks/predict_families``; ``--only gen.``: compiled and checked in ``--workers`` processes first, then
+timed). Per variant: the call runs once with every Triton launch recorded (``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
 kernel with grid, block, registers, duration; after the timing), timed with ``tools.profilers.timing.EventTimer`` (the eval
 harness's timer: L2 flushed before each call); each variant compiles into its own fresh ``TRITON_CACHE_DIR``.
 """
@@ -38,6 +39,7 @@ from tools.executors import LOCAL  # noqa: E402
 from tools.toolchain import nvidia_tool  # noqa: E402
 
 KERNELS_DIR = REPO / "benchmarks" / "predict_kernels"
+FAMILIES_DIR = REPO / "benchmarks" / "predict_families"
 TASKS_DIR = REPO / "evals" / "tasks"
 TASK_ROLES = ("baseline", "reference", "noop")
 TRITON_EXTS = (".ttir", ".ttgir", ".llir", ".ptx", ".cubin", ".json")
@@ -50,13 +52,13 @@ FORMAT = 1
 
 @dataclass
 class Variant:
-    name: str  # the folder name: task.<id>.<role> or pair.<pair>.<role>
-    kind: str  # task | pair
-    group: str  # task id or pair name
+    name: str  # the folder name: task.<id>.<role>, pair.<pair>.<role> or gen.<family>.<problem>.<design>
+    kind: str  # task | pair | gen
+    group: str  # task id, pair name, or <family>.<problem>
     role: str
     source: Path  # the file that is timed (task: the workspace entry or kernel.cu; pair: the variant file)
     language: str = "triton"
-    spec: dict = field(default_factory=dict)  # task.yaml (tasks only)
+    spec: dict = field(default_factory=dict)  # task.yaml (tasks); gen: family, problem, design
 
 
 def gpu_runtime_tasks(tasks_dir: Path = TASKS_DIR) -> list[tuple[Path, dict]]:
@@ -81,7 +83,36 @@ def pair_files(kernels_dir: Path = KERNELS_DIR) -> dict[str, list[tuple[str, Pat
     return pairs
 
 
-def enumerate_variants(tasks_dir: Path = TASKS_DIR, kernels_dir: Path = KERNELS_DIR) -> list[Variant]:
+def gen_variants(families_dir: Path = FAMILIES_DIR) -> list[Variant]:
+    """The generated corpus (benchmarks/predict_families): one variant per family x problem x design, ordered
+    design-round-robin (every problem's first design, then every problem's second, ...) so that a run cut short by
+    its deadline keeps several designs of each problem rather than all of the first families."""
+    if str(families_dir) not in sys.path:
+        sys.path.insert(0, str(families_dir))
+    import registry
+
+    by_problem: dict[str, list[Variant]] = {}
+    for family, problem, design, path in registry.enumerate_gen(families_dir):
+        group = f"{family}.{problem}"
+        by_problem.setdefault(group, []).append(
+            Variant(
+                name=f"gen.{group}.{design}",
+                kind="gen",
+                group=group,
+                role=design,
+                source=path,
+                spec={"family": family, "problem": problem, "design": design},
+            )
+        )
+    out = []
+    for i in range(max((len(v) for v in by_problem.values()), default=0)):
+        out += [designs[i] for designs in by_problem.values() if i < len(designs)]
+    return out
+
+
+def enumerate_variants(
+    tasks_dir: Path = TASKS_DIR, kernels_dir: Path = KERNELS_DIR, families_dir: Path | None = FAMILIES_DIR
+) -> list[Variant]:
     variants = []
     for task_dir, spec in gpu_runtime_tasks(tasks_dir):
         corr = spec["correctness"]
@@ -102,16 +133,25 @@ def enumerate_variants(tasks_dir: Path = TASKS_DIR, kernels_dir: Path = KERNELS_
     for pair, roles in pair_files(kernels_dir).items():
         for role, path in roles:
             variants.append(Variant(name=f"pair.{pair}.{role}", kind="pair", group=pair, role=role, source=path))
+    if families_dir is not None:
+        variants += gen_variants(families_dir)
     return variants
 
 
 def variant_pairs(variants: list[Variant]) -> list[dict]:
-    """baseline->reference and baseline->noop per task; before->every other role per pair."""
+    """baseline->reference and baseline->noop per task; before->every other role per pair; every two designs of
+    one generated problem (design->design, in design order)."""
     by_group: dict[tuple[str, str], dict[str, str]] = {}
     for v in variants:
         by_group.setdefault((v.kind, v.group), {})[v.role] = v.name
     out = []
     for (kind, _), roles in by_group.items():
+        if kind == "gen":
+            names = list(roles.values())
+            out += [
+                {"before": a, "after": b, "kind": "design->design"} for i, a in enumerate(names) for b in names[i + 1 :]
+            ]
+            continue
         first = roles.get("baseline" if kind == "task" else "before")
         if first is None:
             continue
@@ -332,7 +372,11 @@ def save_triton_kernel(compiled, folder: Path) -> dict:
             target.write_bytes(text) if isinstance(text, bytes) else target.write_text(text)
     files = {p.suffix[1:]: str(rel / p.name) for p in sorted(dest.iterdir()) if p.suffix in TRITON_EXTS}
     cubin = dest / f"{name}.cubin"
-    if cubin.exists() and disassemble(cubin, dest / f"{name}.sass") is not None:
+    ready = Path(group.get(f"{name}.cubin", "")).with_suffix(".sass")  # disassembled in the cache already (gen)
+    if cubin.exists() and ready.name and ready.is_file():
+        shutil.copyfile(ready, dest / f"{name}.sass")
+        files["sass"] = str(rel / f"{name}.sass")
+    elif cubin.exists() and disassemble(cubin, dest / f"{name}.sass") is not None:
         files["sass"] = str(rel / f"{name}.sass")
     return {"artifacts": str(rel), "files": files}
 
@@ -487,6 +531,7 @@ class Collector:
         self.device = self.smi.get("name") or self.timer.name
         self.failed: list[dict] = []
         self.cuda_builds: dict[str, object] = {}
+        self.prechecked: dict[str, dict] = {}  # gen variants: compiled and checked in parallel before the timing
 
     def log(self, msg: str) -> None:
         print(f"[{time.perf_counter() - self.t0:7.1f}s] {msg}", flush=True)
@@ -512,6 +557,14 @@ class Collector:
         torch = self.torch
         _fresh_triton_cache(cache)
         tag = v.name.replace(".", "_").replace("-", "_")
+        if v.kind == "gen":
+            import registry
+            from gen_common import check as gen_check
+
+            built = registry.build(v.source, v.spec["problem"], v.spec["design"], "cuda", name=f"kp_{tag}")
+            checked = self.prechecked.get(v.name)
+            check = (lambda: (checked["correct"], checked["detail"])) if checked else (lambda: gen_check(built))
+            return (lambda: (built.launch(), None)[1]), built.shape, check, None
         if v.kind == "pair":
             run = _import(v.source, f"kp_{tag}").kernelpilot_run("cuda")
             launch = run["launch"]
@@ -535,11 +588,79 @@ class Collector:
     def _forget_modules(self, before: set[str]) -> None:
         """Drop the variant's own modules (its file, helpers, task workspace) so the next variant imports and
         compiles afresh; torch/triton submodules imported on the way stay."""
-        ours = (str(KERNELS_DIR), str(TASKS_DIR), str(self.tmp))
+        ours = (str(KERNELS_DIR), str(TASKS_DIR), str(self.tmp), str(FAMILIES_DIR))
         for name in set(sys.modules) - before:
             path = getattr(sys.modules.get(name), "__file__", None) or ""
             if path.startswith(ours):
                 sys.modules.pop(name, None)
+
+    def precompile_gen(self, variants: list[Variant], workers: int, budget_s: float) -> list[Variant]:
+        """Compile and check every generated variant in ``workers`` processes, each into the Triton cache its timing
+        will use (gen_worker.precompile); the variants that ran, in order. One that crashes its worker (a CUDA
+        error kills the process's context) is retried once in a fresh pool, then listed in ``failed``."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        if str(FAMILIES_DIR) not in sys.path:
+            sys.path.insert(0, str(FAMILIES_DIR))
+        import gen_worker
+
+        gens = [v for v in variants if v.kind == "gen"]
+        tool = nvidia_tool("nvdisasm")
+        pending = {v.name: v for v in gens}
+        tries: dict[str, int] = {}
+        t0 = time.perf_counter()
+        ctx = multiprocessing.get_context("spawn")
+        while pending and time.perf_counter() - t0 < budget_s:
+            pool = ProcessPoolExecutor(workers, mp_context=ctx)
+            futures = [
+                pool.submit(
+                    gen_worker.precompile, v.name, str(v.source), v.spec["problem"], v.spec["design"],
+                    str(self.tmp / "triton-cache" / v.name), tool,
+                )
+                for v in pending.values()
+            ]  # fmt: skip
+            broken = False
+            try:
+                for fut in as_completed(futures, timeout=max(1.0, budget_s - (time.perf_counter() - t0))):
+                    res = fut.result()
+                    pending.pop(res["name"], None)
+                    self.prechecked[res["name"]] = res
+                    state = "ERROR " + res["error"] if res["error"] else ("ok" if res["correct"] else "WRONG")
+                    self.log(f"precompiled {res['name']}: {state} ({res['detail']}) in {res['seconds']} s")
+            except BrokenProcessPool:
+                broken = True
+                self.log(f"precompile: a worker died; {len(pending)} variant(s) left, retried once")
+            except TimeoutError:
+                self.log(f"precompile: past {budget_s:.0f} s; still running or queued: {', '.join(list(pending)[:30])}")
+            finally:  # a worker stuck in a kernel must not share the GPU with the timing: end ours, by process
+                for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                    with contextlib.suppress(Exception):
+                        proc.kill()
+                pool.shutdown(wait=False, cancel_futures=True)
+            if not broken:
+                break
+            for name in list(pending):
+                tries[name] = tries.get(name, 0) + 1
+                if tries[name] >= 2:
+                    pending.pop(name)
+                    self.prechecked[name] = {"name": name, "error": "its worker process died twice (CUDA error?)"}
+        for name in pending:
+            self.prechecked[name] = {"name": name, "error": f"not compiled and checked within {budget_s:.0f} s"}
+        ran = []
+        for v in gens:
+            res = self.prechecked.get(v.name) or {}
+            if res.get("error"):
+                self.failed.append({"variant": v.name, "stage": "precompile", "error": res["error"]})
+            else:
+                ran.append(v)
+        wrong = [v.name for v in ran if self.prechecked[v.name].get("correct") is False]
+        self.log(
+            f"precompiled {len(ran)} of {len(gens)} generated variants in {time.perf_counter() - t0:.1f} s "
+            f"({workers} workers); {len(wrong)} incorrect: {', '.join(wrong[:20])}"
+        )
+        return ran
 
     # one variant --------------------------------------------------------------------------------------------------
     def collect(self, v: Variant) -> dict | None:
@@ -613,7 +734,7 @@ class Collector:
             "name": v.name,
             "kind": v.kind,
             "group": v.group,
-            "role": v.role if v.kind == "task" or v.role == "before" else "after",
+            "role": v.role if v.kind == "task" or v.role == "before" else ("design" if v.kind == "gen" else "after"),
             "variant_role": v.role,
             "language": v.language,
             "source": str(v.source.relative_to(REPO)),
@@ -641,6 +762,10 @@ class Collector:
             "torch": self.torch.__version__,
             "seconds": round(time.perf_counter() - start, 2),
         }
+        if v.kind == "gen":
+            meta.update(v.spec)  # family, problem, design
+            pre = self.prechecked.get(v.name) or {}
+            meta["compile_check_seconds"] = pre.get("seconds")
         write_json(folder / "meta.json", meta)
         ok = "" if correct is None else (" ok" if correct else " WRONG")
         names = ",".join(sorted({launch["kernel"][:40] for launch in launches}))[:120]
@@ -651,10 +776,10 @@ class Collector:
         return meta
 
 
-def pack(out: Path, tgz: Path) -> list[str]:
-    """tar.gz of ``out``; .llir, .ptx (then .ttir) dropped until it fits in PACK_LIMIT. Returns what was dropped."""
+def pack(out: Path, tgz: Path, drops=([], [".llir", ".ptx"], [".ttir"]), limit: int = PACK_LIMIT) -> list[str]:
+    """tar.gz of ``out``; .llir, .ptx (then .ttir) dropped until it fits in ``limit``. Returns what was dropped."""
     stripped: list[str] = []
-    for drop in ([], [".llir", ".ptx"], [".ttir"]):
+    for drop in drops:
         for ext in drop:
             for p in out.rglob(f"*{ext}"):
                 p.unlink()
@@ -666,9 +791,69 @@ def pack(out: Path, tgz: Path) -> list[str]:
             write_json(manifest, data)
         with tarfile.open(tgz, "w:gz") as tar:
             tar.add(out, arcname=out.name)
-        if tgz.stat().st_size <= PACK_LIMIT:
+        if tgz.stat().st_size <= limit:
             break
     return stripped
+
+
+MAX_PARTS = 6  # $OUT brings back 8 files: the parts, collect.log and gpu.txt
+
+
+def pack_key(name: str) -> str:
+    """The unit a split pack keeps together: a generated family (its pairs never cross it), else the kind."""
+    parts = name.split(".")
+    return f"gen.{parts[1]}" if parts[0] == "gen" and len(parts) > 1 else parts[0]
+
+
+def _tgz_size(folders: list[Path], arcroot: Path) -> int:
+    with tempfile.NamedTemporaryFile(suffix=".tgz") as tmp:
+        with tarfile.open(tmp.name, "w:gz") as tar:
+            for f in folders:
+                tar.add(f, arcname=str(Path("predict_data") / f.relative_to(arcroot)))
+        return Path(tmp.name).stat().st_size
+
+
+def pack_parts(data: Path, out: Path, limit: int = PACK_LIMIT) -> tuple[list[Path], list[str]]:
+    """``predict_data.tgz`` when the whole set fits in ``limit`` (``pack``); else, with .llir/.ptx dropped, several
+    ``predict_data-<i>.tgz``, each a complete data set (its own manifest: its variants, the pairs among them, every
+    failure) holding whole pack units (``pack_key``), first-fit by compressed size. Returns (files, stripped)."""
+    manifest = json.loads((data / "manifest.json").read_text())
+    whole = out / "predict_data.tgz"
+    stripped = pack(data, whole, drops=([], [".llir", ".ptx"]), limit=limit)  # the TTIR is read: never dropped here
+    if whole.stat().st_size <= limit:
+        return [whole], stripped
+    whole.unlink()
+    units: dict[str, list[str]] = {}
+    for name in manifest["variants"]:
+        units.setdefault(pack_key(name), []).append(name)
+    sizes = {k: _tgz_size([data / n for n in names], data) for k, names in units.items()}
+    bins: list[list[str]] = []
+    used: list[int] = []
+    for key in sorted(units, key=lambda k: -sizes[k]):
+        i = next((i for i, u in enumerate(used) if u + sizes[key] <= limit * 0.97), None)
+        if i is None and len(bins) >= MAX_PARTS:
+            i = min(range(len(used)), key=lambda j: used[j])  # over the limit rather than lost; the log says so
+        if i is None:
+            bins.append([])
+            used.append(0)
+            i = len(bins) - 1
+        bins[i].append(key)
+        used[i] += sizes[key]
+    files = []
+    for i, keys in enumerate(bins, 1):
+        names = [n for k in keys for n in units[k]]
+        keep = set(names)
+        part = dict(manifest, variants=names, part=f"{i} of {len(bins)}", stripped=stripped,
+                    pairs=[p for p in manifest["pairs"] if p["before"] in keep and p["after"] in keep])  # fmt: skip
+        path = out / f"predict_data-{i}.tgz"
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "manifest.json").write_text(json.dumps(part, indent=1, default=str) + "\n")
+            with tarfile.open(path, "w:gz") as tar:
+                tar.add(Path(tmp) / "manifest.json", arcname="predict_data/manifest.json")
+                for n in names:
+                    tar.add(data / n, arcname=f"predict_data/{n}")
+        files.append(path)
+    return files, stripped
 
 
 def main() -> int:
@@ -678,6 +863,16 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=40, help="timed calls per variant (median over them)")
     ap.add_argument("--deadline", type=float, default=420.0, help="seconds after which remaining variants are skipped")
     ap.add_argument("--list", action="store_true", help="print the variants and pairs and exit (no GPU needed)")
+    ap.add_argument("--workers", type=int, default=max(1, min(15, (os.cpu_count() or 2) - 1)),
+                    help="processes that compile and check the generated variants before the timing")  # fmt: skip
+    ap.add_argument(
+        "--precompile-budget",
+        type=float,
+        default=None,
+        help="seconds for the parallel compile-and-check of generated variants (default: half --deadline)",
+    )
+    ap.add_argument("--check-only", action="store_true",
+                    help="compile and check the generated variants, time nothing, write check.json")  # fmt: skip
     args = ap.parse_args()
     variants = enumerate_variants()
     if args.only:
@@ -695,6 +890,19 @@ def main() -> int:
     col = Collector(data, args.calls, args.deadline)
     col.log(f"{len(variants)} variants, {len(pairs)} pairs on {col.device} (triton {col.triton.__version__})")
     col.start_cuda_builds(variants)
+    if any(v.kind == "gen" for v in variants):
+        budget = args.precompile_budget if args.precompile_budget is not None else args.deadline / 2
+        ran = {v.name for v in col.precompile_gen(variants, args.workers, budget)}
+        variants = [v for v in variants if v.kind != "gen" or v.name in ran]
+        if args.check_only:
+            write_json(args.out / "check.json", {"prechecked": col.prechecked, "failed": col.failed})
+            wrong = [n for n, r in col.prechecked.items() if r.get("correct") is False]
+            col.log(f"check only: {len(ran)} ran, {len(wrong)} incorrect, {len(col.failed)} failed")
+            for n in wrong:
+                col.log(f"  WRONG {n}: {col.prechecked[n].get('detail')}")
+            for f in col.failed:
+                col.log(f"  FAILED {f['variant']}: {f['error'][:200]}")
+            return 0
     done = []
     for v in variants:
         if time.perf_counter() - col.t0 > args.deadline:
@@ -720,11 +928,11 @@ def main() -> int:
         "pairs": [p for p in pairs if p["before"] in done and p["after"] in done],
     }
     write_json(data / "manifest.json", manifest)
-    stripped = pack(data, args.out / "predict_data.tgz")
-    size = (args.out / "predict_data.tgz").stat().st_size
+    files, stripped = pack_parts(data, args.out)
+    sizes = ", ".join(f"{f.name} {f.stat().st_size / 2**20:.1f} MiB" for f in files)
     col.log(
         f"done: {len(done)} of {len(variants)} variants, {len(manifest['pairs'])} pairs, {len(col.failed)} failed; "
-        f"predict_data.tgz {size / 2**20:.1f} MiB (stripped {stripped or 'nothing'})"
+        f"{sizes} (stripped {stripped or 'nothing'})"
     )
     shutil.rmtree(col.tmp, ignore_errors=True)
     return 0

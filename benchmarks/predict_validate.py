@@ -17,7 +17,10 @@ loop's trips are a stated assumption, the one that makes the kernel's global loa
 Printed: one row per variant (measured_us, predicted_us, error %, bound, trip evidence, or why no prediction), then
 the median and 90th percentile of |error| over the predicted variants, and Spearman's ρ between the predicted and
 the measured speedups over every pair of the manifest whose two sides were predicted (baseline→reference,
-baseline→noop, before→after). Exit 0 after a run (whatever the figures); exit 2 with ``error:``/``hint:`` when the
+baseline→noop, before→after). For the generated corpus (``gen.*`` variants): per family and overall, per
+kernel (median, p90 |error|, band coverage, >2x misses) and per pair of designs (Spearman's rho, the faster design
+called right, predicted ties), leaving the variants the GPU found incorrect out, then the same leaving one family
+out (``leave_one_family_out``). Exit 0 after a run (whatever the figures); exit 2 with ``error:``/``hint:`` when the
 data cannot be read or the predictor is not in this checkout.
 """
 
@@ -208,6 +211,14 @@ class Row:
     band_status: str | None = None
     band_low: float | None = None
     band_high: float | None = None
+    # the generated corpus (benchmarks/predict_families): its family, problem and design; correct: the GPU's check
+    family: str | None = None
+    problem: str | None = None
+    design: str | None = None
+    correct: bool | None = None
+    # what the prediction rests on: each modelled launch's trip evidence, and the band's assumptions (rests_on)
+    evidence: list[str] = field(default_factory=list)
+    rests_on: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -346,6 +357,8 @@ def predict_variant(folder: Path, device: str, arch: str) -> Row:
 
     meta = json.loads((folder / "meta.json").read_text())
     row = Row(variant=folder.name, language=meta.get("language"), measured_us=meta.get("measured_us"))
+    row.family, row.problem, row.design = meta.get("family"), meta.get("problem"), meta.get("design")
+    row.correct = meta.get("correct")
     try:
         launches = _predict_launches(folder, meta, device, arch)
     except KernelpilotError as exc:
@@ -387,6 +400,8 @@ def predict_variant(folder: Path, device: str, arch: str) -> Row:
 
     band = sum_band(device_for(arch, device), launches)
     row.band_status, row.band_low, row.band_high = band.status, band.low, band.high
+    row.rests_on = list(band.rests_on)
+    row.evidence = sorted({f"trips:{p.trips.source}" for p in launches if not p.not_modelled})
     if row.measured_us:
         row.error_pct = (total - row.measured_us) / row.measured_us * 100
     else:
@@ -543,8 +558,221 @@ def validate(data: Path | list[Path], device: str) -> dict:
         "failed_on_gpu": failed,
         "variants": [asdict(r) for r in rows.values()],
         "pairs": [asdict(p) for p in pairs],
-        "summary": summarize(list(rows.values()), pairs),
+        "summary": summarize([r for r in rows.values() if r.correct is not False], pairs),
+        "gen": gen_summary(list(rows.values())),
     }
+
+
+# ---- the generated corpus: per family, per pair of designs, leave one family out (issue 31 item 3) -------------
+
+
+def _scored(rows: list[Row]) -> list[Row]:
+    """Rows that count: predicted, measured, and not found wrong by the GPU's check."""
+    return [r for r in rows if r.error_pct is not None and r.correct is not False]
+
+
+DECIDED = 1.05  # a pair whose two designs' measured times differ by less than 5 % has no faster design to call
+
+
+def _pair_figures(pairs: list[tuple[float, float]]) -> dict:
+    """Spearman's rho over (predicted, measured) speedups; how often the faster design is called right, over every
+    pair and over the decided ones (measured speedup beyond x``DECIDED`` either way); a predicted tie (|log
+    speedup| < 1e-9) is no call, so never right."""
+
+    def right(p: float, m: float) -> bool:
+        return abs(math.log(p)) >= 1e-9 and (p > 1) == (m > 1)
+
+    decided = [(p, m) for p, m in pairs if abs(math.log(m)) >= math.log(DECIDED)]
+    n_right = sum(1 for p, m in pairs if right(p, m))
+    d_right = sum(1 for p, m in decided if right(p, m))
+    return {
+        "pairs": len(pairs),
+        "spearman": spearman([p for p, _ in pairs], [m for _, m in pairs]) if len(pairs) > 1 else None,
+        "direction_right": n_right,
+        "direction_share": n_right / len(pairs) if pairs else None,
+        "predicted_ties": sum(1 for p, _ in pairs if abs(math.log(p)) < 1e-9),
+        "decided": len(decided),
+        "decided_right": d_right,
+        "decided_share": d_right / len(decided) if decided else None,
+    }
+
+
+def _kernel_figures(rows: list[Row], predicted=None, band=None) -> dict:
+    """median / p90 |error| and band coverage over ``rows``; ``predicted(row)`` and ``band(row) -> (low, high)``
+    replace the row's own prediction and band (the leave-one-family-out calibration)."""
+    predicted = predicted or (lambda r: r.predicted_us)
+    errs = [abs(predicted(r) - r.measured_us) / r.measured_us * 100 for r in rows]
+    inside = banded = uncovered_2x = 0
+    for r in rows:
+        lo_hi = band(r) if band else ((r.band_low, r.band_high) if _inside(r) is not None else None)
+        ratio = r.measured_us / predicted(r)
+        ok = lo_hi is not None and (lo_hi[0] is None or ratio >= lo_hi[0]) and (lo_hi[1] is None or ratio <= lo_hi[1])
+        uncovered_2x += max(ratio, 1 / ratio) > 2 and not ok and r.band_status != "undetermined"
+        if lo_hi is None:
+            continue
+        banded += 1
+        inside += ok
+    return {
+        "variants": len(rows),
+        "median_abs_error_pct": statistics.median(errs) if errs else None,
+        "p90_abs_error_pct": percentile(errs, 90),
+        "over_2x": sum(1 for r in rows if max(predicted(r) / r.measured_us, r.measured_us / predicted(r)) > 2),
+        # off by more than 2x with a band that does not reach the measured time (no abstention, no widening)
+        "over_2x_uncovered": uncovered_2x,
+        "band_open": sum(1 for r in rows if r.band_status == "assumed" and (r.band_low is None or r.band_high is None)),
+        "with_band": banded,
+        "inside_band": inside,
+        "band_coverage": inside / banded if banded else None,
+    }
+
+
+def design_pairs(rows: list[Row], predicted=None) -> list[tuple[float, float]]:
+    """(predicted, measured) speedup of every two scored designs of one problem (the earlier design over the later)."""
+    predicted = predicted or (lambda r: r.predicted_us)
+    by_problem: dict[tuple, list[Row]] = {}
+    for r in rows:
+        by_problem.setdefault((r.family, r.problem), []).append(r)
+    out = []
+    for group in by_problem.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                out.append((predicted(a) / predicted(b), a.measured_us / b.measured_us))
+    return out
+
+
+def _problem_rhos(rows: list[Row]) -> list[float]:
+    """Per problem with 3+ designs: Spearman's rho between the predicted and measured times of its designs."""
+    by_problem: dict[tuple, list[Row]] = {}
+    for r in rows:
+        by_problem.setdefault((r.family, r.problem), []).append(r)
+    rhos = [
+        spearman([r.predicted_us for r in g], [r.measured_us for r in g]) for g in by_problem.values() if len(g) > 2
+    ]
+    return [x for x in rhos if x is not None]
+
+
+def _evidence_key(r: Row) -> str:
+    """The kind of prediction a band is calibrated per: its printed band status and its bound."""
+    return f"{r.band_status}/{r.bound}"
+
+
+def leave_one_family_out(rows: list[Row]) -> dict:
+    """Each family scored with a calibration taken from the other families only: the band is the 10th-90th
+    percentile of measured / predicted over the other families' rows of the same kind (``_evidence_key``; all of
+    them when fewer than 8 share it), and the prediction is scaled by the median of that ratio over them (one
+    factor per kind, bounded: no term of the model is refitted). Reported per held-out family and pooled."""
+    families = sorted({r.family for r in rows})
+    per_family, pooled_pred, pooled_band = {}, {}, {}
+    for fam in families:
+        held = [r for r in rows if r.family == fam]
+        rest = [r for r in rows if r.family != fam]
+        if not rest:
+            continue
+        ratios: dict[str, list[float]] = {}
+        for r in rest:
+            ratios.setdefault(_evidence_key(r), []).append(r.measured_us / r.predicted_us)
+        every = [x for v in ratios.values() for x in v]
+        for r in held:
+            use = ratios.get(_evidence_key(r)) or []
+            use = use if len(use) >= 8 else every
+            pooled_pred[r.variant] = r.predicted_us * statistics.median(use)
+            pooled_band[r.variant] = (
+                percentile(use, 10) / statistics.median(use),
+                percentile(use, 90) / statistics.median(use),
+            )
+        pred = lambda r: pooled_pred[r.variant]  # noqa: E731
+        band = lambda r: pooled_band[r.variant]  # noqa: E731
+        per_family[fam] = {
+            **_kernel_figures(held, pred, band),
+            **{f"pair_{k}": v for k, v in _pair_figures(design_pairs(held, pred)).items()},
+        }
+    held_rows = [r for r in rows if r.variant in pooled_pred]
+    pred = lambda r: pooled_pred[r.variant]  # noqa: E731
+    band = lambda r: pooled_band[r.variant]  # noqa: E731
+    return {
+        "how": leave_one_family_out.__doc__.split("\n\n")[0].replace("\n   ", "").strip(),
+        "overall": {
+            **_kernel_figures(held_rows, pred, band),
+            **{f"pair_{k}": v for k, v in _pair_figures(design_pairs(held_rows, pred)).items()},
+        },
+        "families": per_family,
+    }
+
+
+def gen_summary(rows: list[Row]) -> dict | None:
+    """The generated corpus's figures (None when the data holds none): per family and overall, per kernel (median,
+    p90 |error|, band coverage) and per pair of designs (Spearman's rho, direction), the incorrect variants (left
+    out), and the leave-one-family-out section."""
+    gen = [r for r in rows if r.family]
+    if not gen:
+        return None
+    scored = _scored(gen)
+    families = {}
+    for fam in sorted({r.family for r in gen}):
+        fr = [r for r in scored if r.family == fam]
+        families[fam] = {
+            **_kernel_figures(fr),
+            **{f"pair_{k}": v for k, v in _pair_figures(design_pairs(fr)).items()},
+            "problem_rho_median": statistics.median(_problem_rhos(fr)) if _problem_rhos(fr) else None,
+            "bounds": dict(Counter(r.bound for r in fr)),
+        }
+    rhos = _problem_rhos(scored)
+    return {
+        "variants": len(gen),
+        "scored": len(scored),
+        "incorrect": [r.variant for r in gen if r.correct is False],
+        "not_predicted": [r.variant for r in gen if r.error_pct is None],
+        "overall": {
+            **_kernel_figures(scored),
+            **{f"pair_{k}": v for k, v in _pair_figures(design_pairs(scored)).items()},
+            "problem_rho_median": statistics.median(rhos) if rhos else None,
+            "problems_with_rho": len(rhos),
+        },
+        "families": families,
+        "leave_one_family_out": leave_one_family_out(scored),
+    }
+
+
+def render_gen(g: dict) -> list[str]:
+    """The generated corpus's table: one line per family, the overall line, then leave-one-family-out."""
+
+    def line(name: str, f: dict) -> str:
+        cov = f["band_coverage"]
+        return (
+            f"{name:<14} {f['variants']:>4} {_fmt(f['median_abs_error_pct'], '7.1f')} {_fmt(f['p90_abs_error_pct'], '7.1f')} "
+            f"{f['over_2x']:>3}/{f['over_2x_uncovered']:<3} {f['inside_band']:>4}/{f['with_band']:<4} "
+            f"{_fmt(cov and cov * 100, '5.0f')} {f['band_open']:>4} {f['pair_pairs']:>6} {_fmt(f['pair_spearman'], '6.2f')} "
+            f"{_fmt(f['pair_direction_share'] and f['pair_direction_share'] * 100, '5.0f')} "
+            f"{f['pair_decided']:>5} {_fmt(f['pair_decided_share'] and f['pair_decided_share'] * 100, '5.0f')} "
+            f"{f['pair_predicted_ties']:>5}"
+        )
+
+    head = (
+        f"{'family':<14} {'n':>4} {'med|e|%':>7} {'p90|e|%':>7} {'>2x/unc':>7} {'in band':>9} {'cov%':>5} {'open':>4} "
+        f"{'pairs':>6} {'rho':>6} {'right%':>5} {'decid':>5} {'rgt%':>5} {'ties':>5}"
+    )
+    o = g["overall"]
+    lines = [
+        "",
+        f"generated corpus: {g['variants']} variants, {g['scored']} scored (predicted, measured, correct); "
+        f"{len(g['incorrect'])} incorrect on the GPU (left out): {', '.join(g['incorrect'][:10]) or 'none'}; "
+        f"{len(g['not_predicted'])} not predicted",
+        head,
+        *(line(fam, f) for fam, f in g["families"].items()),
+        line("OVERALL", o),
+        "columns: >2x/unc: off by more than 2x / of those, the printed band does not reach the measured time; in band: "
+        "measured inside the printed band / predictions printed with a band (validated or assumed), open: assumed bands "
+        "open on one side; right%: the faster design called right over all pairs; decid, rgt%: pairs whose designs differ "
+        f"by {DECIDED}x or more when measured, and the share of them called right; ties: pairs predicted the same time",
+        f"median per-problem Spearman rho of the designs' times: {_fmt(o['problem_rho_median'], '.2f')} over "
+        f"{o['problems_with_rho']} problems",
+        "",
+        "leave one family out: " + g["leave_one_family_out"]["how"],
+        head,
+        *(line(fam, f) for fam, f in g["leave_one_family_out"]["families"].items()),
+        line("OVERALL", g["leave_one_family_out"]["overall"]),
+    ]
+    return lines
 
 
 # ---- output ----------------------------------------------------------------------------------------------------
@@ -588,6 +816,8 @@ def render(report: dict) -> str:
         )
     lines += ["", f"{'pair (speedup = before / after)':<60} {'measured':>8} {'predicted':>9}"]
     for p in report["pairs"]:
+        if p["kind"] == "design->design":  # the generated corpus's pairs: summarised per family below
+            continue
         lines.append(
             f"{_pair_name(p['before'], p['after']):<60} {_fmt(p['measured_speedup'], '8.3f')} "
             f"{_fmt(p['predicted_speedup'], '9.3f')}" + (f"  [{p['reason']}]" if p["reason"] else "")
@@ -623,6 +853,8 @@ def render(report: dict) -> str:
         lines += [f"  {n['variant']}: {n['reason']}" for n in s["not_predicted"]]
     if report["failed_on_gpu"]:
         lines.append(f"failed on the GPU machine (not in the data): {len(report['failed_on_gpu'])}")
+    if report.get("gen"):
+        lines += render_gen(report["gen"])
     return "\n".join(lines)
 
 

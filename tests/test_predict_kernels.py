@@ -57,7 +57,7 @@ def test_kernel_pairs_are_at_least_ten_with_a_before_each_and_forty_pairs_in_all
     for name, roles in pairs.items():
         assert roles[0][0] == "before", name  # before sorts first
         assert len(roles) >= 2, name
-    all_pairs = pc.variant_pairs(pc.enumerate_variants())
+    all_pairs = pc.variant_pairs(pc.enumerate_variants(families_dir=None))
     # every gpu-runtime task x (reference, noop), plus one before->after per extra role of each kernel pair
     expected = 2 * len(load_tasks(["gpu-runtime"])) + sum(len(r) - 1 for r in pairs.values())
     assert len(all_pairs) == expected >= 40
@@ -188,7 +188,8 @@ def test_list_mode_needs_no_gpu():
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert out.returncode == 0, out.stderr
-    n = len(VARIANT_FILES) + 3 * len(load_tasks(["gpu-runtime"]))  # every gpu-runtime task x 3 roles
+    # every gpu-runtime task x 3 roles, every pair file, and the generated corpus (benchmarks/predict_families)
+    n = len(VARIANT_FILES) + 3 * len(load_tasks(["gpu-runtime"])) + len(pc.gen_variants())
     assert out.stdout.strip().splitlines()[-1].startswith(f"{n} variants")
 
 

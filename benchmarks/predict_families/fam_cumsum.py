@@ -1,0 +1,54 @@
+"""Row-wise inclusive prefix sum: the whole row scanned at once (tl.cumsum), or chunk by chunk with a running
+carry (a sequential dependence between iterations)."""
+
+import torch
+import triton
+import triton.language as tl
+from gen_common import Built, cdiv, empty, npow2, randn, spec
+
+FAMILY = "cumsum"
+PROBLEMS = {
+    "f32_16384x1024": {"M": 16384, "N": 1024, "dtype": torch.float32},
+    "f32_2048x16384": {"M": 2048, "N": 16384, "dtype": torch.float32},
+    "bf16_65536x256": {"M": 65536, "N": 256, "dtype": torch.bfloat16},
+}
+SMALL = {
+    "f32_2048x16384": {"M": 2, "N": 16384, "dtype": torch.float32},
+    "bf16_65536x256": {"M": 3, "N": 256, "dtype": torch.bfloat16},
+}
+
+
+def designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for warps in (2, 4, 8, 16):
+        if 1 <= full // (warps * 32) <= 64:
+            out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk in (128, 256, 1024, 4096):
+        if chunk < full:
+            for warps in (2, 4, 8):
+                if chunk // (warps * 32) >= 1:
+                    out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
+    return out
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    carry = tl.zeros((), tl.float32)
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < N
+        x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+        c = tl.cumsum(x, axis=0) + carry
+        tl.store(y_ptr + row * N + cols, c.to(y_ptr.dtype.element_ty), mask=mask)
+        carry += tl.sum(x, axis=0)
+
+
+def build(p, d, device):
+    M, N, dt = p["M"], p["N"], p["dtype"]
+    x = randn((M, N), dt, device, seed=17)
+    y = empty((M, N), dt, device)
+    s = spec(cumsum_kernel, (M,), x, y, N, BLOCK=d["BLOCK"], num_warps=d["warps"])
+    tol = 1e-4 if dt == torch.float32 else 2e-2
+    return Built([s], [y], lambda: [x.float().cumsum(dim=1)], tol, f"{M}x{N} {dt}, {cdiv(N, d['BLOCK'])} chunk(s)")

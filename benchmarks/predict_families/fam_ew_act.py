@@ -1,0 +1,60 @@
+"""Fused bias + activation, elementwise: y = act(x + b[col]) over a row-major [M, N] tensor, flattened."""
+
+import torch
+import triton
+import triton.language as tl
+from gen_common import Built, cdiv, empty, randn, spec
+
+FAMILY = "ew_act"
+PROBLEMS = {
+    "gelu_f32_16m": {"M": 4096, "N": 4096, "dtype": torch.float32, "act": "gelu"},
+    "silu_bf16_32m": {"M": 8192, "N": 4096, "dtype": torch.bfloat16, "act": "silu"},
+    "gelu_f16_8m": {"M": 2048, "N": 4096, "dtype": torch.float16, "act": "gelu"},
+}
+SMALL = {  # the same dtypes and designs on shapes Triton's interpreter checks in seconds (tests)
+    "gelu_f32_16m": {"M": 3, "N": 1000, "dtype": torch.float32, "act": "gelu"},
+    "silu_bf16_32m": {"M": 2, "N": 640, "dtype": torch.bfloat16, "act": "silu"},
+}
+
+
+def designs(p):
+    out = {}
+    for block in (256, 1024, 2048, 4096, 8192):
+        for warps in (4, 8):
+            if block // (warps * 32) in (1, 2, 4, 8, 16, 32):
+                out[f"b{block}w{warps}"] = {"BLOCK": block, "warps": warps}
+    return out
+
+
+@triton.jit
+def bias_act_kernel(x_ptr, b_ptr, y_ptr, n_elem, N, ACT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elem
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + offs % N, mask=mask, other=0.0).to(tl.float32)
+    v = x + b
+    if ACT == "gelu":
+        inner = 0.7978845608028654 * (v + 0.044715 * v * v * v)
+        t = 2.0 / (1.0 + tl.exp(-2.0 * inner)) - 1.0
+        y = 0.5 * v * (1.0 + t)
+    else:
+        y = v / (1.0 + tl.exp(-v))
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def build(p, d, device):
+    M, N, dt = p["M"], p["N"], p["dtype"]
+    x = randn((M, N), dt, device, seed=1)
+    b = randn((N,), dt, device, seed=2)
+    y = empty((M, N), dt, device)
+    n = M * N
+    s = spec(bias_act_kernel, (cdiv(n, d["BLOCK"]),), x, b, y, n, N, ACT=p["act"], BLOCK=d["BLOCK"],
+             num_warps=d["warps"])  # fmt: skip
+
+    def ref():
+        v = x.float() + b.float()
+        if p["act"] == "gelu":
+            return [torch.nn.functional.gelu(v, approximate="tanh")]
+        return [torch.nn.functional.silu(v)]
+
+    return Built([s], [y], ref, 2e-2 if dt != torch.float32 else 1e-4, f"{M}x{N} {dt} {p['act']}")

@@ -1,0 +1,18 @@
+"""Skinny GEMM / GEMV with bf16 weights (decode-shaped linear layers), with and without split-K (gemv_common)."""
+
+from gemv_common import gemv_build, gemv_designs
+
+FAMILY = "gemv"
+PROBLEMS = {
+    "m1_8192x8192": {"M": 1, "N": 8192, "K": 8192},
+    "m1_1024x16384": {"M": 1, "N": 1024, "K": 16384},
+    "m16_4096x14336": {"M": 16, "N": 4096, "K": 14336},
+    "m16_28672x4096": {"M": 16, "N": 28672, "K": 4096},
+}
+SMALL = {"m1_8192x8192": {"M": 1, "N": 256, "K": 2048}}  # M > 1: bf16 dots, wrong in the interpreter
+
+designs = gemv_designs
+
+
+def build(p, d, device):
+    return gemv_build(p, d, device, quant=False)

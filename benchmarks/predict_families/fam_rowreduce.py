@@ -1,0 +1,53 @@
+"""Row reduction (sum of squares and max of each row): ROWS rows per program, a loop over BLOCK-wide chunks."""
+
+import torch
+import triton
+import triton.language as tl
+from gen_common import Built, cdiv, empty, npow2, randn, spec
+
+FAMILY = "rowreduce"
+PROBLEMS = {
+    "f32_16384x4096": {"M": 16384, "N": 4096, "dtype": torch.float32},
+    "bf16_4096x32768": {"M": 4096, "N": 32768, "dtype": torch.bfloat16},
+    "f32_262144x128": {"M": 262144, "N": 128, "dtype": torch.float32},
+}
+SMALL = {
+    "f32_16384x4096": {"M": 20, "N": 4096, "dtype": torch.float32},
+    "f32_262144x128": {"M": 33, "N": 128, "dtype": torch.float32},
+}
+
+
+def designs(p):
+    out = {}
+    for rows in (1, 4, 16):
+        for block in (128, 512, 2048, 8192):
+            if block > npow2(p["N"]) or rows * block > 16384 or rows * block < 512:
+                continue
+            for warps in (4,):
+                out[f"r{rows}b{block}w{warps}"] = {"ROWS": rows, "BLOCK": block, "warps": warps}
+    return out
+
+
+@triton.jit
+def rowreduce_kernel(x_ptr, ss_ptr, mx_ptr, M, N, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    acc = tl.zeros((ROWS, BLOCK), tl.float32)
+    mx = tl.full((ROWS, BLOCK), -float("inf"), tl.float32)
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        m = (rows[:, None] < M) & (cols[None, :] < N)
+        x = tl.load(x_ptr + rows[:, None].to(tl.int64) * N + cols[None, :], mask=m, other=0.0).to(tl.float32)
+        acc += x * x
+        mx = tl.maximum(mx, tl.where(m, x, -float("inf")))
+    tl.store(ss_ptr + rows, tl.sum(acc, axis=1), mask=rows < M)
+    tl.store(mx_ptr + rows, tl.max(mx, axis=1), mask=rows < M)
+
+
+def build(p, d, device):
+    M, N, dt = p["M"], p["N"], p["dtype"]
+    x = randn((M, N), dt, device, seed=16)
+    ss = empty((M,), torch.float32, device)
+    mx = empty((M,), torch.float32, device)
+    s = spec(rowreduce_kernel, (cdiv(M, d["ROWS"]),), x, ss, mx, M, N, ROWS=d["ROWS"], BLOCK=d["BLOCK"],
+             num_warps=d["warps"])  # fmt: skip
+    return Built([s], [ss, mx], lambda: [(x.float() ** 2).sum(dim=1), x.float().amax(dim=1)], 1e-4, f"{M}x{N} {dt}")

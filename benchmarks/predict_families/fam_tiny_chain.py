@@ -1,0 +1,56 @@
+"""A launch-bound chain: L affine steps v = v * a_i + b_i over a small vector, fused F steps per launch (L / F
+launches, each reading and writing the whole vector, ping-pong buffers)."""
+
+import torch
+import triton
+import triton.language as tl
+from gen_common import Built, cdiv, empty, randn, spec
+
+FAMILY = "tiny_chain"
+PROBLEMS = {
+    "l16_n4096": {"L": 16, "n": 4096},
+    "l8_n65536": {"L": 8, "n": 65536},
+    "l32_n1024": {"L": 32, "n": 1024},
+}
+SMALL = {"l16_n4096": {"L": 16, "n": 3000}, "l32_n1024": {"L": 32, "n": 1000}}
+
+
+def designs(p):
+    out = {}
+    for fuse in (1, 2, 4, 8, 16, 32):
+        if fuse <= p["L"]:
+            for block in (1024,):
+                if block <= p["n"] or block == 1024:
+                    out[f"f{fuse}b{block}"] = {"F": fuse, "BLOCK": block}
+    return out
+
+
+@triton.jit
+def chain_kernel(x_ptr, y_ptr, n, first, STEPS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    for i in tl.static_range(STEPS):
+        step = first + i
+        v = v * (1.0 + 0.001 * step) + 0.01 * step
+    tl.store(y_ptr + offs, v, mask=mask)
+
+
+def build(p, d, device):
+    L, n, F = p["L"], p["n"], d["F"]
+    x = randn((n,), torch.float32, device, seed=95)
+    bufs = [empty((n,), torch.float32, device) for _ in range(2)]
+    launches, src = [], x
+    for k in range(L // F):
+        dst = bufs[k % 2]
+        launches.append(spec(chain_kernel, (cdiv(n, d["BLOCK"]),), src, dst, n, k * F, STEPS=F, BLOCK=d["BLOCK"],
+                             num_warps=4))  # fmt: skip
+        src = dst
+
+    def ref():
+        v = x.double()
+        for step in range(L):
+            v = v * (1.0 + 0.001 * step) + 0.01 * step
+        return [v]
+
+    return Built(launches, [src], ref, 1e-5, f"L={L} steps over n={n} fp32, {L // F} launch(es)")

@@ -1,0 +1,18 @@
+"""int8 weight-only GEMV / skinny GEMM: W int8 [N, K] dequantised in the loop, per-row fp32 scales (gemv_common)."""
+
+from gemv_common import gemv_build, gemv_designs
+
+FAMILY = "w8_gemv"
+PROBLEMS = {
+    "m1_8192x8192": {"M": 1, "N": 8192, "K": 8192},
+    "m1_2048x16384": {"M": 1, "N": 2048, "K": 16384},
+    "m16_8192x8192": {"M": 16, "N": 8192, "K": 8192},
+    "m4_14336x4096": {"M": 4, "N": 14336, "K": 4096},
+}
+SMALL = {"m1_8192x8192": {"M": 1, "N": 256, "K": 2048}}  # M > 1: bf16 dots, wrong in the interpreter
+
+designs = gemv_designs
+
+
+def build(p, d, device):
+    return gemv_build(p, d, device, quant=True)
