@@ -273,6 +273,7 @@ def nvidia_wave_work(
         waves_per_block,
         lambda members, loop: _in_flight(f.insts, members, loop, m),
         dependent_waits,
+        threads=waves_per_block * int(m.value("wave_size")),
     )
     work.matrix_unit = "tensor"
     _local_bytes(work, f.insts, loops, m)
