@@ -26,7 +26,7 @@ HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n\n"
 
 # every lane reads the same four weights per iteration: scalar loads, 16 B per iteration in the source, 128 lanes x 16 B
 # in the ISA; the source does 2 FLOP x 1024 elements x 4 per iteration over 1024 iterations in each of 1024 programs
-BROADCAST = '''
+BROADCAST = """
 @triton.jit
 def scaled_rows4(x_ptr, w_ptr, out_ptr, K, BLOCK: tl.constexpr):
     cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -45,10 +45,10 @@ def kernelpilot_entry():
     x, w, out = torch.empty(n), torch.empty(k), torch.empty(n)
     return {"kernel": scaled_rows4, "args": (x, w, out, k), "kwargs": {"BLOCK": 1024, "num_warps": 4},
             "grid": (n // 1024,)}
-'''
+"""
 
 # each program sums the first FIRST columns of its row of a 4096-wide matrix: it touches 1/16 of x
-PREFIX = '''
+PREFIX = """
 @triton.jit
 def prefix_sum(x_ptr, out_ptr, N, FIRST: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
@@ -60,10 +60,10 @@ def kernelpilot_entry():
     m, n = 16384, 4096
     x, out = torch.empty((m, n)), torch.empty(m)
     return {"kernel": prefix_sum, "args": (x, out, n), "kwargs": {"FIRST": 256, "num_warps": 4}, "grid": (m,)}
-'''
+"""
 
 # every program adds its 1024-wide row to the same sums (fenced acq_rel atomics)
-ATOMIC_ROWS = '''
+ATOMIC_ROWS = """
 @triton.jit
 def row_atomics(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
@@ -75,7 +75,7 @@ def kernelpilot_entry():
     m, n = 4096, 1024
     x, out = torch.empty((m, n)), torch.empty(n)
     return {"kernel": row_atomics, "args": (x, out, n), "kwargs": {"BLOCK": n, "num_warps": 4}, "grid": (m,)}
-'''
+"""
 
 
 @cache
@@ -185,7 +185,7 @@ def test_same_address_atomics_on_the_h200_are_timed_from_its_own_table(kernels):
 
 
 # a histogram: each of 1024 programs adds 1 to the bins its 1024 loaded values name
-HISTOGRAM = '''
+HISTOGRAM = """
 @triton.jit
 def histogram(data_ptr, hist_ptr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -195,7 +195,7 @@ def histogram(data_ptr, hist_ptr, BLOCK: tl.constexpr):
 def kernelpilot_entry():
     data, hist = torch.empty(1 << 20, dtype=torch.int32), torch.empty(64, dtype=torch.int32)
     return {"kernel": histogram, "args": (data, hist), "kwargs": {"BLOCK": 1024}, "grid": (1024,)}
-'''
+"""
 
 
 @pytest.mark.slow
@@ -209,3 +209,64 @@ def test_atomics_on_loaded_addresses_take_at_least_their_pigeonhole_share_of_one
     assert p.bound == "atomic_contention"
     assert p.band.status == "assumed" and p.band.high is None
     assert any("pigeonhole" in n for n in p.notes)
+
+
+# programs of unequal trips: row block pid % 64 of a causal sum reads blocks 0..itself (1 to 64, mean 32.5); its twin
+# reads 33 blocks in every program; and one program reading 64 blocks while the others read 1
+CAUSAL = """
+@triton.jit
+def causal_rows(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, (pid % 64 + 1) * BLOCK, BLOCK):
+        acc += tl.load(x_ptr + (pid // 64) * N + start + offs)
+    tl.store(out_ptr + pid * BLOCK + offs, acc)
+
+
+@triton.jit
+def even_rows(x_ptr, out_ptr, N, T, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, T * BLOCK, BLOCK):
+        acc += tl.load(x_ptr + (pid // 64) * N + start + offs)
+    tl.store(out_ptr + pid * BLOCK + offs, acc)
+
+
+@triton.jit
+def one_long_row(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, tl.where(pid == 0, 4096, 1) * BLOCK, BLOCK):
+        acc += tl.load(x_ptr + start + offs)
+    tl.store(out_ptr + pid * BLOCK + offs, acc)
+
+
+def kernelpilot_entry():
+    rows, block = 256, 128
+    n = 64 * block
+    x, out = torch.empty((rows, n)), torch.empty((rows * 64, block))
+    kw = {"BLOCK": block, "num_warps": 1}
+    return [{"kernel": causal_rows, "args": (x, out, n), "kwargs": kw, "grid": (rows * 64,)},
+            {"kernel": even_rows, "args": (x, out, n, 33), "kwargs": kw, "grid": (rows * 64,)},
+            {"kernel": one_long_row, "args": (x, out, n), "kwargs": kw, "grid": (rows * 64,)}]
+"""
+
+
+@pytest.mark.slow
+def test_programs_of_unequal_trips_take_the_mean_per_round_and_the_longest_at_least(tmp_path):
+    path = tmp_path / "causal.py"
+    path.write_text(HEADER + CAUSAL)
+    causal, even, long = (predict_launch(k, device="h200") for k in dump_ir(path, "sm_90").kernels)
+    # 16384 one-warp programs in 4 rounds: a slot whose program ends early takes the next, so the causal sum takes
+    # its mean program's chain per round (32.5 blocks), like the twin of 33 blocks everywhere, not its longest (64)
+    assert causal.figures.rounds == even.figures.rounds > 1
+    assert causal.trips.trips == 32.5 / 4 and causal.trips.max_trips == 64 / 4  # ptxas unrolled both 4x
+    assert causal.bound == even.bound == "memory_latency"
+    assert causal.predicted_us == pytest.approx(even.predicted_us * 32.5 / 33, rel=0.02)
+    # one program of 4096 blocks among programs of 1: its own chain outlasts the rounds, and sets the time
+    assert long.trips.max_trips > 100 * long.trips.trips
+    assert any("the longest program's chain" in n for n in long.notes)
+    assert long.predicted_us > 4 * causal.predicted_us
