@@ -270,3 +270,49 @@ def test_programs_of_unequal_trips_take_the_mean_per_round_and_the_longest_at_le
     assert long.trips.max_trips > 100 * long.trips.trips
     assert any("the longest program's chain" in n for n in long.notes)
     assert long.predicted_us > 4 * causal.predicted_us
+
+
+# a weight-only int8 GEMM for 16 rows (decode): the int8 weights become bf16 before tt.dot, and its bf16-weight twin
+DEQUANT = """
+@triton.jit
+def w8_gemm(a_ptr, w_ptr, s_ptr, out_ptr, K, N, BK: tl.constexpr, BN: tl.constexpr):
+    cols = tl.program_id(0) * BN + tl.arange(0, BN)
+    acc = tl.zeros((16, BN), dtype=tl.float32)
+    rows = tl.arange(0, 16)
+    for k in range(0, K, BK):
+        ks = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + rows[:, None] * K + ks[None, :])
+        w = tl.load(w_ptr + ks[:, None] * N + cols[None, :])
+        acc = tl.dot(a, w.to(tl.bfloat16), acc)
+    acc = acc * tl.load(s_ptr + cols)[None, :]
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], acc)
+
+
+def kernelpilot_entry():
+    k, n = 8192, 8192
+    a, s, out = torch.empty((16, k), dtype=torch.bfloat16), torch.empty(n), torch.empty((16, n))
+    kw = {"BK": 128, "BN": 64, "num_warps": 4}
+    return [{"kernel": w8_gemm, "args": (a, torch.empty((k, n), dtype=torch.int8), s, out, k, n), "kwargs": kw,
+             "grid": (n // 64,)},
+            {"kernel": w8_gemm, "args": (a, torch.empty((k, n), dtype=torch.bfloat16), s, out, k, n), "kwargs": kw,
+             "grid": (n // 64,)}]
+"""
+
+
+@pytest.mark.slow
+def test_the_dequantisation_of_int8_weights_costs_its_integer_lanes_next_to_the_mma(tmp_path):
+    from tools.predict.nvidia import pipe_cycles
+
+    path = tmp_path / "dequant.py"
+    path.write_text(HEADER + DEQUANT)
+    int8, bf16 = dump_ir(path, "sm_90").kernels
+    m = machine("h200")
+    assert pipe_cycles("PRMT", m) == 2 and pipe_cycles("F2FP", m) == 8 and pipe_cycles("FFMA", m) == 0
+    assert pipe_cycles("PRMT", machine("h100")) == 0  # a device whose file does not state the rate: issue only
+    sass = Path(int8.final_isa).read_text()
+    assert sass.count("PRMT") > 32  # int8 -> bf16: bytes permuted into a bf16 exponent, then one HADD2 per pair
+    q, w = predict_launch(int8, device="h200"), predict_launch(bf16, device="h200")
+    # the integer lanes the conversion holds (2 cycles per warp instruction) put the int8 loop's ALU time above
+    # its issue time, many times the bf16 twin's, beside a tensor-core time that is the same for both
+    assert q.figures.valu_us > q.figures.issue_us and q.figures.valu_us > 5 * w.figures.valu_us
+    assert q.figures.matrix_us == pytest.approx(w.figures.matrix_us, rel=0.05)
