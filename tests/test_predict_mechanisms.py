@@ -316,3 +316,53 @@ def test_the_dequantisation_of_int8_weights_costs_its_integer_lanes_next_to_the_
     # its issue time, many times the bf16 twin's, beside a tensor-core time that is the same for both
     assert q.figures.valu_us > q.figures.issue_us and q.figures.valu_us > 5 * w.figures.valu_us
     assert q.figures.matrix_us == pytest.approx(w.figures.matrix_us, rel=0.05)
+
+
+# stores: a column store (neighbouring lanes M elements apart), a 64x64 tile transpose, a row copy
+STORES = """
+
+@triton.jit
+def column_store(x_ptr, out_ptr, M, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * BLOCK + cols)
+    tl.store(out_ptr + cols * M + row, v)  # neighbouring lanes M elements apart
+
+
+@triton.jit
+def tile_transpose(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    v = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(out_ptr + rn[None, :] * M + rm[:, None], v)  # out = x^T, contiguous down rm
+
+
+@triton.jit
+def row_copy(x_ptr, out_ptr, M, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    tl.store(out_ptr + row * BLOCK + cols, tl.load(x_ptr + row * BLOCK + cols))
+
+
+def kernelpilot_entry():
+    m, n = 8192, 1024
+    x, out = torch.empty((m, n)), torch.empty((n, m))
+    return [{"kernel": column_store, "args": (x, out, m), "kwargs": {"BLOCK": n, "num_warps": 4}, "grid": (m,)},
+            {"kernel": tile_transpose, "args": (x, out, m, n), "kwargs": {"BM": 64, "BN": 64, "num_warps": 4},
+             "grid": (m // 64, n // 64)},
+            {"kernel": row_copy, "args": (x, out, m), "kwargs": {"BLOCK": n, "num_warps": 4}, "grid": (m,)}]
+"""
+
+
+@pytest.mark.slow
+def test_a_strided_store_costs_a_sector_per_element_and_a_tile_transpose_does_not(tmp_path):
+    path = tmp_path / "stores.py"
+    path.write_text(HEADER + STORES)
+    column, transpose, copy = (predict_launch(k, device="h200") for k in dump_ir(path, "sm_90").kernels)
+    # the column store: every fp32 a 32-byte sector (x8), the coalesced row load x1: 32 MiB + 256 MiB moved
+    assert column.figures.bytes_moved == pytest.approx(8192 * 1024 * 4 * 9)
+    assert any("DRAM traffic x4.50" in n for n in column.notes) and column.bound == "hbm_bandwidth"
+    # the tile transpose: Triton lays the store out along its contiguous dimension (rm) and converts the tile through
+    # shared memory, so it moves what the copy moves, plus the shared-memory time of the conversion
+    assert transpose.figures.bytes_moved == copy.figures.bytes_moved == 8192 * 1024 * 4 * 2
+    assert transpose.figures.lds_us > 0 == copy.figures.lds_us
