@@ -366,3 +366,66 @@ def test_a_strided_store_costs_a_sector_per_element_and_a_tile_transpose_does_no
     # shared memory, so it moves what the copy moves, plus the shared-memory time of the conversion
     assert transpose.figures.bytes_moved == copy.figures.bytes_moved == 8192 * 1024 * 4 * 2
     assert transpose.figures.lds_us > 0 == copy.figures.lds_us
+
+
+# split-K GEMV (4096 x 8192 fp32, 16 splits along grid axis 1): atomics into y, or partials and a reduce kernel
+SPLIT_K = """
+
+@triton.jit
+def gemv_atomic(w_ptr, x_ptr, y_ptr, N, K, BN: tl.constexpr, BK: tl.constexpr, CHUNK: tl.constexpr):
+    rows = tl.program_id(0) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BN,), tl.float32)
+    for k in range(tl.program_id(1) * CHUNK, tl.program_id(1) * CHUNK + CHUNK, BK):
+        ks = k + tl.arange(0, BK)
+        acc += tl.sum(tl.load(w_ptr + rows[:, None] * K + ks[None, :]) * tl.load(x_ptr + ks)[None, :], axis=1)
+    tl.atomic_add(y_ptr + rows, acc)
+
+
+@triton.jit
+def gemv_partials(w_ptr, x_ptr, part_ptr, N, K, BN: tl.constexpr, BK: tl.constexpr, CHUNK: tl.constexpr):
+    rows = tl.program_id(0) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BN,), tl.float32)
+    for k in range(tl.program_id(1) * CHUNK, tl.program_id(1) * CHUNK + CHUNK, BK):
+        ks = k + tl.arange(0, BK)
+        acc += tl.sum(tl.load(w_ptr + rows[:, None] * K + ks[None, :]) * tl.load(x_ptr + ks)[None, :], axis=1)
+    tl.store(part_ptr + tl.program_id(1) * N + rows, acc)
+
+
+@triton.jit
+def reduce_partials(part_ptr, y_ptr, N, SPLIT: tl.constexpr, BN: tl.constexpr):
+    rows = tl.program_id(0) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BN,), tl.float32)
+    for s in range(SPLIT):
+        acc += tl.load(part_ptr + s * N + rows)
+    tl.store(y_ptr + rows, acc)
+
+
+def kernelpilot_entry():
+    n, k, split = 4096, 8192, 16
+    w, x, y = torch.empty((n, k)), torch.empty(k), torch.empty(n)
+    part = torch.empty((split, n))
+    kw = {"BN": 32, "BK": 128, "CHUNK": k // split, "num_warps": 4}
+    return [{"kernel": gemv_atomic, "args": (w, x, y, n, k), "kwargs": kw, "grid": (n // 32, split)},
+            {"kernel": gemv_partials, "args": (w, x, part, n, k), "kwargs": kw, "grid": (n // 32, split)},
+            {"kernel": reduce_partials, "args": (part, y, n), "kwargs": {"SPLIT": split, "BN": 1024, "num_warps": 4},
+             "grid": (n // 1024,)}]
+"""
+
+
+@pytest.mark.slow
+def test_split_k_counts_its_atomics_per_split_and_its_second_phase_as_a_launch(tmp_path):
+    from tools.predict import predict_kernels, total_of
+
+    path = tmp_path / "split_k.py"
+    path.write_text(HEADER + SPLIT_K)
+    k_atomic, k_parts, k_reduce = dump_ir(path, "sm_90").kernels
+    atomic, parts, reduce = predict_kernels([k_atomic, k_parts, k_reduce], arch="sm_90", device="h200")
+    # y's addresses ignore grid axis 1: the 16 splits of a row block add to the same 32 fp32, 16 updates of each
+    assert atomic.figures.atomic_updates_per_address == 16 and atomic.figures.atomic_us > 0
+    # the partials: W once (134 MB, as the atomic variant) plus 16 x 4096 fp32 written; the reduce reads them back
+    assert parts.figures.bytes_moved == pytest.approx(atomic.figures.bytes_moved + 16 * 4096 * 4 - 4096 * 4, rel=0.01)
+    assert reduce.figures.bytes_moved == 16 * 4096 * 4 + 4096 * 4
+    two_phase, _ = total_of([parts, reduce])
+    assert two_phase > atomic.predicted_us  # the second launch is counted, its overhead too
+    # both phases stay above the bytes they must move (W once at peak HBM bandwidth)
+    assert parts.predicted_us > 4096 * 8192 * 4 / 4800e9 * 1e6 and parts.figures.floor_us is None
