@@ -376,12 +376,10 @@ def predict_launch(
     else:
         detail = plan_detail + "".join(f"; {line}" for line in assumed)
         evidence = TripEvidence(source=source, trips=mean, max_trips=peak, detail=detail)
-    unique = None
-    if k.launch and k.launch.arguments:
-        sizes = [a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes]
-        unique = sum(sizes) if sizes else None
-    if unique is None and unique_bytes:
-        unique = unique_bytes
+    sizes = {
+        a.name: a.nbytes for a in (k.launch.arguments if k.launch else None) or [] if a.kind == "tensor" and a.nbytes
+    }
+    unique = sum(sizes.values()) or unique_bytes or None
     factor, strided = _traffic(k, m, text)
     if strided:
         notes.append(strided)
@@ -390,7 +388,6 @@ def predict_launch(
     if ttir is not None and ttir.exists():
         from tools.predict.atomics import contention
 
-        sizes = {a.name: a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes} if k.launch else {}
         atomics = contention(ttir.read_text(), list(grid), m.table("same_address_atomic_ns"), sizes)
         notes += atomics.notes
         if atomics.updates and atomics.us is None:
@@ -425,8 +422,7 @@ def predict_launch(
         raised, floor_rests, floor_notes, unique = launch_floors(
             ttir.read_text(), plan, raw_plan, list(grid), working, k.launch.arguments, kernel_time, m
         )
-        rests += floor_rests
-        notes += floor_notes
+        rests, notes = rests + floor_rests, notes + floor_notes
         flops = 0.0  # the tensor floor is judged there, from the same FLOP
         if raised:
             figures.floor_us = raised.us
