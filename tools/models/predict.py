@@ -116,6 +116,11 @@ class LaunchFigures(BaseModel):
     achievable_bandwidth_gbs: float | None = Field(
         None, description="min(achievable HBM, CUs x in-flight / latency), GB/s"
     )
+    floor_us: float | None = Field(
+        None,
+        description="the device floor the prediction was raised to (the source's tensor or FP32 work at peak, or the "
+        "bytes it must touch at peak HBM bandwidth: tools/predict/floors.py); None when the model's terms were above",
+    )
 
 
 class LaunchPrediction(BaseModel):

@@ -6,6 +6,7 @@ Public API: ``predict_launch`` (one KernelDump), ``predict_kernels`` (a call's l
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from pathlib import Path
@@ -220,7 +221,7 @@ def _assume_unknown(plan, assumed: float) -> tuple[list, list[str]]:
         if t.trips is None:
             parent = around.get(t.depth - 1)
             mean, peak = (parent.trips, parent.max_trips) if parent else (1.0, 1.0)
-            t = TtirLoop(t.depth, mean * assumed, peak * assumed, t.bytes_per_iter, t.step, t.matrix_flops_per_iter)
+            t = dataclasses.replace(t, trips=mean * assumed, max_trips=peak * assumed)
             lines.append(
                 f"scf.for #{i + 1} (depth {t.depth}): bounds not known before the launch (a loaded, thread-dependent "
                 f"or loop-carried value): {assumed:g} iteration(s) per enclosing iteration assumed"
@@ -375,12 +376,10 @@ def predict_launch(
     else:
         detail = plan_detail + "".join(f"; {line}" for line in assumed)
         evidence = TripEvidence(source=source, trips=mean, max_trips=peak, detail=detail)
-    unique = None
-    if k.launch and k.launch.arguments:
-        sizes = [a.nbytes for a in k.launch.arguments if a.kind == "tensor" and a.nbytes]
-        unique = sum(sizes) if sizes else None
-    if unique is None and unique_bytes:
-        unique = unique_bytes
+    sizes = {
+        a.name: a.nbytes for a in (k.launch.arguments if k.launch else None) or [] if a.kind == "tensor" and a.nbytes
+    }
+    unique = sum(sizes.values()) or unique_bytes or None
     factor, strided = _traffic(k, m, text)
     if strided:
         notes.append(strided)
@@ -389,7 +388,7 @@ def predict_launch(
     if ttir is not None and ttir.exists():
         from tools.predict.atomics import contention
 
-        atomics = contention(ttir.read_text(), list(grid), m.table("same_address_atomic_ns"))
+        atomics = contention(ttir.read_text(), list(grid), m.table("same_address_atomic_ns"), sizes)
         notes += atomics.notes
         if atomics.updates and atomics.us is None:
             notes.append(
@@ -416,7 +415,19 @@ def predict_launch(
     if atomics is None and not is_amd(k.arch):  # no TTIR (a CUDA kernel): its atomics are read from the SASS
         rests += sass_atomic_assumptions(text, k.name)
     kernel_time = us - (figures.launch_overhead_us or 0.0)
-    rests += floor_assumptions(kernel_time, m, matrix_flops(plan, working), unique)
+    flops = matrix_flops(plan, working)
+    if ttir is not None and ttir.exists() and k.launch:
+        from tools.predict.floors import launch_floors
+
+        raised, floor_rests, floor_notes, unique = launch_floors(
+            ttir.read_text(), plan, raw_plan, list(grid), working, k.launch.arguments, kernel_time, m
+        )
+        rests, notes = rests + floor_rests, notes + floor_notes
+        flops = 0.0  # the tensor floor is judged there, from the same FLOP
+        if raised:
+            figures.floor_us = raised.us
+            us, bound, kernel_time = raised.us + (figures.launch_overhead_us or 0.0), raised.bound, raised.us
+    rests += floor_assumptions(kernel_time, m, flops, unique)
     return LaunchPrediction(
         name=k.name,
         arch=k.arch,

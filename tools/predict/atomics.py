@@ -32,6 +32,8 @@ _SEM_RE = re.compile(r"\b(relaxed|acquire|release|acq_rel)\b")
 LINE_BYTES = 128
 _ATOMIC_OPS = ("tt.atomic_rmw", "tt.atomic_cas")
 DATA = "data"
+_FUNC_PTR_RE = re.compile(r"(%[\w.$-]+)\s*:\s*!tt\.ptr")
+_BASE_OPS = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape")
 
 
 @dataclass
@@ -45,6 +47,7 @@ class AtomicSite:
     in_loop: bool  # inside an scf.for / scf.while
     sem: str = "acq_rel"  # memory ordering: relaxed, acquire, release, acq_rel
     elem_bytes: int = 4
+    arg: str | None = None  # the pointer argument its addresses are offset from (None: not followed)
 
 
 def atomic_sites(ttir: str) -> list[AtomicSite]:
@@ -52,8 +55,11 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
     deps: dict[str, frozenset] = {}
     loops: list[bool] = []  # open regions: True for a loop body
     sites: list[AtomicSite] = []
+    base: dict[str, str] = {}  # pointer values -> the argument they are offset from
     for raw in ttir.splitlines():
         line = _LOC_RE.sub("", raw).strip()
+        if line.startswith("tt.func"):
+            base = {a: a.lstrip("%") for a in _FUNC_PTR_RE.findall(line)}
         if line.startswith("}"):
             if loops:
                 loops.pop()
@@ -68,6 +74,8 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
             elif op == "tt.load":
                 got = got | {DATA}
             deps[name] = got
+            if op in _BASE_OPS and operands and operands[0] in base:
+                base[name] = base[operands[0]]
             if op in _ATOMIC_OPS:
                 ptr = next((o for o in operands), None)
                 where = deps.get(ptr, frozenset()) if ptr else frozenset()
@@ -83,6 +91,7 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
                         in_loop=any(loops),
                         sem=sem.group(1) if sem else "acq_rel",
                         elem_bytes=max(1, int(etype.group(2)) // 8) if etype else 4,
+                        arg=base.get(ptr) if ptr else None,
                     )
                 )
         if re.search(r"\bscf\.(for|while)\b", line):
@@ -124,7 +133,34 @@ class Contention:
     data_dependent: bool = False  # some atomic's addresses come from loaded data (not counted)
 
 
-def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contention:
+def data_dependent_floor(
+    site: AtomicSite, programs: int, tensor_bytes: dict[str, int] | None, table: dict[str, float]
+) -> tuple[float, float | None, str | None]:
+    """(updates, us, note) that a site whose addresses come from loaded data applies to one address at least: its
+    ``programs x elements`` updates land in the ``tensor / element bytes`` addresses of the tensor it updates, so by
+    pigeonhole some address takes at least their ratio (all of them when the data is skewed: this is a floor); each
+    update of one address at the table's one-element rate. (0, None, None) when the tensor or its size is unknown."""
+    size = (tensor_bytes or {}).get(site.arg or "")
+    if not size:
+        return 0.0, None, None
+    total = float(programs * site.elements)
+    addresses = max(1, size // site.elem_bytes)
+    updates = math.ceil(total / addresses)
+    if updates <= 1:
+        return 0.0, None, None
+    kind = "relaxed" if site.sem == "relaxed" else "acq_rel"
+    ns = table.get(f"scalar/{kind}") or update_ns(table, site.sem, 1, scalar=False) if table else None
+    note = (
+        f"atomic {site.op} on {site.arg}: {total:.0f} updates whose addresses come from loaded data land in its "
+        f"{addresses} elements, so one address takes at least {updates} (pigeonhole; every lane's update counted, "
+        f"{'once per program although it sits in a loop, ' if site.in_loop else ''}more when the data is skewed)"
+    )
+    return float(updates), (updates * ns / 1e3 if ns else None), note
+
+
+def contention(
+    ttir: str, grid: list[int], table: dict[str, float], tensor_bytes: dict[str, int] | None = None
+) -> Contention:
     """The launch's same-address atomics: the most updates one address takes and, with the device's table, the time
     to apply them. The sites one program issues to addresses shared by the same programs act as one update of all
     their lines (two 1024-wide sums take as long as one 2048-wide: benchmarks/atomic_sweep.py ``split``); a group
@@ -132,13 +168,18 @@ def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contentio
     dims = [*grid, 1, 1, 1][:3]
     out = Contention(notes=[])
     groups: dict[int, list[AtomicSite]] = {}
+    floor = 0.0  # the data-dependent sites' pigeonhole floor
     for s in atomic_sites(ttir):
         if s.data_dependent:
             out.data_dependent = True
+            updates, us, note = data_dependent_floor(s, math.prod(dims), tensor_bytes, table)
             out.notes.append(
-                f"atomic {s.op}: its addresses come from loaded data, so how many updates meet at one address is "
+                note
+                or f"atomic {s.op}: its addresses come from loaded data, so how many updates meet at one address is "
                 "unknown; same-address contention is not modelled (measure it)"
             )
+            out.updates = max(out.updates, updates)
+            floor = max(floor, us or 0.0)
             continue
         shared = math.prod(dims[a] for a in range(3) if a not in s.axes)
         if shared <= 1:
@@ -167,6 +208,6 @@ def contention(ttir: str, grid: list[int], table: dict[str, float]) -> Contentio
         ns = update_ns(table, sem, lines, scalar and group_count == 1) if table else None
         if ns is not None:
             total += (group_count if in_turn else 1) * shared * ns / 1e3
-    out.us = total or None
+    out.us = max(total, floor) or None
     out.notes = list(dict.fromkeys(out.notes))
     return out

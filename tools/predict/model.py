@@ -143,7 +143,7 @@ def predict(
         reuse = waves_r * (streamed * dram_share + work.local_frame_bytes)
         return waves_r * per_wave["local"] * local_dram_share(reuse, l2_capacity)
 
-    def chain_us(blocks: int) -> float:
+    def chain_us(blocks: int, chain_trips: float) -> float:
         """One wave's chain in a round of ``blocks`` resident blocks: its loads wait the latency once per in-flight
         window. The latency is the loaded DRAM latency, or longer when the round's warps together keep more bytes in
         flight than the L2 serves in that time (Little's law: a request queues behind the others)."""
@@ -159,10 +159,15 @@ def predict(
         else:
             iter_chain = work.chain_cycles_iter
         once_chain = work.chain_cycles_once + (lat if work.load_bytes_once else 0)
-        return _us(once_chain + max_trips * iter_chain, m)
+        return _us(once_chain + chain_trips * iter_chain, m)
 
     slots = cus * g
     rounds = max(1, math.ceil(shape.programs / slots))
+    # programs of unequal trips (a causal loop's bound on the program id) in several rounds: a slot whose program
+    # ends early takes the next one, so a round's chain is the mean program's, and the launch lasts at least the
+    # longest program's chain (uneven_chain); in one round every program runs at once and the longest one ends it
+    uneven = rounds > 1 and max_trips > trips
+    round_trips = trips if uneven else max_trips
     terms = {k: 0.0 for k in ("memory_latency", "hbm_bandwidth", "l2_bandwidth", "issue", "valu", "matrix", "lds")}
     total = 0.0
     tail_us = None
@@ -176,7 +181,7 @@ def predict(
         spilled = local_dram_bytes(blocks)
         local_dram += spilled * times
         round_terms = {
-            "memory_latency": chain_us(blocks),
+            "memory_latency": chain_us(blocks, round_trips),
             "hbm_bandwidth": (blocks * wpb * per_wave["bytes"] * dram_share + spilled) / bw * 1e6,
             # every requested byte (re-reads that hit L2 too) and local-memory traffic crosses the L2
             "l2_bandwidth": _us(blocks * wpb * (per_wave["bytes"] + per_wave["local"]) / l2_per_cycle, m)
@@ -193,6 +198,15 @@ def predict(
         total += round_terms[winner] * times
         if times == 1 and rounds > 1 and blocks < slots:
             tail_us = round_terms[winner]
+    if uneven:
+        longest = chain_us(slots, max_trips)
+        if longest > total:
+            terms["memory_latency"] = max(terms["memory_latency"], longest)
+            total = longest
+            work.notes.append(
+                f"programs run {trips:g} hot-loop trips on average and {max_trips:g} at most: the longest program's "
+                f"chain ({longest:.1f} us) outlasts the rounds of mean programs, so it sets the time"
+            )
     overhead = m.value("launch_overhead_us")
     bound = max(terms, key=terms.get)
     if bound == "memory_latency" and not (work.load_bytes_iter or work.load_bytes_once):

@@ -88,6 +88,22 @@ def flops_split(sass_text: str, kernel: str, lanes: int = 32) -> tuple[float, fl
     return once, sum(warp_flops(f.insts[n], lanes) for n in inside)
 
 
+# the integer and conversion instructions of a dequantisation (int8 -> bf16: PRMT into a bf16 exponent, LOP3, IMAD;
+# fp8 -> f16: F2FP ... UNPACK_B; I2F / F2F) and of address arithmetic: they share the SM sub-partition's lanes with
+# FP32 at their own, lower rate (devices whose machine file states ``int_valu_cycles`` / ``convert_valu_cycles``)
+_INT_ROOTS = frozenset(
+    ("IMAD", "IADD3", "LOP3", "PRMT", "LEA", "SHF", "SGXT", "IABS", "IMNMX", "VIMNMX", "BMSK", "SEL")
+)
+_CONVERT_ROOTS = frozenset(("I2F", "F2F", "F2I", "I2FP", "F2FP", "F2IP", "FRND"))
+
+
+def pipe_cycles(root: str, m: Machine) -> float:
+    """Cycles a warp's integer or conversion instruction holds the lanes it shares with FP32 (0: not such an
+    instruction, or the machine file does not state the rate)."""
+    key = "int_valu_cycles" if root in _INT_ROOTS else "convert_valu_cycles" if root in _CONVERT_ROOTS else None
+    return m.figures[key][0] if key and key in m.figures else 0.0
+
+
 def inst_cost(i: SassInst, m: Machine) -> InstCost:
     root = i.root
     lanes = m.value("wave_size")
@@ -99,6 +115,9 @@ def inst_cost(i: SassInst, m: Machine) -> InstCost:
         return InstCost(matrix=cyc, chain=cyc)
     if i.opcode.startswith(ALU_PREFIXES):
         return InstCost(valu=m.value("valu_cycles"), chain=dep)
+    pipe = pipe_cycles(root, m)
+    if pipe:
+        return InstCost(valu=pipe, chain=dep)
     if root == "LDL" or root == "STL":
         return InstCost(chain=dep)  # local memory: L1/L2 traffic, counted by local_bytes (not DRAM bytes)
     if root in ("LDG", "LD"):
@@ -273,6 +292,7 @@ def nvidia_wave_work(
         waves_per_block,
         lambda members, loop: _in_flight(f.insts, members, loop, m),
         dependent_waits,
+        threads=waves_per_block * int(m.value("wave_size")),
     )
     work.matrix_unit = "tensor"
     _local_bytes(work, f.insts, loops, m)

@@ -73,6 +73,7 @@ class _Node:
     loop_id: int = -1
     depth: int = 0
     bytes_per_iter: int = 0
+    accesses: list = field(default_factory=list)  # (elements, bytes per element) of each own load/store
     step: int | None = None
     matrix_flops_per_iter: int = 0
     gate_unknown: bool = False  # an scf.if whose condition the evaluation could not decide (a loaded value)
@@ -94,6 +95,18 @@ class TtirLoop:
     # the loop sits in an scf.if whose condition reads a loaded value (not evaluated: the loop is counted as run):
     # the tensor bytes that region stores per program, by the pointer argument they go to (empty when it stores none)
     gate_stores: dict[str, int] | None = None
+    # (elements, bytes per element) of each load/store of the loop body's own, per program (a scalar load: 1
+    # element); tools.predict.work.lane_bytes reads what the program's lanes request from them
+    accesses: tuple[tuple[int, int], ...] = ()
+
+
+def access_shape(type_text: str) -> tuple[int, int]:
+    """(elements, bytes per element) one tt.load / tt.store moves per program (a scalar access: 1 element)."""
+    m = _TENSOR_RE.search(type_text)
+    if m:
+        return math.prod(int(d) for d in m.group(1).split("x")), _elem_bytes(m.group(2))
+    m = _SCALAR_PTR_RE.match(type_text.strip())
+    return (1, _elem_bytes(m.group(1))) if m else (0, 0)
 
 
 def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], list[_Node]]:
@@ -133,6 +146,7 @@ def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], lis
             owner = next((p for p in reversed(parents) if p.is_for), None)
             if owner is not None:
                 owner.bytes_per_iter += access_bytes(s.rsplit(" : ", 1)[-1])
+                owner.accesses.append(access_shape(s.rsplit(" : ", 1)[-1]))
         elif _FLY_ACCESS_RE.search(s):
             owner = next((p for p in reversed(parents) if p.is_for), None)
             if owner is not None:  # per lane x the workgroup's threads: per program, like TTIR's
@@ -437,6 +451,7 @@ def ttir_loops(
                 node.step,
                 node.matrix_flops_per_iter,
                 gated.get(li),
+                tuple(node.accesses),
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"

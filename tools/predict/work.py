@@ -33,14 +33,29 @@ class IsaLoop:
     counter_step: int | None = None  # |immediate| the loop adds to the register its exit compare reads
 
 
-def unroll_of(lp: IsaLoop, src, isa_bytes: float, isa_flops: float = 0) -> tuple[int, str | None]:
+def lane_bytes(src, threads: int | None) -> float:
+    """Global bytes one source iteration's loads/stores request as the program's lanes issue them: an access of
+    fewer elements than the program has lanes (a scalar ``tl.load(w + k)``, a short row) is issued by every lane,
+    each reading an element another lane reads too (a broadcast: the same address across lanes), so it requests
+    ``threads`` x its element bytes, not its elements'. The source's own bytes when the accesses or the lanes are
+    unknown."""
+    if not threads or not getattr(src, "accesses", None):
+        return float(src.bytes_per_iter)
+    return float(sum(max(n, threads) * b for n, b in src.accesses))
+
+
+def unroll_of(
+    lp: IsaLoop, src, isa_bytes: float, isa_flops: float = 0, threads: int | None = None
+) -> tuple[int, str | None]:
     """How many source iterations one ISA iteration does: from matrix work (k x the source body's matrix products
-    per program) when both do matrix products, else from bytes (k x the source body's global bytes per program) when
-    the body loads or stores, else from the loop counter's step against the source step.
+    per program) when both do matrix products, else from bytes (k x the source body's global bytes per program, as
+    its lanes request them: ``lane_bytes``) when the body loads or stores, else from the loop counter's step against
+    the source step.
 
     Matrix work first: a compiler unrolls a product's instructions with the loop, while the bytes an iteration moves
     also change with how its loads are laid out (a tile loaded by more lanes, or twice, moves more bytes per
-    iteration without doing a second iteration's work)."""
+    iteration without doing a second iteration's work). Bytes as the lanes request them: a load every lane issues to
+    one address (a broadcast) moves lanes x its bytes in the ISA without being a second iteration."""
     flops = src.matrix_flops_per_iter
     if flops and isa_flops:
         ratio = isa_flops / flops
@@ -50,16 +65,17 @@ def unroll_of(lp: IsaLoop, src, isa_bytes: float, isa_flops: float = 0) -> tuple
                 f"its body does {isa_flops:.0f} matrix multiply-adds per program per iteration, {k}x the source loop's"
             )
             return k, (f"{why} {flops}" if k > 1 else None)
-    if src.bytes_per_iter and isa_bytes >= 1.5 * src.bytes_per_iter:
-        k = round(isa_bytes / src.bytes_per_iter)
-        why = (
-            f"its body moves {isa_bytes:.0f} B per program per iteration, {k}x the source loop's {src.bytes_per_iter} B"
-        )
+    src_bytes = lane_bytes(src, threads)
+    if src_bytes and isa_bytes >= 1.5 * src_bytes:
+        k = round(isa_bytes / src_bytes)
+        why = f"its body moves {isa_bytes:.0f} B per program per iteration, {k}x the source loop's {src_bytes:.0f} B"
+        if src_bytes != src.bytes_per_iter:
+            why += f" as its {threads} lanes request them (broadcast loads counted once per lane)"
         c, step = lp.counter_step, src.step
         if c and step and c == k * step:  # the counter agrees: k source steps per ISA iteration (not a guess)
             why += f", and its counter advances by {c}, {k}x the source step {step}"
         return k, why
-    if src.bytes_per_iter and isa_bytes >= 0.5 * src.bytes_per_iter:
+    if src_bytes and isa_bytes >= 0.5 * src_bytes:
         return 1, None  # the body moves what one source iteration moves: not unrolled, whatever its counter does
     c, step = lp.counter_step, src.step
     if c and step and c % step == 0 and 2 <= c // step <= 32:
@@ -96,6 +112,7 @@ def assign_trips(
     default: float,
     isa_bytes: list[float],
     isa_flops: list[float] | None = None,
+    threads: int | None = None,
 ) -> tuple[list[float], list[float], list[str]]:
     """Per ISA loop, its iterations per program (mean, max; summed over the loops around it) and notes.
 
@@ -138,7 +155,7 @@ def assign_trips(
             unroll, why = (
                 (k, f"its counter advances {k}x as far as its remainder loop's")
                 if k
-                else (unroll_of(lp, src, isa_bytes[li], isa_flops[li]))
+                else (unroll_of(lp, src, isa_bytes[li], isa_flops[li], threads))
             )
             if why:
                 notes.append(f"loop {lp.header}: {why}: unrolled {unroll}x, so {src.trips:g} / {unroll} iterations")
@@ -160,11 +177,11 @@ def assign_trips(
             continue
         same_depth = [o for o in loops if o.depth == lp.depth]
         src = row[seen] if len(same_depth) == len(row) else max(row, key=lambda t: t.trips)
-        unroll, why = unroll_of(lp, src, isa_bytes[li], isa_flops[li])
+        unroll, why = unroll_of(lp, src, isa_bytes[li], isa_flops[li], threads)
         if unroll == 1 and len(same_depth) > len(row):
             # a remainder loop beside an unrolled copy of the same source loop: trips mod the unroll factor
             others = [
-                unroll_of(o, src, isa_bytes[loops.index(o)], isa_flops[loops.index(o)])[0]
+                unroll_of(o, src, isa_bytes[loops.index(o)], isa_flops[loops.index(o)], threads)[0]
                 for o in same_depth
                 if o is not lp
             ]
@@ -191,6 +208,7 @@ def wave_work(
     waves_per_block: int,
     in_flight,
     dependent_waits=None,
+    threads: int | None = None,
 ) -> tuple[WaveWork, float, float]:
     """Sum ``costs`` into a WaveWork, with the hot loop's trips per program (mean, max). ``in_flight(members)`` → (bytes a wave has issued at its first wait in that
     instruction set, whether loads stay in flight past it); called on the hot loop (walked as two iterations), or
@@ -205,7 +223,7 @@ def wave_work(
         exclusive.append(set(lp.members) - inner)
     isa_bytes = [waves_per_block * sum(costs[i].load_bytes + costs[i].store_bytes for i in ex) for ex in exclusive]
     isa_flops = [waves_per_block * sum(costs[i].matrix_flops for i in ex) for ex in exclusive]
-    trips, peaks, notes = assign_trips(loops, plan, default, isa_bytes, isa_flops)
+    trips, peaks, notes = assign_trips(loops, plan, default, isa_bytes, isa_flops, threads)
     for li in sorted(range(len(loops)), key=lambda i: loops[i].depth):
         for i in exclusive[li]:
             count[i] = trips[li]
