@@ -208,6 +208,9 @@ class Row:
     band_status: str | None = None
     band_low: float | None = None
     band_high: float | None = None
+    # the band's kind and the factors its assumptions widened it by (benchmarks/predict_bands.py calibrates on them)
+    band_kind: str | None = None
+    band_widened: list[float | None] | None = None
 
 
 @dataclass
@@ -387,11 +390,18 @@ def predict_variant(folder: Path, device: str, arch: str) -> Row:
 
     band = sum_band(device_for(arch, device), launches)
     row.band_status, row.band_low, row.band_high = band.status, band.low, band.high
+    _band_kind_fields(row, band)
     if row.measured_us:
         row.error_pct = (total - row.measured_us) / row.measured_us * 100
     else:
         row.reason = "no measured time in meta.json"
     return row
+
+
+def _band_kind_fields(row: Row, band) -> None:
+    """The band's kind and widening factors into the row (what predict_bands.py reads; not the band's ends)."""
+    row.band_kind = band.kind
+    row.band_widened = list(band.widened)
 
 
 def pair_rows(pairs: list[dict], rows: dict[str, Row]) -> list[PairRow]:

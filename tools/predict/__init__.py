@@ -27,6 +27,7 @@ from tools.predict.evidence import (
     trip_assumptions,
     unroll_assumptions,
 )
+from tools.predict.kinds import kind_band, kind_of
 from tools.predict.model import LaunchShape, predict
 
 __all__ = [
@@ -417,6 +418,7 @@ def predict_launch(
         rests += sass_atomic_assumptions(text, k.name)
     kernel_time = us - (figures.launch_overhead_us or 0.0)
     rests += floor_assumptions(kernel_time, m, matrix_flops(plan, working), unique)
+    kind = kind_of(bound, figures, evidence, {a.kind for a in rests if a.kind})
     return LaunchPrediction(
         name=k.name,
         arch=k.arch,
@@ -426,7 +428,7 @@ def predict_launch(
         block_threads=threads,
         predicted_us=round(us, 3),
         bound=bound,
-        band=launch_band(band_of(m), rests),
+        band=launch_band(kind_band(band_of(m), m.kind_bands, kind), rests),
         figures=figures,
         trips=evidence,
         loops=work.loops,
@@ -495,7 +497,9 @@ def not_modelled_notes(launches: list[LaunchPrediction]) -> list[str]:
 def sum_band(m: Machine, launches: list[LaunchPrediction]) -> Band:
     """The band of a call's summed time: its modelled launches' bands combined (``evidence.combined_band``)."""
     modelled = [p for p in launches if not p.not_modelled]
-    return combined_band(band_of(m), [p.band for p in modelled], [p.name for p in modelled])
+    times = [p.predicted_us or 0.0 for p in modelled]
+    longest = times.index(max(times)) if times else 0
+    return combined_band(band_of(m), [p.band for p in modelled], [p.name for p in modelled], longest)
 
 
 # the model's terms of one launch's time, by the bound they name (tools.predict.model)
@@ -583,7 +587,7 @@ def predict_pair(
         baseline_predicted_us=b_us,
         predicted_us=a_us,
         predicted_speedup=speedup,
-        speedup_band=pair_speedup_band(speedup, sides["before"], sides["after"], band_of(m)),
+        speedup_band=pair_speedup_band(speedup, sides["before"], sides["after"], band_of(m), m.kind_bands),
         bound=bound,
         notes=notes,
     )
