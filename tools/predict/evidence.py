@@ -200,10 +200,11 @@ def launch_band(base: Band, assumptions: list[Assumption]) -> Band:
     """The band of one prediction: ``base`` (its kind's band, ``kinds.kind_band``) when nothing is assumed; else
     ``assumed`` (widened, a side None where open; ``widened`` the factors) or ``undetermined``. An unvalidated device
     stays ``unvalidated``, its assumptions listed."""
-    rests_on = [*base.rests_on, *(a.text for a in assumptions)]
+    rests_on = [*(a.text for a in assumptions), *base.rests_on]
     if base.status not in ("validated", "assumed") or not assumptions:
         return base.model_copy(update={"rests_on": rests_on})
-    if any(a.decides for a in assumptions):
+    if any(a.decides for a in assumptions):  # no band: the kind's fallback says nothing more
+        rests_on = [a.text for a in assumptions]
         return Band(status="undetermined", source=base.source, note=base.note, rests_on=rests_on, kind=base.kind,
                     residuals=base.residuals, widened=(None, None))  # fmt: skip
     widened = (_scaled(1.0, [a.low for a in assumptions]), _scaled(1.0, [a.high for a in assumptions]))

@@ -39,7 +39,7 @@ KIND_RULES: tuple[tuple[str, str, Callable[..., bool]], ...] = (
     (
         "stated_trips",
         "the hot loop's trips are stated, not read from the code",
-        lambda b, f, t, k: t.source == "assumption",
+        lambda b, f, t, k: "stated_trips" in k,
     ),
     (
         "loaded_trips",
