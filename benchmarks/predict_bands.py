@@ -21,6 +21,9 @@ the printed band, median and 90th percentile |error|, abstentions; pairs: band c
 A variant's family is its row's ``family`` field when it has one (a generated corpus), else read from its name:
 ``gen.<family>.<problem>.<design>``, ``pair.<pair>.<role>`` (the pair), ``task.<id>.<role>`` (the task).
 
+``--one-band`` judges the method the kinds replace the same way (one device-wide band for every prediction, one
+band for every pair), for comparison.
+
 ``--write`` replaces the ``kind_bands`` block of tools/isa/machines/<device>.yaml (the in-sample bands, with their
 source: data sets, counts, date, predictor commit); an unvalidated device (AMD) is refused. Exit 2 with
 ``error:``/``hint:`` on unreadable input.
@@ -84,11 +87,13 @@ def _entry(values: list[float], least: int, names: tuple[str, str]) -> dict:
             "median": round(statistics.median(values), 4)}  # fmt: skip
 
 
-def bands_table(rows: list[dict], pairs: list[dict], least: int = MIN_RESIDUALS) -> dict:
-    """The kind_bands data (without its source fields) from ``rows`` and ``pairs`` (with ``before_row``/``after_row``)."""
+def bands_table(rows: list[dict], pairs: list[dict], least: int = MIN_RESIDUALS, kinds_of=None) -> dict:
+    """The kind_bands data (without its source fields) from ``rows`` and ``pairs`` (with ``before_row``/``after_row``);
+    ``kinds_of``: the kinds to tabulate (default every PredictionKind)."""
     from tools.predict.kinds import KINDS
 
     cal = [r for r in rows if calibrating(r)]
+    KINDS = kinds_of or KINDS  # noqa: N806
     kinds = {k: _entry([r["residual"] for r in cal if r["band_kind"] == k], least, ("low", "high")) for k in KINDS}
     same = [
         p["measured_speedup"] / p["predicted_speedup"]
@@ -111,7 +116,11 @@ def row_band(r: dict, table: dict, device: Band) -> Band:
 
     if r.get("band_status") == "undetermined":
         return Band(status="undetermined", source="its assumptions", kind=r["band_kind"], widened=(None, None))
-    base = kind_band(device, table, r["band_kind"])
+    if r["band_kind"] == "all":  # --one-band: the device-wide band for every prediction (kind None on both sides)
+        e = table["kinds"]["all"]
+        base = device.model_copy(update={"low": e["low"], "high": e["high"]}) if e["status"] == "validated" else device
+    else:
+        base = kind_band(device, table, r["band_kind"])
     w_lo, w_hi = r.get("band_widened") or [1.0, 1.0]
     widened = [list(r.get("band_widened") or [1.0, 1.0]) != [1.0, 1.0]]
     return base.model_copy(
@@ -152,8 +161,10 @@ def _figures(rows: list[dict], bands: list[Band], pairs: list[dict], pair_bands:
         if pb
         for lo, hi in [pb]
     ]
+    widths = [b.high / b.low for b in bands if b.low and b.high]  # how sharp the bands are (x high / low)
     return {
         "variants": len(rows),
+        "median_band_width": statistics.median(widths) if widths else None,
         "median_abs_error_pct": statistics.median(errors) if errors else None,
         "p90_abs_error_pct": percentile(errors, 90),
         "abstained": len(verdicts) - len(judged),
@@ -203,21 +214,26 @@ def ranking(pairs: list[dict]) -> dict:
     }
 
 
-def calibrate(reports: list[dict], device_name: str, least: int = MIN_RESIDUALS) -> dict:
-    """In-sample table and figures, leave-one-family-out figures, the ranking: everything the script prints."""
+def calibrate(reports: list[dict], device_name: str, least: int = MIN_RESIDUALS, one_band: bool = False) -> dict:
+    """In-sample table and figures, leave-one-family-out figures, the ranking: everything the script prints.
+    ``one_band``: every prediction of one kind ("all": the device-wide band, and every pair's band from all pairs),
+    the method the kinds replace, for comparison."""
     from tools.isa.machines import machine
     from tools.predict import band_of
 
     device = band_of(machine(device_name))
     rows = scored([v for rep in reports for v in rep["variants"]])
+    if one_band:
+        rows = [r | {"band_kind": "all"} for r in rows]
+    kinds_of = ("all",) if one_band else None
     pairs = paired([p for rep in reports for p in rep["pairs"]], rows)
-    table = bands_table(rows, pairs, least)
+    table = bands_table(rows, pairs, least, kinds_of)
     held = {}
 
     def held_out(fam: str) -> dict:
         if fam not in held:
             keep = [r for r in rows if r["family"] != fam]
-            held[fam] = bands_table(keep, [p for p in pairs if p["family"] != fam], least)
+            held[fam] = bands_table(keep, [p for p in pairs if p["family"] != fam], least, kinds_of)
         return held[fam]
 
     return {
@@ -244,6 +260,7 @@ def _line(label: str, f: dict) -> str:
     return (
         f"{label}: {f['variants']} variants, median |error| {_pct(f['median_abs_error_pct'])}, p90 "
         f"{_pct(f['p90_abs_error_pct'])}, {cov}, {f['abstained']} abstained{pairs}"
+        + (f"; median band width x{f['median_band_width']:.3f}" if f["median_band_width"] else "")
     )
 
 
@@ -322,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="h200", help="the device the reports were predicted for")
     ap.add_argument("--min-residuals", type=int, default=MIN_RESIDUALS, help="fewer: the kind falls back")
     ap.add_argument("--write", action="store_true", help="write the in-sample bands into the device's machine file")
+    ap.add_argument("--one-band", action="store_true",
+                    help="for comparison: one device-wide band for every prediction (no kinds); not written")  # fmt: skip
     ap.add_argument("--json", metavar="OUT", help="also write everything printed as JSON")
     args = ap.parse_args(argv)
     try:
@@ -336,7 +355,9 @@ def main(argv: list[str] | None = None) -> int:
             if reports[-1].get("model_device") != args.device:
                 raise InputError(f"{name} was predicted for {reports[-1].get('model_device')}, not {args.device}",
                                  hint="give --device the reports' model_device")  # fmt: skip
-        c = calibrate(reports, args.device, args.min_residuals)
+        c = calibrate(reports, args.device, args.min_residuals, args.one_band)
+        if args.write and args.one_band:
+            raise InputError("--one-band is a comparison, not a calibration", hint="drop --write or --one-band")
         if args.write:
             from tools.isa.machines import MACHINE_DIR, machine
             from tools.predict import band_of
