@@ -17,7 +17,9 @@ loop's trips are a stated assumption, the one that makes the kernel's global loa
 Printed: one row per variant (measured_us, predicted_us, error %, bound, trip evidence, or why no prediction), then
 the median and 90th percentile of |error| over the predicted variants, and Spearman's ρ between the predicted and
 the measured speedups over every pair of the manifest whose two sides were predicted (baseline→reference,
-baseline→noop, before→after). Exit 0 after a run (whatever the figures); exit 2 with ``error:``/``hint:`` when the
+baseline→noop, before→after). ``--json`` rows carry each prediction's band (``band_status``, ``band_low``,
+``band_high``), its kind (``band_kind``) and the factors its assumptions widened it by (``band_widened``): what
+``benchmarks/predict_bands.py`` calibrates the per-kind bands on. Exit 0 after a run (whatever the figures); exit 2 with ``error:``/``hint:`` when the
 data cannot be read or the predictor is not in this checkout.
 """
 
