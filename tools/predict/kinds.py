@@ -89,7 +89,9 @@ def kind_band(device: Band, table: dict | None, kind: str) -> Band:
         )
     least = table.get("min_residuals", "?")
     wide = table.get("device_wide") or {}
-    ends = {"low": wide["low"], "high": wide["high"]} if wide.get("status") == "validated" else {}
+    ends = {}
+    if wide.get("status") == "validated":
+        ends = {"low": wide["low"], "high": wide["high"], "source": table.get("source") or device.source}
     return device.model_copy(
         update={
             **ends,
