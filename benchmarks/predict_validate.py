@@ -20,7 +20,10 @@ the measured speedups over every pair of the manifest whose two sides were predi
 baseline→noop, before→after). For the generated corpus (``gen.*`` variants): per family and overall, per
 kernel (median, p90 |error|, band coverage, >2x misses) and per pair of designs (Spearman's rho, the faster design
 called right, predicted ties), leaving the variants the GPU found incorrect out, then the same leaving one family
-out (``leave_one_family_out``). Exit 0 after a run (whatever the figures); exit 2 with ``error:``/``hint:`` when the
+out (``leave_one_family_out``). ``--json`` rows carry each prediction's band (``band_status``, ``band_low``,
+``band_high``), its kind (``band_kind``) and the factors its assumptions widened it by (``band_widened``): what
+``benchmarks/predict_bands.py`` calibrates the per-kind bands on. Exit 0 after a run (whatever the figures); exit 2
+with ``error:``/``hint:`` when the
 data cannot be read or the predictor is not in this checkout.
 """
 
@@ -219,6 +222,9 @@ class Row:
     # what the prediction rests on: each modelled launch's trip evidence, and the band's assumptions (rests_on)
     evidence: list[str] = field(default_factory=list)
     rests_on: list[str] = field(default_factory=list)
+    # the band's kind and the factors its assumptions widened it by (benchmarks/predict_bands.py calibrates on them)
+    band_kind: str | None = None
+    band_widened: list[float | None] | None = None
 
 
 @dataclass
@@ -402,11 +408,18 @@ def predict_variant(folder: Path, device: str, arch: str) -> Row:
     row.band_status, row.band_low, row.band_high = band.status, band.low, band.high
     row.rests_on = list(band.rests_on)
     row.evidence = sorted({f"trips:{p.trips.source}" for p in launches if not p.not_modelled})
+    _band_kind_fields(row, band)
     if row.measured_us:
         row.error_pct = (total - row.measured_us) / row.measured_us * 100
     else:
         row.reason = "no measured time in meta.json"
     return row
+
+
+def _band_kind_fields(row: Row, band) -> None:
+    """The band's kind and widening factors into the row (what predict_bands.py reads; not the band's ends)."""
+    row.band_kind = band.kind
+    row.band_widened = list(band.widened)
 
 
 def pair_rows(pairs: list[dict], rows: dict[str, Row]) -> list[PairRow]:

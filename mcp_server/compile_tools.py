@@ -207,8 +207,8 @@ def _predict_steps(r: PredictResult) -> list[str]:
     else:
         steps.append(
             f"band: the measured time lies within x{r.band.low:g}-x{r.band.high:g} of this prediction for 80 % of "
-            f"the validation's kernels ({r.band.note or r.band.source}); a predicted speedup whose band straddles 1 "
-            "decides nothing: measure on a GPU"
+            f"the validation's predictions of its kind, {r.band.kind} ({r.band.residuals or r.band.source}); a "
+            "predicted speedup whose band straddles 1 decides nothing: measure on a GPU"
         )
     return steps
 

@@ -34,6 +34,10 @@ EDITS = [
     ("an empty file", lambda t: "", "is empty"),
     ("a table entry of zero", lambda t: t.replace("fp16: 4096", "fp16: 0", 1),
      "tensor_flops_per_cycle.value.fp16: Input should be greater than 0"),
+    # the per-kind bands (benchmarks/predict_bands.py): a kind outside PredictionKind, a validated kind without ends
+    ("an unknown kind", lambda t: t.replace("    bandwidth: {", "    bandwith: {", 1), "kind_bands.kinds.bandwith"),
+    ("a validated kind without its ends", lambda t: re.sub(r'(    latency: \{"status": "validated", "n": \d+), "low": [\d.]+', r"\1", t),
+     "latency is validated, so it needs low <= high"),
 ]  # fmt: skip
 
 

@@ -1,5 +1,5 @@
 """Machine models as data: one YAML per device in ``tools/isa/machines/`` (CUs/SMs, clocks, HBM bandwidth and
-latency, issue and matrix rates, the prediction's error band), each figure with its source.
+latency, issue and matrix rates, the prediction's error band and its per-kind bands), each figure with its source.
 
 The analyses read figures by name (``machine("h100").value("dram_latency_cycles")``) and report the source beside
 any figure they print; no analysis keeps its own copy of a device constant.
@@ -14,7 +14,7 @@ new device, is used without touching the package.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from tools.errors import InputError, field_problems
 from tools.isa.arch import normalize_arch
+from tools.models.predict import PredictionKind
 
 MACHINE_DIR = Path(__file__).with_name("machines")
 MACHINES_ENV = "KERNELPILOT_MACHINES_DIR"  # a folder of device files searched before MACHINE_DIR
@@ -90,6 +91,47 @@ class BandEntry(_Strict):
     note: str | None = None
 
 
+class KindBandEntry(_Strict):
+    """One kind's band (benchmarks/predict_bands.py): ``validated`` with its quantiles, or ``too_few`` residuals."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    status: Literal["validated", "too_few"]
+    n: Annotated[int, Field(ge=0)]
+    low: Positive | None = None
+    high: Positive | None = None
+
+
+class PairBandEntry(_Strict):
+    model_config = ConfigDict(strict=True, extra="allow")
+    status: Literal["validated", "too_few"]
+    n: Annotated[int, Field(ge=0)]
+    speedup_low: Positive | None = None
+    speedup_high: Positive | None = None
+
+
+class KindBands(_Strict):
+    """The per-kind bands of a device and where they come from (written by benchmarks/predict_bands.py --write)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    source: Source
+    device: Source
+    datasets: list[Source]
+    date: Source
+    predictor: Source
+    min_residuals: Annotated[int, Field(ge=1)]
+    device_wide: KindBandEntry | None = None  # every kind's residuals together: what a too-few kind falls back to
+    kinds: dict[PredictionKind, KindBandEntry]
+    pairs: dict[Literal["same_kind"], PairBandEntry] = Field(default_factory=dict)
+
+    @field_validator("kinds")
+    @classmethod
+    def _ends(cls, kinds: dict[str, KindBandEntry]) -> dict[str, KindBandEntry]:
+        for kind, e in kinds.items():
+            if e.status == "validated" and not (e.low and e.high and e.low <= e.high):
+                raise ValueError(f"{kind} is validated, so it needs low <= high")
+        return kinds
+
+
 class MachineFile(_Strict):
     """What a device file holds; top-level ``{value, source}`` entries beside ``figures`` are figures or tables."""
 
@@ -100,6 +142,7 @@ class MachineFile(_Strict):
     vendor: Literal["amd", "nvidia"]
     figures: dict[str, FigureEntry]
     band: BandEntry | None = None
+    kind_bands: KindBands | None = None
 
     @field_validator("figures")
     @classmethod
@@ -161,6 +204,7 @@ class Machine:
     figures: dict[str, tuple[float, str]]
     tables: dict[str, tuple[dict[str, float], str]]
     band: dict
+    kind_bands: dict = field(default_factory=dict)  # per-kind bands (tools.predict.kinds), {} where none
 
     def value(self, key: str) -> float:
         return self.figures[key][0]
@@ -212,8 +256,9 @@ def _machine(path: Path, mtime_ns: int, size: int) -> Machine:
             f"{path} lacks {', '.join(missing)}", hint="every device file names each figure and its source"
         )
     return Machine(
-        raw["name"], raw["product"], raw["arch"], raw["vendor"], figures, tables, dict(raw.get("band") or {})
-    )
+        raw["name"], raw["product"], raw["arch"], raw["vendor"], figures, tables, dict(raw.get("band") or {}),
+        dict(raw.get("kind_bands") or {}),
+    )  # fmt: skip
 
 
 def device_for(arch: str, device: str | None = None) -> Machine:

@@ -29,6 +29,20 @@ TripSource = Literal["check", "loop-bounds", "assumption", "no-loop"]
 
 BandStatus = Literal["validated", "assumed", "undetermined", "unvalidated"]
 
+# The kind of a prediction (issue 31): which validation residuals its band comes from. Read from the model's own
+# figures by ``tools.predict.kinds.kind_of`` (the first rule that holds, in this order); the machine file's
+# ``kind_bands`` (benchmarks/predict_bands.py) holds one band per kind.
+PredictionKind = Literal[
+    "atomic",  # global atomics in the launch (their contention modelled, or not)
+    "stated_trips",  # the hot loop's trips are stated (--trips, or a task's bytes / FLOP), not read from the code
+    "loaded_trips",  # loop bounds loaded from tensors, evaluated on the example tensors' values
+    "launch",  # bound by the launch overhead, the block launch rate or the last partial round
+    "tensor",  # bound by tensor-core / MFMA time
+    "latency",  # bound by memory latency (bytes in flight over the DRAM latency)
+    "bandwidth",  # bound by HBM or L2 bandwidth
+    "compute",  # bound by instruction issue, VALU or LDS time
+]
+
 
 class Band(BaseModel):
     """The error band of a prediction: measured time / predicted time lies in [low, high] for the validated share
@@ -50,6 +64,18 @@ class Band(BaseModel):
         default_factory=list,
         description="what the prediction assumes (an assumed trip count, atomics it cannot count, a table the machine "
         "file lacks, a guessed unroll, a time under the device's own floors), each with what it does to the band",
+    )
+    kind: PredictionKind | None = Field(
+        None, description="the kind of prediction whose validation residuals give the band (tools.predict.kinds)"
+    )
+    residuals: str | None = Field(
+        None,
+        description="the validation residuals the band comes from: the kind's (how many, which data) or, with too few, "
+        "the device-wide band's",
+    )
+    widened: tuple[float | None, float | None] = Field(
+        (1.0, 1.0),
+        description="(low, high) factors the assumptions multiplied the kind's band by (None: that side opened)",
     )
 
 

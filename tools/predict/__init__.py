@@ -28,6 +28,9 @@ from tools.predict.evidence import (
     trip_assumptions,
     unroll_assumptions,
 )
+from tools.predict.floors import launch_floors
+from tools.predict.flydsl_launch import flydsl_called_launch, flydsl_launch
+from tools.predict.kinds import kind_band, kind_of
 from tools.predict.model import LaunchShape, predict
 
 __all__ = [
@@ -84,41 +87,6 @@ def _resident_blocks(k: KernelDump, waves_per_block: int, m: Machine) -> int | N
     if not is_amd(k.arch) and r.occupancy_warps_per_sm:
         return max(1, r.occupancy_warps_per_sm // waves_per_block)
     return None
-
-
-_FLY_LAUNCH_RE = re.compile(
-    r"gpu\.launch_func\s.*?@[\w.$]+::@([\w.$]+)\s+blocks in \(([^)]*)\)\s+threads in \(([^)]*)\)"
-)
-_INDEX_CONST_RE = re.compile(r"(%[\w.$]+) = arith\.constant (-?\d+) : index")
-
-
-def _flydsl_launch(k: KernelDump) -> tuple[list[int], int] | None:
-    """FlyDSL's grid and block from the host function's ``gpu.launch_func`` (origin stage), when both are
-    constants; None when the host computes them from the arguments at run time."""
-    origin = _stage(k, "origin")
-    if origin is None or not origin.exists():
-        return None
-    text = origin.read_text(errors="replace")
-    consts = dict(_INDEX_CONST_RE.findall(text))
-    for name, blocks, threads in _FLY_LAUNCH_RE.findall(text):
-        if name != k.name:
-            continue
-        dims = [[consts.get(v.strip()) for v in group.split(",")] for group in (blocks, threads)]
-        if any(v is None for d in dims for v in d):
-            return None
-        return [int(v) for v in dims[0]], math.prod(int(v) for v in dims[1])
-    return None
-
-
-def _flydsl_called_launch(k: KernelDump) -> tuple[list[int], int] | None:
-    """FlyDSL's grid and block computed by the host function from the recorded call's integer arguments."""
-    origin = _stage(k, "origin")
-    if origin is None or not origin.exists() or not k.launch or not k.launch.arguments:
-        return None
-    from tools.predict.trips import flydsl_launch_values
-
-    _, grid, block, _ = flydsl_launch_values(origin.read_text(errors="replace"), k.name, k.launch.arguments)
-    return (grid, math.prod(block)) if grid and block else None
 
 
 def _executed_plan(executed: dict):
@@ -313,9 +281,9 @@ def predict_launch(
     grid = k.launch.grid if k.launch else None
     threads = k.launch.block_threads if k.launch else None
     if grid is None and k.frontend == "flydsl":
-        found = _flydsl_launch(k)
+        found = flydsl_launch(k)
         how = "read from FlyDSL's gpu.launch_func (origin stage)"
-        if not found and (found := _flydsl_called_launch(k)):
+        if not found and (found := flydsl_called_launch(k)):
             how = "computed by FlyDSL's host function (origin stage) from the recorded @flyc.jit call's arguments"
         if found:
             grid, threads = found
@@ -417,17 +385,15 @@ def predict_launch(
     kernel_time = us - (figures.launch_overhead_us or 0.0)
     flops = matrix_flops(plan, working)
     if ttir is not None and ttir.exists() and k.launch:
-        from tools.predict.floors import launch_floors
-
         raised, floor_rests, floor_notes, unique = launch_floors(
             ttir.read_text(), plan, raw_plan, list(grid), working, k.launch.arguments, kernel_time, m
         )
-        rests, notes = rests + floor_rests, notes + floor_notes
-        flops = 0.0  # the tensor floor is judged there, from the same FLOP
+        rests, notes, flops = rests + floor_rests, notes + floor_notes, 0.0  # the tensor floor is judged there
         if raised:
             figures.floor_us = raised.us
             us, bound, kernel_time = raised.us + (figures.launch_overhead_us or 0.0), raised.bound, raised.us
     rests += floor_assumptions(kernel_time, m, flops, unique)
+    kind = kind_of(bound, figures, evidence, {a.kind for a in rests if a.kind})
     return LaunchPrediction(
         name=k.name,
         arch=k.arch,
@@ -437,7 +403,7 @@ def predict_launch(
         block_threads=threads,
         predicted_us=round(us, 3),
         bound=bound,
-        band=launch_band(band_of(m), rests),
+        band=launch_band(kind_band(band_of(m), m.kind_bands, kind), rests),
         figures=figures,
         trips=evidence,
         loops=work.loops,
@@ -506,7 +472,9 @@ def not_modelled_notes(launches: list[LaunchPrediction]) -> list[str]:
 def sum_band(m: Machine, launches: list[LaunchPrediction]) -> Band:
     """The band of a call's summed time: its modelled launches' bands combined (``evidence.combined_band``)."""
     modelled = [p for p in launches if not p.not_modelled]
-    return combined_band(band_of(m), [p.band for p in modelled], [p.name for p in modelled])
+    times = [p.predicted_us or 0.0 for p in modelled]
+    longest = times.index(max(times)) if times else 0
+    return combined_band(band_of(m), [p.band for p in modelled], [p.name for p in modelled], longest)
 
 
 # the model's terms of one launch's time, by the bound they name (tools.predict.model)
@@ -594,7 +562,7 @@ def predict_pair(
         baseline_predicted_us=b_us,
         predicted_us=a_us,
         predicted_speedup=speedup,
-        speedup_band=pair_speedup_band(speedup, sides["before"], sides["after"], band_of(m)),
+        speedup_band=pair_speedup_band(speedup, sides["before"], sides["after"], band_of(m), m.kind_bands),
         bound=bound,
         notes=notes,
     )

@@ -140,7 +140,7 @@ def predict_file(
         if result.baseline_predicted_us and total:
             result.predicted_speedup = round(result.baseline_predicted_us / total, 4)
             before = sum_band(m, result.baseline_launches)
-            sb = pair_speedup_band(result.predicted_speedup, before, result.band, band_of(m))
+            sb = pair_speedup_band(result.predicted_speedup, before, result.band, band_of(m), m.kind_bands)
             result.speedup_band = list(sb) if sb else None
     result.notes += not_modelled_notes(launches)
     result.notes += [f"baseline {n}" for n in not_modelled_notes(result.baseline_launches)]

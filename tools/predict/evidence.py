@@ -43,13 +43,18 @@ class Assumption:
     low: float | None = 1.0
     high: float | None = 1.0
     decides: bool = False
+    kind: str | None = None  # the PredictionKind this assumption makes the prediction (tools.predict.kinds)
 
 
 def trip_assumptions(source: str, detail: str, stated: float | None, other_loops: list[str]) -> list[Assumption]:
     """The trip counts a prediction assumes: the hot loop's (``source`` 'assumption'), then the other loops' lines."""
     out = []
     if source == "assumption" and stated:
-        out.append(Assumption(f"the hot loop's trips are stated (--trips {stated:g}), not read from the code"))
+        out.append(
+            Assumption(
+                f"the hot loop's trips are stated (--trips {stated:g}), not read from the code", kind="stated_trips"
+            )
+        )
     elif source == "assumption":
         out.append(
             Assumption(
@@ -80,6 +85,7 @@ def atomic_assumptions(data_dependent: bool, unmodelled_updates: float, device: 
                 "atomic addresses come from loaded data: how many updates meet at one address is unknown, their "
                 "contention is not in the time (a floor: open above)",
                 high=None,
+                kind="atomic",
             )
         )
     if unmodelled_updates:
@@ -88,6 +94,7 @@ def atomic_assumptions(data_dependent: bool, unmodelled_updates: float, device: 
                 f"up to {unmodelled_updates:.0f} same-address atomic updates, and {device}'s machine file has no "
                 "same_address_atomic_ns table: their contention is not in the time (a floor: open above)",
                 high=None,
+                kind="atomic",
             )
         )
     return out
@@ -114,6 +121,7 @@ def sass_atomic_assumptions(sass_text: str, kernel: str) -> list[Assumption]:
             f"{n} global atomic instruction(s) in the SASS and no TTIR to tell their addresses: how many updates "
             "meet at one address is unknown, their contention is not in the time (a floor: open above)",
             high=None,
+            kind="atomic",
         )
     ]
 
@@ -188,86 +196,87 @@ def _scaled(end: float | None, factors: list[float | None]) -> float | None:
     return round(end * math.prod(factors), 4)
 
 
-def launch_band(device: Band, assumptions: list[Assumption]) -> Band:
-    """The band of one prediction: the device's when nothing is assumed; else ``assumed`` (widened, a side None
-    where open) or ``undetermined``. An unvalidated device stays ``unvalidated``, its assumptions listed."""
-    rests_on = [a.text for a in assumptions]
-    if device.status != "validated" or not assumptions:
-        return device.model_copy(update={"rests_on": rests_on})
-    if any(a.decides for a in assumptions):
-        return Band(status="undetermined", source=device.source, note=device.note, rests_on=rests_on)
-    low = _scaled(device.low, [a.low for a in assumptions])
-    high = _scaled(device.high, [a.high for a in assumptions])
-    return Band(low=low, high=high, status="assumed", source=device.source, note=device.note, rests_on=rests_on)
+def launch_band(base: Band, assumptions: list[Assumption]) -> Band:
+    """The band of one prediction: ``base`` (its kind's band, ``kinds.kind_band``) when nothing is assumed; else
+    ``assumed`` (widened, a side None where open; ``widened`` the factors) or ``undetermined``. An unvalidated device
+    stays ``unvalidated``, its assumptions listed."""
+    rests_on = [*(a.text for a in assumptions), *base.rests_on]
+    if base.status not in ("validated", "assumed") or not assumptions:
+        return base.model_copy(update={"rests_on": rests_on})
+    if any(a.decides for a in assumptions):  # no band: the kind's fallback says nothing more
+        rests_on = [a.text for a in assumptions]
+        return Band(status="undetermined", source=base.source, note=base.note, rests_on=rests_on, kind=base.kind,
+                    residuals=base.residuals, widened=(None, None))  # fmt: skip
+    widened = (_scaled(1.0, [a.low for a in assumptions]), _scaled(1.0, [a.high for a in assumptions]))
+    return base.model_copy(
+        update={
+            "low": _scaled(base.low, [a.low for a in assumptions]),
+            "high": _scaled(base.high, [a.high for a in assumptions]),
+            "status": "assumed",
+            "rests_on": rests_on,
+            "widened": widened,
+        }
+    )
 
 
 _WORSE = {"validated": 0, "assumed": 1, "unvalidated": 2, "undetermined": 3}
 
 
-def combined_band(device: Band, bands: list[Band], names: list[str]) -> Band:
-    """The band of several launches' summed time: the worst status; for ``assumed``, the lowest low and the highest
-    high (None when any is open); each launch's assumptions prefixed by its index and name."""
+def combined_band(device: Band, bands: list[Band], names: list[str], longest: int = 0) -> Band:
+    """The band of several launches' summed time: the worst status; the lowest low and the highest high (None when
+    any is open); the kind of the ``longest`` launch; each launch's assumptions prefixed by its index and name."""
     if not bands:
         return device
+    if len(bands) == 1:
+        return bands[0]
     status = max((b.status for b in bands), key=_WORSE.get)
     rests_on = [f"launch {i} {n}: {r}" for i, (b, n) in enumerate(zip(bands, names, strict=True)) for r in b.rests_on]
-    if len(bands) == 1:
-        rests_on = list(bands[0].rests_on)
-    if status == "validated":
-        return device
-    if status != "assumed":
-        return Band(status=status, source=device.source, note=device.note, rests_on=rests_on)
-    lows, highs = [b.low for b in bands], [b.high for b in bands]
-    return Band(
-        low=None if None in lows else min(lows),
-        high=None if None in highs else max(highs),
-        status="assumed",
-        source=device.source,
-        note=device.note,
-        rests_on=rests_on,
+    main = bands[longest]
+    residuals = "; ".join(dict.fromkeys(b.residuals for b in bands if b.residuals)) or None
+    if status in ("unvalidated", "undetermined"):
+        return Band(status=status, source=main.source, note=main.note, rests_on=rests_on, kind=main.kind,
+                    residuals=residuals, widened=(None, None) if status == "undetermined" else (1.0, 1.0))  # fmt: skip
+
+    def ends(values: list[float | None], pick) -> float | None:
+        return None if None in values else pick(values)
+
+    return main.model_copy(
+        update={
+            "low": ends([b.low for b in bands], min),
+            "high": ends([b.high for b in bands], max),
+            "status": status,
+            "rests_on": rests_on,
+            "residuals": residuals,
+            "widened": (ends([b.widened[0] for b in bands], min), ends([b.widened[1] for b in bands], max)),
+        }
     )
 
 
 def pair_speedup_band(
-    speedup: float, before: Band, after: Band, device: Band
+    speedup: float, before: Band, after: Band, device: Band, table: dict | None = None
 ) -> tuple[float | None, float | None] | None:
-    """A predicted speedup's band: the device's speedup band (validation of pairs) widened by each side's
-    assumptions: before's time higher than predicted raises the speedup, after's lowers it (each side's factor is its
-    band's end over the device's). None when the device has no speedup band or a side is undetermined/unvalidated;
-    a side None where an assumption opens it."""
-    if device.status != "validated" or not device.speedup_low or not device.speedup_high:
-        return None
-    if any(b.status in ("undetermined", "unvalidated") for b in (before, after)):
-        return None
+    """A predicted speedup's band from both sides' bands (``kinds.pair_band``: the same-kind pairs' residuals, or
+    the two sides' time bands composed; each side's assumptions widen it). None when a side is undetermined or
+    unvalidated; a side None where an assumption opens it."""
+    from tools.predict.kinds import pair_band
 
-    def factor(b: Band, end: str) -> float | None:
-        if b.status == "validated":
-            return 1.0
-        v, d = getattr(b, end), getattr(device, end)
-        return v / d if v is not None and d else None
-
-    b_low, b_high, a_low, a_high = (
-        factor(before, "low"),
-        factor(before, "high"),
-        factor(after, "low"),
-        factor(after, "high"),
-    )
-    low = speedup * device.speedup_low * b_low / a_high if b_low and a_high else None
-    high = speedup * device.speedup_high * b_high / a_low if b_high and a_low else None
-    if low is None and high is None:
-        return None
-    return (round(low, 4) if low else None, round(high, 4) if high else None)
+    return pair_band(speedup, before, after, device, table)
 
 
 def band_words(b: Band) -> str:
-    """The band as one phrase, with its status and, when not validated, what the prediction rests on."""
+    """The band as one phrase, with its status, its kind and the residuals it comes from, and, when not validated,
+    what the prediction rests on."""
     why = f" ({'; '.join(b.rests_on)})" if b.rests_on else ""
+    kind = f", kind {b.kind}" if b.kind else ""
+    data = f" of {b.residuals}" if b.residuals and b.status in ("validated", "assumed") else ""
     if b.status == "validated":
-        return f"band validated: measured / predicted x{b.low:g}-x{b.high:g} (10th-90th percentile)"
+        return f"band validated{kind}: measured / predicted x{b.low:g}-x{b.high:g} (10th-90th percentile{data})"
     if b.status == "undetermined":
-        return f"band undetermined{why}: measure on a GPU"
+        return f"band undetermined{kind}{why}: measure on a GPU"
     if b.status == "unvalidated":
-        return f"band unvalidated{why}"
+        return f"band unvalidated{kind}{why}"
     low = f"x{b.low:g}" if b.low is not None else "x?"
     high = f"x{b.high:g}" if b.high is not None else "open above"
-    return f"band assumed: measured / predicted {low}-{high}{why}"
+    return f"band assumed{kind}: measured / predicted {low}-{high}{why}" + (
+        f" (from {b.residuals})" if b.residuals else ""
+    )
