@@ -198,6 +198,12 @@ def _trip_plan(k: KernelDump, grid: list[int] | None):
         return None, "the launch's argument values were not recorded"
     if ttir is not None and ttir.exists():
         loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid, tensors=_tensor_values(k))
+        ttgir = _stage(k, "ttgir")
+        if ttgir is not None and ttgir.exists():  # a flatten=True nest: the loops the compiler merged it into
+            from tools.predict.trips import fused_loops
+
+            loops, detail = fused_loops(ttir.read_text(), ttgir.read_text(), _scalars(k), grid,
+                                        _tensor_values(k)) or (loops, detail)  # fmt: skip
     else:
         loops, detail = flydsl_loops(origin.read_text(errors="replace"), k.name, k.launch.arguments, grid)
         if loops is None:
@@ -270,7 +276,9 @@ def _wave_work(k: KernelDump, text: str, m: Machine, plan, default: float, waves
         return amd_wave_work(text, k.name, k.arch, m, plan, default, waves_per_block)
     from tools.predict.nvidia import nvidia_wave_work
 
-    return nvidia_wave_work(text, k.name, m, plan, default, waves_per_block)
+    ttgir = _stage(k, "ttgir")
+    ttgir_text = ttgir.read_text() if ttgir is not None and ttgir.exists() else None
+    return nvidia_wave_work(text, k.name, m, plan, default, waves_per_block, ttgir_text)
 
 
 def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None, threads=None) -> LaunchPrediction:

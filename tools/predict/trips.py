@@ -75,6 +75,7 @@ class _Node:
     bytes_per_iter: int = 0
     step: int | None = None
     matrix_flops_per_iter: int = 0
+    flatten: bool = False  # an scf.for marked {tt.flatten} (tl.range(..., flatten=True))
     gate_unknown: bool = False  # an scf.if whose condition the evaluation could not decide (a loaded value)
     nested: bool = False  # a loop with a loop inside: only then does the evaluation walk its iterations
     # the line parsed once for the evaluator (_prepared): it runs once per program and sampled iteration
@@ -94,6 +95,9 @@ class TtirLoop:
     # the loop sits in an scf.if whose condition reads a loaded value (not evaluated: the loop is counted as run):
     # the tensor bytes that region stores per program, by the pointer argument they go to (empty when it stores none)
     gate_stores: dict[str, int] | None = None
+    # a loop the compiler made by merging a ``tl.range(..., flatten=True)`` nest (``fused_loops``): the outer loop's
+    # iterations per program (the persistent program's tiles), each of which runs the epilogue once
+    fused_outer_trips: float | None = None
 
 
 def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], list[_Node]]:
@@ -119,6 +123,8 @@ def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], lis
         if s.startswith("}"):
             if len(stack) == 1:
                 break
+            if "tt.flatten" in s and parents[-1].is_for:
+                parents[-1].flatten = True
             stack.pop()
             parents.pop()
             if s.endswith("{"):  # "} else {"
@@ -542,3 +548,38 @@ def flydsl_loops(text: str, kernel: str, arguments: list, grid: list[int] | None
         return None, why
     loops, detail = ttir_loops(text, scalars, grid, head=f"gpu.func @{kernel}(")
     return loops, detail.replace("the example arguments", "the @flyc.jit call's arguments")
+
+
+def fused_loops(
+    ttir: str, ttgir: str, scalars: dict[str, int], grid: list[int] | None, tensors: dict[str, list[int]] | None = None
+) -> tuple[list[TtirLoop], str] | None:
+    """The loops of a kernel whose TTIR marks a loop nest ``{tt.flatten}`` (``tl.range(..., flatten=True)``: a
+    persistent GEMM's tile loop around its K loop), as the compiler left them after merging the nest: the bounds
+    evaluated on the TTGIR, where the merged loop runs tiles per program x max(K steps, 1) times and the nest's
+    empty-K copy sits under a branch the evaluation decides. The merged loop takes the inner loop's bytes and matrix
+    work per iteration (TTGIR's TMA copies and wgmma carry no tt.load / tt.dot) and the outer loop's trips
+    (``fused_outer_trips``). None when nothing was marked or merged (the TTGIR's loops nest as deep as the TTIR's)."""
+    if "tt.flatten" not in ttir:
+        return None
+    src, _ = ttir_loops(ttir, scalars, grid, tensors=tensors)
+    out, detail = ttir_loops(ttgir, scalars, grid, tensors=tensors)
+    if not out or max(lp.depth for lp in out) >= max(lp.depth for lp in src):
+        return None
+    _, _, nodes = _tree(ttir)
+    flat = [i for i, n in enumerate(nodes) if n.flatten]
+    for fi in flat:
+        inner = [j for j in range(fi + 1, len(src)) if src[j].depth == src[fi].depth + 1]
+        if len(inner) != 1 or src[inner[0]].trips is None or src[fi].trips is None:
+            continue
+        body = src[inner[0]]
+        for lp in out:
+            if lp.trips and not lp.matrix_flops_per_iter and abs(lp.trips - body.trips) <= 0.01 * body.trips:
+                lp.bytes_per_iter = body.bytes_per_iter + src[fi].bytes_per_iter
+                lp.matrix_flops_per_iter = body.matrix_flops_per_iter
+                lp.fused_outer_trips = src[fi].trips
+                detail += (
+                    f"; a tl.range(..., flatten=True) nest merged by the compiler: {src[fi].trips:g} outer x the inner "
+                    f"loop's steps = {lp.trips:g} iterations per program (bounds read from the TTGIR)"
+                )
+                break
+    return out, detail
