@@ -76,6 +76,7 @@ class _Node:
     step: int | None = None
     matrix_flops_per_iter: int = 0
     flatten: bool = False  # an scf.for marked {tt.flatten} (tl.range(..., flatten=True))
+    loc: str | None = None  # the location its closing line names (``#loc6`` or an inline ``"file":line:col``)
     gate_unknown: bool = False  # an scf.if whose condition the evaluation could not decide (a loaded value)
     nested: bool = False  # a loop with a loop inside: only then does the evaluation walk its iterations
     # the line parsed once for the evaluator (_prepared): it runs once per program and sampled iteration
@@ -98,6 +99,34 @@ class TtirLoop:
     # a loop the compiler made by merging a ``tl.range(..., flatten=True)`` nest (``fused_loops``): the outer loop's
     # iterations per program (the persistent program's tiles), each of which runs the epilogue once
     fused_outer_trips: float | None = None
+    line: int | None = None  # the source line of its ``for`` (the scf.for's loc): how --trips names it
+
+
+_LOC_REF_RE = re.compile(r"\bloc\((#loc\d*|\"[^\"]*\":\d+:\d+)\)\s*$")
+_LOC_DEF_RE = re.compile(r"^(#loc\d*)\s*=\s*loc\((.*)\)\s*$", re.M)
+_LOC_LINE_RE = re.compile(r"\"[^\"]*\":(\d+):\d+")
+_LOC_ALIAS_RE = re.compile(r"#loc\d*")
+
+
+def loc_lines(text: str, refs: list[str | None]) -> list[int | None]:
+    """The source line each location reference names (``#loc6`` → ``#loc6 = loc("k.py":40:5)`` → 40), through
+    named and call-site locations (their first file location); None where none is found."""
+    defs = dict(_LOC_DEF_RE.findall(text))
+    out = []
+    for ref in refs:
+        line = None
+        for _ in range(16):
+            if ref is None:
+                break
+            body = defs.get(ref, ref)
+            hit = _LOC_LINE_RE.search(body)
+            if hit:
+                line = int(hit.group(1))
+                break
+            alias = _LOC_ALIAS_RE.search(body)
+            ref = alias.group(0) if alias and alias.group(0) != ref else None
+        out.append(line)
+    return out
 
 
 def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], list[_Node]]:
@@ -123,8 +152,10 @@ def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], lis
         if s.startswith("}"):
             if len(stack) == 1:
                 break
-            if "tt.flatten" in s and parents[-1].is_for:
-                parents[-1].flatten = True
+            if parents[-1].is_for:
+                parents[-1].flatten = "tt.flatten" in s
+                ref = _LOC_REF_RE.search(raw)
+                parents[-1].loc = ref.group(1) if ref else None
             stack.pop()
             parents.pop()
             if s.endswith("{"):  # "} else {"
@@ -430,6 +461,7 @@ def ttir_loops(
         _run(root, dict(env_base), pid, g, counts, 1.0, most)
         per_program.append(counts)
     gated = _gate_stores(root, args)
+    lines = loc_lines(text, [n.loc for n in loops])
     out = []
     for li, node in enumerate(loops):
         vals = [c[li] for c in per_program]
@@ -443,6 +475,7 @@ def ttir_loops(
                 node.step,
                 node.matrix_flops_per_iter,
                 gated.get(li),
+                line=lines[li],
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"
@@ -548,38 +581,3 @@ def flydsl_loops(text: str, kernel: str, arguments: list, grid: list[int] | None
         return None, why
     loops, detail = ttir_loops(text, scalars, grid, head=f"gpu.func @{kernel}(")
     return loops, detail.replace("the example arguments", "the @flyc.jit call's arguments")
-
-
-def fused_loops(
-    ttir: str, ttgir: str, scalars: dict[str, int], grid: list[int] | None, tensors: dict[str, list[int]] | None = None
-) -> tuple[list[TtirLoop], str] | None:
-    """The loops of a kernel whose TTIR marks a loop nest ``{tt.flatten}`` (``tl.range(..., flatten=True)``: a
-    persistent GEMM's tile loop around its K loop), as the compiler left them after merging the nest: the bounds
-    evaluated on the TTGIR, where the merged loop runs tiles per program x max(K steps, 1) times and the nest's
-    empty-K copy sits under a branch the evaluation decides. The merged loop takes the inner loop's bytes and matrix
-    work per iteration (TTGIR's TMA copies and wgmma carry no tt.load / tt.dot) and the outer loop's trips
-    (``fused_outer_trips``). None when nothing was marked or merged (the TTGIR's loops nest as deep as the TTIR's)."""
-    if "tt.flatten" not in ttir:
-        return None
-    src, _ = ttir_loops(ttir, scalars, grid, tensors=tensors)
-    out, detail = ttir_loops(ttgir, scalars, grid, tensors=tensors)
-    if not out or max(lp.depth for lp in out) >= max(lp.depth for lp in src):
-        return None
-    _, _, nodes = _tree(ttir)
-    flat = [i for i, n in enumerate(nodes) if n.flatten]
-    for fi in flat:
-        inner = [j for j in range(fi + 1, len(src)) if src[j].depth == src[fi].depth + 1]
-        if len(inner) != 1 or src[inner[0]].trips is None or src[fi].trips is None:
-            continue
-        body = src[inner[0]]
-        for lp in out:
-            if lp.trips and not lp.matrix_flops_per_iter and abs(lp.trips - body.trips) <= 0.01 * body.trips:
-                lp.bytes_per_iter = body.bytes_per_iter + src[fi].bytes_per_iter
-                lp.matrix_flops_per_iter = body.matrix_flops_per_iter
-                lp.fused_outer_trips = src[fi].trips
-                detail += (
-                    f"; a tl.range(..., flatten=True) nest merged by the compiler: {src[fi].trips:g} outer x the inner "
-                    f"loop's steps = {lp.trips:g} iterations per program (bounds read from the TTGIR)"
-                )
-                break
-    return out, detail
