@@ -7,6 +7,7 @@ stages), compiled here for sm_90 by Triton (no GPU needed)."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from tools.errors import InputError
 from tools.isa.machines import device_for
 from tools.isa.sass import find_loops, parse_sass
 from tools.predict import predict_launch
-from tools.predict.cli import parse_trips
+from tools.predict.cli import parse_trips, trips_value
 from tools.predict.loops import loop_names, override_trips
 from tools.predict.nvidia import expect_tx_bytes, mbarrier_stages
 from tools.predict.trips import TtirLoop
@@ -36,12 +37,15 @@ def _sass(k):
 
 
 def test_trips_option_takes_one_plain_count_and_named_loops():
-    assert parse_trips(["7", "31=124", "31.2=3"]) == (7.0, {"31": 124.0, "31.2": 3.0})
+    given = [trips_value(v) for v in ("7", "31=124", "31.2=3")]
+    assert given == [(None, 7.0), ("31", 124.0), ("31.2", 3.0)]
+    assert parse_trips(given) == (7.0, {"31": 124.0, "31.2": 3.0})
     assert parse_trips(None) == (None, {})
-    with pytest.raises(InputError, match="not a number"):
-        parse_trips(["31=many"])
+    for bad, why in (("31=many", "with N a number"), ("31=0", "must be > 0"), ("=4", "names no loop")):
+        with pytest.raises(argparse.ArgumentTypeError, match=why):
+            trips_value(bad)
     with pytest.raises(InputError, match="a second plain count"):
-        parse_trips(["4", "5"])
+        parse_trips([(None, 4.0), (None, 5.0)])
 
 
 def test_a_named_loop_takes_the_stated_trips_and_the_loops_inside_scale_with_it():

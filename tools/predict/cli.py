@@ -208,7 +208,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", metavar="B", help="a second kernel file or folder, or a git revision (HEAD:kernel.py): "
                    "predicted speedup of SOURCE over B")  # fmt: skip
     add_call_argument(p)
-    p.add_argument("--trips", action="append", metavar="N|LINE=N",
+    p.add_argument("--trips", action="append", type=trips_value, metavar="N|LINE=N",
                    help="N: hot-loop iterations per program where no evidence gives them; LINE=N (repeatable): the "
                    "loop whose `for` is on source line LINE runs N iterations per program, over any evidence (loops "
                    "inside it scale alike); a second loop the compiler made from the same line is LINE.2; an unknown "
@@ -220,24 +220,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the PredictResult model as JSON")
 
 
-def parse_trips(values: list[str] | None) -> tuple[float | None, dict[str, float]]:
-    """``--trips`` as given: (the one plain N, {LINE: N}); InputError for a count that is not a number or a second
-    plain N."""
+def trips_value(text: str) -> tuple[str | None, float]:
+    """One ``--trips`` as argparse reads it: ``N`` → (None, N), ``LINE=N`` → (LINE, N); the count a finite number in
+    (0, MAX_TRIPS], checked while parsing (argparse.ArgumentTypeError, as the other numeric options are)."""
+    import math
+
+    from tools.errors import bounded
+    from tools.limits import MAX_TRIPS
+
+    name, sep, count = text.rpartition("=")
+    try:
+        n = float(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be N or LINE=N with N a number, got '{bounded(text, 40)}'") from None
+    if not math.isfinite(n):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got '{bounded(text, 40)}'")
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {bounded(text, 40)}")
+    if n > MAX_TRIPS:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_TRIPS:g}, got {bounded(text, 40)}")
+    if sep and not name.strip():
+        raise argparse.ArgumentTypeError(f"names no loop before '=', got '{bounded(text, 40)}'")
+    return (name.strip() if sep else None), n
+
+
+def parse_trips(values: list[tuple[str | None, float]] | None) -> tuple[float | None, dict[str, float]]:
+    """The ``--trips`` given (``trips_value`` each): (the one plain N, {LINE: N}); InputError for a second plain N."""
     plain, named = None, {}
-    for v in values or []:
-        name, sep, count = v.rpartition("=")
-        try:
-            n = float(count)
-        except ValueError:
-            raise InputError(f"--trips {v}: {count!r} is not a number",
-                             hint="--trips N (the hot loop) or --trips LINE=N (the loop on that source line)") from None  # fmt: skip
-        if not sep:
+    for name, n in values or []:
+        if name is None:
             if plain is not None:
-                raise InputError(f"--trips {v}: a second plain count (already {plain:g})",
+                raise InputError(f"--trips {n:g}: a second plain count (already {plain:g})",
                                  hint="give one --trips N; name other loops with --trips LINE=N")  # fmt: skip
             plain = n
         else:
-            named[name.strip()] = n
+            named[name] = n
     return plain, named
 
 

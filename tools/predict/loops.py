@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tools.errors import InputError
 from tools.predict.evidence import Assumption
-from tools.predict.trips import TtirLoop, _tree, ttir_loops
+from tools.predict.trips import TtirLoop, ttir_loops
 
 
 def fused_loops(
@@ -30,8 +30,7 @@ def fused_loops(
     out, detail = ttir_loops(ttgir.read_text(), scalars, grid, tensors=tensors)
     if not out or max(lp.depth for lp in out) >= max(lp.depth for lp in src):
         return None
-    _, _, nodes = _tree(ttir)
-    flat = [i for i, n in enumerate(nodes) if n.flatten]
+    flat = [i for i, lp in enumerate(src) if lp.flatten]
     for fi in flat:
         inner = [j for j in range(fi + 1, len(src)) if src[j].depth == src[fi].depth + 1]
         if len(inner) != 1 or src[inner[0]].trips is None or src[fi].trips is None:

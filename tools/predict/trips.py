@@ -100,6 +100,7 @@ class TtirLoop:
     # iterations per program (the persistent program's tiles), each of which runs the epilogue once
     fused_outer_trips: float | None = None
     line: int | None = None  # the source line of its ``for`` (the scf.for's loc): how --trips names it
+    flatten: bool = False  # marked {tt.flatten}: tl.range(..., flatten=True), a nest the compiler merges
 
 
 _LOC_REF_RE = re.compile(r"\bloc\((#loc\d*|\"[^\"]*\":\d+:\d+)\)\s*$")
@@ -476,6 +477,7 @@ def ttir_loops(
                 node.matrix_flops_per_iter,
                 gated.get(li),
                 line=lines[li],
+                flatten=node.flatten,
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"
