@@ -128,3 +128,36 @@ def test_wgmma_runs_at_the_sustained_share_of_the_tensor_peak(dumps):
     rate = m.table("tensor_flops_per_cycle")["bf16"] * m.value("wgmma_sustained_fraction")
     cycles = 8 * 2 * 128 * 128 * 64 / rate
     assert p.figures.matrix_us == pytest.approx(cycles / m.clock_hz * 1e6, rel=1e-3)
+
+
+TMA_RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "predict_data" / "h200-2026-12-02-tma.tgz"
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """The H200 run of the TMA GEMMs (Triton 3.6 there): each variant's recorded cubin, SASS and launch."""
+    import tarfile
+
+    out = tmp_path_factory.mktemp("tma-run")
+    with tarfile.open(TMA_RUN, "r:gz") as tar:
+        tar.extractall(out, filter="data")
+    return out / "predict_data"
+
+
+@pytest.mark.slow
+def test_wgmma_groups_and_their_waits_are_read_from_the_sass(dumps, recorded):
+    from tools.predict.artifacts import read_variant
+
+    # Triton 3.9 here: one group of HGMMAs per K step, waited down to one outstanding (gsb0, 0x1)
+    p = predict_launch(dumps["tiled"], device="h200")
+    assert "wgmma: 1 group(s) and 1 wait(s) per hot-loop iteration, 0 of them to completion" in " ".join(p.notes)
+    # Triton 3.6 on the H200, the same tiled source at 2048x2048x16384: each HGMMA its own group, waited to 0
+    (k,) = read_variant(recorded / "pair.tmalongk.before")
+    p = predict_launch(k, device="h200")
+    assert "wgmma: 4 group(s) and 4 wait(s) per hot-loop iteration, every group waited to completion" in " ".join(
+        p.notes
+    )
+    # the persistent kernel's epilogue drains the pipe once per tile: not counted as the loop's wait
+    (k,) = read_variant(recorded / "pair.tmalongk.persist")
+    p = predict_launch(k, device="h200")
+    assert "wgmma: 1 group(s) and 1 wait(s) per hot-loop iteration, 0 of them to completion" in " ".join(p.notes)

@@ -321,12 +321,12 @@ def tma_in_flight(insts: list[SassInst], members: list[int], waves_per_block: in
     return per_stage * max(1, mbarrier_stages(insts) - 1)
 
 
-def _fused_epilogue(f, loops: list[IsaLoop], costs: list[InstCost], plan: list | None) -> str | None:
+def _fused_epilogue(f, loops: list[IsaLoop], costs: list[InstCost], plan: list | None) -> tuple[str | None, set]:
     """In a loop merged from a flatten=True nest, the epilogue (a block the loop branches over that stores: UTMASTG,
     STG) runs once per outer iteration, not per merged one: its costs are scaled by outer / merged trips."""
     fused = next((t for t in plan or [] if t.fused_outer_trips and t.trips), None)
     if fused is None:
-        return None
+        return None, set()
     ratio = fused.fused_outer_trips / fused.trips
     scaled: set[int] = set()
     for lp in loops:
@@ -346,12 +346,43 @@ def _fused_epilogue(f, loops: list[IsaLoop], costs: list[InstCost], plan: list |
         for key in ("issue", "valu", "matrix", "chain", "lds_bytes", "load_bytes", "store_bytes"):
             setattr(c, key, getattr(c, key) * ratio)
     if not scaled:
-        return None
+        return None, scaled
     return (
         f"a flatten=True loop: its epilogue ({len(scaled)} instructions the merged loop branches over, with its "
         f"stores) counted once per tile: x{ratio:.4f} per merged iteration ({fused.fused_outer_trips:g} tiles / "
         f"{fused.trips:g} iterations)"
-    )
+    ), scaled
+
+
+_WG_WAIT_RE = re.compile(r"gsb0\s*,\s*(0x[0-9a-fA-F]+|\d+)")
+
+
+def wgmma_groups(insts: list[SassInst], members: list[int]) -> tuple[int, int, int]:
+    """(wgmma groups, their waits, the waits that drain every group) in ``members``: a group is the HGMMAs up to
+    the one that commits it (operand ``gsb0``); ``WARPGROUP.DEPBAR.LE gsb0, N`` waits until at most N groups are
+    outstanding, so N = 0 leaves the tensor pipe empty before the warpgroup issues again."""
+    groups = sum(1 for n in members if insts[n].is_mma and "GMMA" in insts[n].opcode and "gsb0" in insts[n].operands)
+    waits = [_WG_WAIT_RE.search(insts[n].operands) for n in members if insts[n].opcode.startswith("WARPGROUP.DEPBAR")]
+    return groups, len(waits), sum(1 for w in waits if w and int(w.group(1), 0) == 0)
+
+
+def _wgmma_note(insts: list[SassInst], work: WaveWork, loops: list[IsaLoop], once: set) -> str | None:
+    """What the hot loop's wgmma groups and waits do, when each wait drains the pipe (not in the time); ``once``:
+    the instructions of a merged loop's epilogue (run once per tile, left out)."""
+    hot = next((li for li, lf in enumerate(work.loops) if lf.hot), None)
+    if hot is None:
+        return None
+    groups, waits, drained = wgmma_groups(insts, sorted(loops[hot].members - once))
+    if not groups:
+        return None
+    text = f"wgmma: {groups} group(s) and {waits} wait(s) per hot-loop iteration"
+    if drained and drained >= groups:
+        return (
+            f"{text}, every group waited to completion (WARPGROUP.DEPBAR.LE gsb0, 0x0) before the next is issued: "
+            "the tensor pipe drains between groups, which the matrix term does not count (the device file has no "
+            "wgmma drain latency): the time may be longer"
+        )
+    return f"{text}, {drained} of them to completion: the next group is issued while one runs"
 
 
 def nvidia_wave_work(
@@ -375,7 +406,7 @@ def nvidia_wave_work(
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None
     costs = [inst_cost(i, m) for i in f.insts]
     add_tma_costs(f.insts, costs, waves_per_block, ttgir)
-    epilogue = _fused_epilogue(f, loops, costs, plan)
+    epilogue, once = _fused_epilogue(f, loops, costs, plan)
 
     def in_flight(members: list[int], loop: bool) -> tuple[float, bool]:
         flight, pipelined = _in_flight(f.insts, members, loop, m)
@@ -399,6 +430,9 @@ def nvidia_wave_work(
     )
     if epilogue:
         work.notes.append(epilogue)
+    wgmma = _wgmma_note(f.insts, work, loops, once)
+    if wgmma:
+        work.notes.append(wgmma)
     work.matrix_unit = "tensor"
     _local_bytes(work, f.insts, loops, m)
     return work, trips, peak
