@@ -161,3 +161,30 @@ def test_wgmma_groups_and_their_waits_are_read_from_the_sass(dumps, recorded):
     (k,) = read_variant(recorded / "pair.tmalongk.persist")
     p = predict_launch(k, device="h200")
     assert "wgmma: 1 group(s) and 1 wait(s) per hot-loop iteration, 0 of them to completion" in " ".join(p.notes)
+
+
+@pytest.mark.slow
+def test_a_warp_waits_for_a_wgmma_group_only_at_the_wait_that_drains_it(dumps, recorded):
+    from tools.predict.artifacts import read_variant
+    from tools.predict.nvidia import inst_cost, wgmma_chain
+
+    m = device_for("sm_90", "h200")
+    dep = m.value("dependent_issue_cycles")
+    # one HGMMA.64x256x16 of a warpgroup: 2 x 64 x 256 x 16 FLOP over its 4 warps at 1024 x 0.74 FLOP/clk per warp
+    group = 2 * 64 * 256 * 16 / 4 / (m.table("tensor_flops_per_cycle")["bf16"] / 4 * 0.74)
+    (k,) = read_variant(recorded / "pair.tmalongk.before")  # Triton 3.6: 4 groups per K step, each waited to 0
+    f = parse_sass(Path(k.final_isa).read_text())[0]
+    costs = [inst_cost(i, m) for i in f.insts]
+    wgmma_chain(f.insts, costs, dep)
+    (loop,) = find_loops(f)
+    body = range(loop.first, loop.last + 1)
+    waits = [costs[n].chain for n in body if f.insts[n].opcode.startswith("WARPGROUP.DEPBAR")]
+    assert waits == [pytest.approx(dep + group)] * 4
+    assert all(costs[n].chain == dep for n in body if f.insts[n].opcode.startswith("HGMMA"))
+    # Triton 3.9's persistent loop here: the wait keeps one group outstanding, committed an iteration earlier
+    f = _sass(dumps["persistent"])
+    costs = [inst_cost(i, m) for i in f.insts]
+    wgmma_chain(f.insts, costs, dep)
+    hot = max(find_loops(f), key=lambda lp: lp.last - lp.first)
+    kept = [n for n in range(hot.first, hot.last + 1) if "gsb0, 0x1" in f.insts[n].operands]
+    assert kept and all(costs[n].chain == dep for n in kept)

@@ -366,6 +366,29 @@ def wgmma_groups(insts: list[SassInst], members: list[int]) -> tuple[int, int, i
     return groups, len(waits), sum(1 for w in waits if w and int(w.group(1), 0) == 0)
 
 
+def wgmma_chain(insts: list[SassInst], costs: list[InstCost], dep: float) -> None:
+    """A warp's chain through asynchronous wgmma: an ``HGMMA`` only issues (``dep`` cycles), and a
+    ``WARPGROUP.DEPBAR.LE gsb0, N`` waits for the groups older than the newest N, the ones the walk (in address
+    order) has seen committed since the last wait. Waited to 0 right after its group, a wait takes the group's whole
+    tensor time; at N = 1 in a pipelined loop, the group it waits for was committed an iteration earlier and ran
+    while the warp issued (not charged). The matrix pipe's own time stays in ``matrix``."""
+    groups: list[float] = []
+    running = 0.0
+    for n, i in enumerate(insts):
+        if i.is_mma and "GMMA" in i.opcode:
+            running += costs[n].chain
+            costs[n].chain = dep
+            if "gsb0" in i.operands:
+                groups.append(running)
+                running = 0.0
+        elif i.opcode.startswith("WARPGROUP.DEPBAR"):
+            hit = _WG_WAIT_RE.search(i.operands)
+            keep = int(hit.group(1), 0) if hit else 0
+            waited = groups[: max(0, len(groups) - keep)]
+            costs[n].chain += sum(waited)
+            groups = groups[len(waited) :]
+
+
 def _wgmma_note(insts: list[SassInst], work: WaveWork, loops: list[IsaLoop], once: set) -> str | None:
     """What the hot loop's wgmma groups and waits do, when each wait drains the pipe (not in the time); ``once``:
     the instructions of a merged loop's epilogue (run once per tile, left out)."""
@@ -406,6 +429,7 @@ def nvidia_wave_work(
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None
     costs = [inst_cost(i, m) for i in f.insts]
     add_tma_costs(f.insts, costs, waves_per_block, ttgir)
+    wgmma_chain(f.insts, costs, m.value("dependent_issue_cycles"))
     epilogue, once = _fused_epilogue(f, loops, costs, plan)
 
     def in_flight(members: list[int], loop: bool) -> tuple[float, bool]:
