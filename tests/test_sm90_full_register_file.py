@@ -85,3 +85,29 @@ def test_sass_spill_bytes_are_what_ptxas_v_reports(wide, tmp_path):
     (f,) = sass.parse_sass(write_sass(cubin, tmp_path / "again.sass").read_text())
     assert sass.local_memory_bytes(f.insts) == (info["spill_stores"], info["spill_loads"])
     assert info["spill_stores"] > 0
+
+
+def test_a_recorded_cubin_gets_its_spill_bytes_from_its_sass(wide, tmp_path):
+    # the GPU machine's variant folder (benchmarks/predict_data/FORMAT.md): its cubin and SASS, no ptxas log
+    import json
+    import shutil
+
+    from tools.predict.artifacts import read_variant
+
+    for key in ("cubin", "sass"):
+        src = wide.binary if key == "cubin" else wide.final_isa
+        shutil.copy(src, tmp_path / f"kernel.{key}")
+    launch = {"kernel": "wide_softmax", "grid": [1], "num_warps": 4, "shared": 0,
+              "files": {"cubin": "kernel.cubin", "sass": "kernel.sass"}}  # fmt: skip
+    (tmp_path / "meta.json").write_text(json.dumps({"format": 1, "launches": [launch]}))
+    (k,) = read_variant(tmp_path, "sm_90")
+    # the same 776 B stored / 784 B loaded dump-ir reads from this SASS (registers from the cubin: no figure given)
+    assert (k.resources.registers_per_thread, k.resources.spill_store_bytes, k.resources.spill_load_bytes) == (
+        255,
+        776,
+        784,
+    )
+    launch["registers"] = 255  # the profiler's register figure: the spills still come from the SASS
+    (tmp_path / "meta.json").write_text(json.dumps({"format": 1, "launches": [launch]}))
+    (k,) = read_variant(tmp_path, "sm_90")
+    assert (k.resources.spill_store_bytes, k.resources.spill_load_bytes) == (776, 784)

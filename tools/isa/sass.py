@@ -198,13 +198,41 @@ def parse_sass(text: str) -> list[SassFunction]:
     return [f for f in funcs if f.insts]
 
 
+# the barrier waits a warp retries until its phase flips (mbarrier try_wait on sm_90: TMA and wgmma pipelines)
+_WAIT_ROOTS = ("SYNCS", "BRA", "NOP", "NANOSLEEP", "YIELD", "WARPSYNC")
+
+
+def _spin_wait(f: SassFunction, first: int, last: int) -> bool:
+    """A loop that only retries an mbarrier wait (``SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR13+0x34000], R21`` then
+    ``@!P0 BRA`` back to it): a wait for a TMA copy or another warp, not an iteration of the program's work."""
+    body = f.insts[first : last + 1]
+    return any(i.root == "SYNCS" for i in body) and all(i.root in _WAIT_ROOTS for i in body)
+
+
+def _slow_path_return(f: SassFunction, first: int, last: int) -> bool:
+    """An unconditional ``BRA`` back from an out-of-line block placed after ``EXIT`` (ptxas moves a wait's retry
+    there): the instruction before its target branches forward into that block, so the backward branch returns to
+    the fall-through point, it closes no loop."""
+    back = f.insts[last]
+    if back.text.lstrip().startswith("@") or first == 0:
+        return False
+    before = f.insts[first - 1]
+    stub = f.labels.get(before.target) if before.target else None
+    if stub is None or not first < stub <= last:
+        return False
+    return any(i.root == "EXIT" for i in f.insts[first:stub])
+
+
 def find_loops(f: SassFunction) -> list[SassLoop]:
     """Loops from backward branches (target at or before the branch), outermost first; the ``BRA`` to itself after
-    ``EXIT`` is padding, not a loop."""
+    ``EXIT`` is padding, not a loop, and neither is an mbarrier wait's retry (``_spin_wait``) or the branch back
+    from its out-of-line block (``_slow_path_return``)."""
     spans = set()
     for i in f.insts:
         if i.target and i.target in f.labels and f.labels[i.target] < i.index:
-            spans.add((f.labels[i.target], i.index))
+            span = (f.labels[i.target], i.index)
+            if not (_spin_wait(f, *span) or _slow_path_return(f, *span)):
+                spans.add(span)
     out = []
     for s in sorted(spans):
         depth = 1 + sum(1 for o in spans if o != s and o[0] <= s[0] and s[1] <= o[1])

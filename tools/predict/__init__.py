@@ -31,6 +31,7 @@ from tools.predict.evidence import (
 from tools.predict.floors import launch_floors
 from tools.predict.flydsl_launch import flydsl_called_launch, flydsl_launch
 from tools.predict.kinds import kind_band, kind_of
+from tools.predict.loops import fused_loops, stated_assumptions, stated_plan
 from tools.predict.model import LaunchShape, predict
 
 __all__ = [
@@ -167,6 +168,8 @@ def _trip_plan(k: KernelDump, grid: list[int] | None):
         return None, "the launch's argument values were not recorded"
     if ttir is not None and ttir.exists():
         loops, detail = ttir_loops(ttir.read_text(), _scalars(k), grid, tensors=_tensor_values(k))
+        ttgir = _stage(k, "ttgir")  # a flatten=True nest: the loops the compiler merged it into
+        loops, detail = fused_loops(ttir.read_text(), ttgir, _scalars(k), grid, _tensor_values(k)) or (loops, detail)
     else:
         loops, detail = flydsl_loops(origin.read_text(errors="replace"), k.name, k.launch.arguments, grid)
         if loops is None:
@@ -239,7 +242,9 @@ def _wave_work(k: KernelDump, text: str, m: Machine, plan, default: float, waves
         return amd_wave_work(text, k.name, k.arch, m, plan, default, waves_per_block)
     from tools.predict.nvidia import nvidia_wave_work
 
-    return nvidia_wave_work(text, k.name, m, plan, default, waves_per_block)
+    ttgir = _stage(k, "ttgir")
+    ttgir_text = ttgir.read_text() if ttgir is not None and ttgir.exists() else None
+    return nvidia_wave_work(text, k.name, m, plan, default, waves_per_block, ttgir_text)
 
 
 def _undetermined(k: KernelDump, m: Machine, why: str, grid=None, programs=None, threads=None) -> LaunchPrediction:
@@ -269,13 +274,14 @@ def predict_launch(
     trips: float | None = None,
     executed: dict | None = None,
     unique_bytes: int | None = None,
+    loop_trips: dict[str, float] | None = None,
 ) -> LaunchPrediction:
     """The predicted time of one compiled kernel's launch (its KernelDump.launch) on ``device`` (default: the
     architecture's usual device). Trips per loop from evidence, in order: ``executed`` (this launch's loop counts
     from the CPU engine, ``executed_trips``), the loop bounds on the example arguments (Triton) or on the recorded
     @flyc.jit call (FlyDSL); a loop neither gives runs ``trips`` times per enclosing iteration (stated), else once,
     and the evidence is an ``assumption`` when the hot loop is such a loop. ``unique_bytes``: the launch's tensors'
-    bytes, stated, where its arguments were not recorded (a CUDA launch)."""
+    bytes, stated, where its arguments were not recorded (a CUDA launch). ``loop_trips``: by loop name, stated trips."""
     m = device_for(k.arch, device)
     notes: list[str] = []
     grid = k.launch.grid if k.launch else None
@@ -310,6 +316,8 @@ def predict_launch(
         plan, plan_detail = _trip_plan(k, grid)
         if executed and executed.get("skipped"):
             notes.append(executed["skipped"])
+    plan, stated_lines = stated_plan(k.name, plan, loop_trips)  # --trips LINE=N over the evidence
+    plan_detail += "".join(f"; {line}" for line in stated_lines)
     # evidence first (issue 22: the CPU engine, then the loop bounds); a stated --trips only where neither gives them
     default = float(trips) if trips else DEFAULT_TRIPS
     stated = f"--trips {trips:g} (stated)" if trips else f"{default:g} iteration per loop assumed"
@@ -378,6 +386,7 @@ def predict_launch(
     rests += atomic_assumptions(
         bool(atomics and atomics.data_dependent), atomics.updates if atomics and atomics.us is None else 0.0, m.name
     )
+    rests += stated_assumptions(stated_lines)
     rests += unroll_assumptions(work.notes)
     rests += asm_assumptions(ttir.read_text() if ttir is not None and ttir.exists() else None)
     if atomics is None and not is_amd(k.arch):  # no TTIR (a CUDA kernel): its atomics are read from the SASS
@@ -447,11 +456,13 @@ def predict_kernels(
     device: str | None = None,
     trips: float | None = None,
     executed: list[dict] | None = None,
+    loop_trips: dict[str, float] | None = None,
 ) -> list[LaunchPrediction]:
     """Each launch of a call, in order (``executed``: one entry per launch from ``executed_trips``)."""
     normalize_arch(arch)
     runs = executed or [{} for _ in kernels]
-    return [predict_launch(k, device=device, trips=trips, executed=e) for k, e in zip(kernels, runs, strict=True)]
+    kw = {"device": device, "trips": trips, "loop_trips": loop_trips}  # loop_trips: tools.predict.loops.loop_names
+    return [predict_launch(k, executed=e, **kw) for k, e in zip(kernels, runs, strict=True)]
 
 
 def total_of(launches: list[LaunchPrediction]) -> tuple[float | None, str | None]:

@@ -77,6 +77,8 @@ def _arch_of(files: dict[str, Path], folder: Path, default: str | None) -> str:
 
 
 def _resources(launch: dict, arch: str, files: dict[str, Path], threads: int, name: str) -> Resources:
+    from tools.frontends.nvidia import add_sass_spills
+
     shared = int(launch.get("shared") or 0)
     regs = launch.get("registers")
     if regs is None and "cubin" in files:
@@ -84,11 +86,12 @@ def _resources(launch: dict, arch: str, files: dict[str, Path], threads: int, na
 
         res = nvidia_resources(files["cubin"], name, arch, threads, dynamic_smem_bytes=shared)
         if res.occupancy_warps_per_sm:
+            add_sass_spills(res, files.get("sass"), name)
             return res
     if regs is None:
         return Resources(notes=["registers unknown: no profiler figure and no readable cubin"])
     occ = nvidia_occupancy(arch, int(regs), 0, threads, shared)
-    return Resources(
+    res = Resources(
         registers_per_thread=int(regs),
         lds_bytes=shared or None,
         wavefront_size=32,
@@ -98,6 +101,8 @@ def _resources(launch: dict, arch: str, files: dict[str, Path], threads: int, na
         occupancy_reason=occ.reason,
         occupancy_limits=occ.limits,
     )
+    add_sass_spills(res, files.get("sass"), name)  # a recorded cubin's spills: Triton keeps no ptxas log
+    return res
 
 
 def _stages(files: dict[str, Path]) -> list[Stage]:

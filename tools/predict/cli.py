@@ -82,9 +82,11 @@ def predict_file(
     timeout: float = 600,
     frontend: str | None = None,
     call: str | None = None,
+    loop_trips: dict[str, float] | None = None,
 ) -> PredictResult:
     """What ``kernelpilot predict`` and the MCP tool run: every launch of ``source`` (and of ``baseline``, a file or
-    a git revision ``REV:PATH``); ``call``: the host function both run (``--call``, tools.callspec)."""
+    a git revision ``REV:PATH``); ``call``: the host function both run (``--call``, tools.callspec); ``loop_trips``:
+    iterations per program stated for loops by name (``--trips LINE=N``, tools.predict.loops.loop_names)."""
     from tools.limits import MAX_TIMEOUT_S, MAX_TRIPS, out_of_range
     from tools.predict import (
         band_of,
@@ -101,6 +103,10 @@ def predict_file(
         raise InputError(f"trips {trips:g} is outside (0, {MAX_TRIPS:g}]",
                          hint="give `kernelpilot predict --trips N` (MCP: trips) as the hot loop's iterations per "
                          "program, at most 10**9")  # fmt: skip
+    for name, n in (loop_trips or {}).items():
+        if n <= 0 or out_of_range(n, 0, MAX_TRIPS):
+            raise InputError(f"--trips {name}={n:g}: the count is outside (0, {MAX_TRIPS:g}]",
+                             hint="give the loop's iterations per program, at most 10**9")  # fmt: skip
     if timeout <= 0 or out_of_range(timeout, 0, MAX_TIMEOUT_S):
         raise InputError(f"timeout {timeout:g} s is outside (0, {MAX_TIMEOUT_S:g}] s",
                          hint="give `kernelpilot predict --timeout SECONDS` (MCP: timeout) within that range")  # fmt: skip
@@ -115,7 +121,7 @@ def predict_file(
             # runtime loops runs for minutes there)
             share = limit.left("running it on the CPU engine") * ENGINE_SHARE
             runs = executed_trips(path, kernels, karch, share, call) if is_file else None
-            got = predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs)
+            got = predict_kernels(kernels, arch=karch, device=device, trips=trips, executed=runs, loop_trips=loop_trips)
             limit.check(f"predicting {Path(src).name}")  # past it, what a stopped child left is no evidence
         return got, karch
 
@@ -202,7 +208,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", metavar="B", help="a second kernel file or folder, or a git revision (HEAD:kernel.py): "
                    "predicted speedup of SOURCE over B")  # fmt: skip
     add_call_argument(p)
-    p.add_argument("--trips", type=float, help="hot-loop iterations per program when no evidence gives them")
+    p.add_argument("--trips", action="append", type=trips_value, metavar="N|LINE=N",
+                   help="N: hot-loop iterations per program where no evidence gives them; LINE=N (repeatable): the "
+                   "loop whose `for` is on source line LINE runs N iterations per program, over any evidence (loops "
+                   "inside it scale alike); a second loop the compiler made from the same line is LINE.2; an unknown "
+                   "name's error lists the loops there are")  # fmt: skip
     p.add_argument("--timeout", type=float, default=600,
                    help="seconds for the whole call (compiles, the CPU engine's trip run, the loop-bound evaluation, "
                    "the baseline); past it: an error")  # fmt: skip
@@ -210,13 +220,53 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the PredictResult model as JSON")
 
 
+def trips_value(text: str) -> tuple[str | None, float]:
+    """One ``--trips`` as argparse reads it: ``N`` → (None, N), ``LINE=N`` → (LINE, N); the count a finite number in
+    (0, MAX_TRIPS], checked while parsing (argparse.ArgumentTypeError, as the other numeric options are)."""
+    import math
+
+    from tools.errors import bounded
+    from tools.limits import MAX_TRIPS
+
+    name, sep, count = text.rpartition("=")
+    try:
+        n = float(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be N or LINE=N with N a number, got '{bounded(text, 40)}'") from None
+    if not math.isfinite(n):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got '{bounded(text, 40)}'")
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {bounded(text, 40)}")
+    if n > MAX_TRIPS:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_TRIPS:g}, got {bounded(text, 40)}")
+    if sep and not name.strip():
+        raise argparse.ArgumentTypeError(f"names no loop before '=', got '{bounded(text, 40)}'")
+    return (name.strip() if sep else None), n
+
+
+def parse_trips(values: list[tuple[str | None, float]] | None) -> tuple[float | None, dict[str, float]]:
+    """The ``--trips`` given (``trips_value`` each): (the one plain N, {LINE: N}); InputError for a second plain N."""
+    plain, named = None, {}
+    for name, n in values or []:
+        if name is None:
+            if plain is not None:
+                raise InputError(f"--trips {n:g}: a second plain count (already {plain:g})",
+                                 hint="give one --trips N; name other loops with --trips LINE=N")  # fmt: skip
+            plain = n
+        else:
+            named[name] = n
+    return plain, named
+
+
 def run(args: argparse.Namespace) -> int:
+    plain, named = parse_trips(args.trips)
     r = predict_file(
         args.source,
         args.arch,
         device=args.device,
         baseline=args.baseline,
-        trips=args.trips,
+        trips=plain,
+        loop_trips=named or None,
         timeout=args.timeout,
         frontend=args.frontend,
         call=args.call,

@@ -110,7 +110,9 @@ def inst_cost(i: SassInst, m: Machine) -> InstCost:
     dep = m.value("dependent_issue_cycles")
     if i.is_mma:
         per_sub = m.table("tensor_flops_per_cycle").get(_mma_dtype(_mma_text(i)), 1024) / m.value("issue_units_per_cu")
-        rate = per_sub * (1.0 if "GMMA" in i.opcode else m.value("legacy_mma_fraction"))
+        # wgmma: the table's rate, at the share a full load sustains where the device file measured it
+        sustained = m.figures["wgmma_sustained_fraction"][0] if "wgmma_sustained_fraction" in m.figures else 1.0
+        rate = per_sub * (sustained if "GMMA" in i.opcode else m.value("legacy_mma_fraction"))
         cyc = _mma_flops(i) / rate
         return InstCost(matrix=cyc, chain=cyc)
     if i.opcode.startswith(ALU_PREFIXES):
@@ -266,9 +268,175 @@ def find_function(funcs: list, kernel: str):
     raise LookupError(f"no SASS function for {kernel} among {len(funcs)} in the listing")
 
 
+_IMM_RE = re.compile(r"-?0x[0-9a-fA-F]+|-?\d+")
+_TMA_STORE_RE = re.compile(r"ttng\.async_tma_copy_local_to_global\b.*?!tt\.tensordesc<([\dx]+)x(\w+)")
+_ELEM_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "i32": 4, "i8": 1, "f64": 8, "i64": 8, "i16": 2}
+
+
+def _constant(insts: list[SassInst], idx: int, reg: str) -> int | None:
+    """The immediate the latest write of ``reg`` before instruction ``idx`` put there (``IMAD.MOV.U32 R8, RZ, RZ,
+    0xc000``, ``MOV R8, 0xc000``, ``UMOV UR4, 0xc000``); None when that write is not an immediate move."""
+    if _IMM_RE.fullmatch(reg):
+        return int(reg, 0)
+    for i in reversed(insts[:idx]):
+        parts = [p.strip() for p in i.operands.split(",")]
+        if not parts or parts[0] != reg:
+            continue
+        moves = i.root in ("MOV", "UMOV") or i.opcode.startswith("IMAD.MOV")
+        return int(parts[-1], 0) if moves and _IMM_RE.fullmatch(parts[-1]) else None
+    return None
+
+
+def expect_tx_bytes(insts: list[SassInst], idx: int) -> int:
+    """Bytes a ``SYNCS.ARRIVE.TRANS64`` (PTX ``mbarrier.arrive.expect_tx``) tells its barrier to wait for: the bytes
+    the TMA copies of one pipeline stage move (``cp.async.bulk.tensor`` / ``UTMALDG``: every box of that stage),
+    its last operand's constant; 0 for a plain arrival or a count not set by an immediate."""
+    i = insts[idx]
+    if not i.opcode.startswith("SYNCS.ARRIVE.TRANS64"):
+        return 0
+    last = i.operands.rsplit(",", 1)[-1].strip()
+    if last in ("RZ", "URZ"):
+        return 0
+    return max(0, _constant(insts, idx, last) or 0)
+
+
+def mbarrier_stages(insts: list[SassInst]) -> int:
+    """Pipeline stages of a TMA loop: the mbarriers the kernel initialises (``SYNCS.EXCH.64`` on distinct
+    addresses, one per shared-memory stage of Triton's num_stages)."""
+    return len({i.operands.split(",")[1].strip() for i in insts if i.opcode.startswith("SYNCS.EXCH.64")})
+
+
+def tma_store_boxes(ttgir: str | None) -> list[int]:
+    """Bytes of each TMA store's box (``ttng.async_tma_copy_local_to_global``, its tensor descriptor's block), in
+    program order: ``UTMASTG`` names no size in SASS."""
+    out = []
+    for dims, elem in _TMA_STORE_RE.findall(ttgir or ""):
+        n = 1
+        for d in dims.split("x"):
+            n *= int(d)
+        out.append(n * _ELEM_BYTES.get(elem, 4))
+    return out
+
+
+def add_tma_costs(insts: list[SassInst], costs: list[InstCost], waves_per_block: int, ttgir: str | None) -> None:
+    """TMA: each stage's expect-tx bytes as load bytes, each UTMASTG its box as store bytes. A TMA copy moves a
+    whole box for its program (one elected thread issues it), so each of the block's warps is charged its share."""
+    share = 1.0 / max(1, waves_per_block)
+    for n in range(len(insts)):
+        b = expect_tx_bytes(insts, n)
+        if b:
+            costs[n].load_bytes += b * share
+    boxes = tma_store_boxes(ttgir)
+    stores = [n for n, i in enumerate(insts) if i.root == "UTMASTG"]
+    for k, n in enumerate(stores):
+        box = boxes[k] if len(boxes) == len(stores) else (sum(boxes) / len(boxes) if boxes else 0)
+        costs[n].store_bytes += box * share
+
+
+def tma_in_flight(insts: list[SassInst], members: list[int], waves_per_block: int) -> float:
+    """Bytes of TMA loads a warp's share has in flight at its hot loop's barrier wait: the stages ahead of the one
+    it waits for (num_stages - 1 stages' boxes, Little's law over the pipeline)."""
+    per_stage = sum(expect_tx_bytes(insts, n) for n in members) / max(1, waves_per_block)
+    return per_stage * max(1, mbarrier_stages(insts) - 1)
+
+
+def _fused_epilogue(f, loops: list[IsaLoop], costs: list[InstCost], plan: list | None) -> tuple[str | None, set]:
+    """In a loop merged from a flatten=True nest, the epilogue (a block the loop branches over that stores: UTMASTG,
+    STG) runs once per outer iteration, not per merged one: its costs are scaled by outer / merged trips."""
+    fused = next((t for t in plan or [] if t.fused_outer_trips and t.trips), None)
+    if fused is None:
+        return None, set()
+    ratio = fused.fused_outer_trips / fused.trips
+    scaled: set[int] = set()
+    for lp in loops:
+        idx = sorted(lp.members)
+        if not any(f.insts[n].is_mma for n in idx):
+            continue
+        for n in idx:
+            i = f.insts[n]
+            end = f.labels.get(i.target) if i.root == "BRA" and i.target else None
+            if end is None or not n < end <= idx[-1]:
+                continue
+            block = range(n + 1, end)
+            if any(f.insts[j].root in ("UTMASTG", "STG", "ST") for j in block):
+                scaled.update(block)
+    for n in scaled:
+        c = costs[n]
+        for key in ("issue", "valu", "matrix", "chain", "lds_bytes", "load_bytes", "store_bytes"):
+            setattr(c, key, getattr(c, key) * ratio)
+    if not scaled:
+        return None, scaled
+    return (
+        f"a flatten=True loop: its epilogue ({len(scaled)} instructions the merged loop branches over, with its "
+        f"stores) counted once per tile: x{ratio:.4f} per merged iteration ({fused.fused_outer_trips:g} tiles / "
+        f"{fused.trips:g} iterations)"
+    ), scaled
+
+
+_WG_WAIT_RE = re.compile(r"gsb0\s*,\s*(0x[0-9a-fA-F]+|\d+)")
+
+
+def wgmma_groups(insts: list[SassInst], members: list[int]) -> tuple[int, int, int]:
+    """(wgmma groups, their waits, the waits that drain every group) in ``members``: a group is the HGMMAs up to
+    the one that commits it (operand ``gsb0``); ``WARPGROUP.DEPBAR.LE gsb0, N`` waits until at most N groups are
+    outstanding, so N = 0 leaves the tensor pipe empty before the warpgroup issues again."""
+    groups = sum(1 for n in members if insts[n].is_mma and "GMMA" in insts[n].opcode and "gsb0" in insts[n].operands)
+    waits = [_WG_WAIT_RE.search(insts[n].operands) for n in members if insts[n].opcode.startswith("WARPGROUP.DEPBAR")]
+    return groups, len(waits), sum(1 for w in waits if w and int(w.group(1), 0) == 0)
+
+
+def wgmma_chain(insts: list[SassInst], costs: list[InstCost], dep: float) -> None:
+    """A warp's chain through asynchronous wgmma: an ``HGMMA`` only issues (``dep`` cycles), and a
+    ``WARPGROUP.DEPBAR.LE gsb0, N`` waits for the groups older than the newest N, the ones the walk (in address
+    order) has seen committed since the last wait. Waited to 0 right after its group, a wait takes the group's whole
+    tensor time; at N = 1 in a pipelined loop, the group it waits for was committed an iteration earlier and ran
+    while the warp issued (not charged). The matrix pipe's own time stays in ``matrix``."""
+    groups: list[float] = []
+    running = 0.0
+    for n, i in enumerate(insts):
+        if i.is_mma and "GMMA" in i.opcode:
+            running += costs[n].chain
+            costs[n].chain = dep
+            if "gsb0" in i.operands:
+                groups.append(running)
+                running = 0.0
+        elif i.opcode.startswith("WARPGROUP.DEPBAR"):
+            hit = _WG_WAIT_RE.search(i.operands)
+            keep = int(hit.group(1), 0) if hit else 0
+            waited = groups[: max(0, len(groups) - keep)]
+            costs[n].chain += sum(waited)
+            groups = groups[len(waited) :]
+
+
+def _wgmma_note(insts: list[SassInst], work: WaveWork, loops: list[IsaLoop], once: set) -> str | None:
+    """What the hot loop's wgmma groups and waits do, when each wait drains the pipe (not in the time); ``once``:
+    the instructions of a merged loop's epilogue (run once per tile, left out)."""
+    hot = next((li for li, lf in enumerate(work.loops) if lf.hot), None)
+    if hot is None:
+        return None
+    groups, waits, drained = wgmma_groups(insts, sorted(loops[hot].members - once))
+    if not groups:
+        return None
+    text = f"wgmma: {groups} group(s) and {waits} wait(s) per hot-loop iteration"
+    if drained and drained >= groups:
+        return (
+            f"{text}, every group waited to completion (WARPGROUP.DEPBAR.LE gsb0, 0x0) before the next is issued: "
+            "the tensor pipe drains between groups, which the matrix term does not count (the device file has no "
+            "wgmma drain latency): the time may be longer"
+        )
+    return f"{text}, {drained} of them to completion: the next group is issued while one runs"
+
+
 def nvidia_wave_work(
-    sass_text: str, kernel: str, m: Machine, plan: list | None, default_trips: float, waves_per_block: int
+    sass_text: str,
+    kernel: str,
+    m: Machine,
+    plan: list | None,
+    default_trips: float,
+    waves_per_block: int,
+    ttgir: str | None = None,
 ) -> tuple[WaveWork, float, float]:
+    """One warp's work from the SASS of ``kernel``; ``ttgir``: the Triton GPU IR, for the boxes of TMA stores."""
     f = find_function(parse_sass(sass_text), kernel)
     loops = []
     for lp in find_loops(f):
@@ -279,6 +447,16 @@ def nvidia_wave_work(
         parents = [j for j, o in enumerate(loops) if j != i and lp.members < o.members]
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None
     costs = [inst_cost(i, m) for i in f.insts]
+    add_tma_costs(f.insts, costs, waves_per_block, ttgir)
+    wgmma_chain(f.insts, costs, m.value("dependent_issue_cycles"))
+    epilogue, once = _fused_epilogue(f, loops, costs, plan)
+
+    def in_flight(members: list[int], loop: bool) -> tuple[float, bool]:
+        flight, pipelined = _in_flight(f.insts, members, loop, m)
+        tma = tma_in_flight(f.insts, members, waves_per_block)
+        if not tma:
+            return flight, pipelined
+        return tma + (flight if any(f.insts[n].root in _GLOBAL_LOADS for n in members) else 0.0), loop
 
     def dependent_waits(members: list[int]) -> tuple[int, float]:
         waits, behind = dependent_loads(f.insts, sorted(members))  # a SASS loop body runs from its first address
@@ -290,10 +468,15 @@ def nvidia_wave_work(
         plan,
         default_trips,
         waves_per_block,
-        lambda members, loop: _in_flight(f.insts, members, loop, m),
+        in_flight,
         dependent_waits,
         threads=waves_per_block * int(m.value("wave_size")),
     )
+    if epilogue:
+        work.notes.append(epilogue)
+    wgmma = _wgmma_note(f.insts, work, loops, once)
+    if wgmma:
+        work.notes.append(wgmma)
     work.matrix_unit = "tensor"
     _local_bytes(work, f.insts, loops, m)
     return work, trips, peak

@@ -76,6 +76,8 @@ class _Node:
     accesses: list = field(default_factory=list)  # (elements, bytes per element) of each own load/store
     step: int | None = None
     matrix_flops_per_iter: int = 0
+    flatten: bool = False  # an scf.for marked {tt.flatten} (tl.range(..., flatten=True))
+    loc: str | None = None  # the location its closing line names (``#loc6`` or an inline ``"file":line:col``)
     gate_unknown: bool = False  # an scf.if whose condition the evaluation could not decide (a loaded value)
     nested: bool = False  # a loop with a loop inside: only then does the evaluation walk its iterations
     # the line parsed once for the evaluator (_prepared): it runs once per program and sampled iteration
@@ -98,6 +100,11 @@ class TtirLoop:
     # (elements, bytes per element) of each load/store of the loop body's own, per program (a scalar load: 1
     # element); tools.predict.work.lane_bytes reads what the program's lanes request from them
     accesses: tuple[tuple[int, int], ...] = ()
+    # a loop the compiler made by merging a ``tl.range(..., flatten=True)`` nest (``fused_loops``): the outer loop's
+    # iterations per program (the persistent program's tiles), each of which runs the epilogue once
+    fused_outer_trips: float | None = None
+    line: int | None = None  # the source line of its ``for`` (the scf.for's loc): how --trips names it
+    flatten: bool = False  # marked {tt.flatten}: tl.range(..., flatten=True), a nest the compiler merges
 
 
 def access_shape(type_text: str) -> tuple[int, int]:
@@ -107,6 +114,33 @@ def access_shape(type_text: str) -> tuple[int, int]:
         return math.prod(int(d) for d in m.group(1).split("x")), _elem_bytes(m.group(2))
     m = _SCALAR_PTR_RE.match(type_text.strip())
     return (1, _elem_bytes(m.group(1))) if m else (0, 0)
+
+
+_LOC_REF_RE = re.compile(r"\bloc\((#loc\d*|\"[^\"]*\":\d+:\d+)\)\s*$")
+_LOC_DEF_RE = re.compile(r"^(#loc\d*)\s*=\s*loc\((.*)\)\s*$", re.M)
+_LOC_LINE_RE = re.compile(r"\"[^\"]*\":(\d+):\d+")
+_LOC_ALIAS_RE = re.compile(r"#loc\d*")
+
+
+def loc_lines(text: str, refs: list[str | None]) -> list[int | None]:
+    """The source line each location reference names (``#loc6`` → ``#loc6 = loc("k.py":40:5)`` → 40), through
+    named and call-site locations (their first file location); None where none is found."""
+    defs = dict(_LOC_DEF_RE.findall(text))
+    out = []
+    for ref in refs:
+        line = None
+        for _ in range(16):
+            if ref is None:
+                break
+            body = defs.get(ref, ref)
+            hit = _LOC_LINE_RE.search(body)
+            if hit:
+                line = int(hit.group(1))
+                break
+            alias = _LOC_ALIAS_RE.search(body)
+            ref = alias.group(0) if alias and alias.group(0) != ref else None
+        out.append(line)
+    return out
 
 
 def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], list[_Node]]:
@@ -132,6 +166,10 @@ def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], lis
         if s.startswith("}"):
             if len(stack) == 1:
                 break
+            if parents[-1].is_for:
+                parents[-1].flatten = "tt.flatten" in s
+                ref = _LOC_REF_RE.search(raw)
+                parents[-1].loc = ref.group(1) if ref else None
             stack.pop()
             parents.pop()
             if s.endswith("{"):  # "} else {"
@@ -438,6 +476,7 @@ def ttir_loops(
         _run(root, dict(env_base), pid, g, counts, 1.0, most)
         per_program.append(counts)
     gated = _gate_stores(root, args)
+    lines = loc_lines(text, [n.loc for n in loops])
     out = []
     for li, node in enumerate(loops):
         vals = [c[li] for c in per_program]
@@ -452,6 +491,8 @@ def ttir_loops(
                 node.matrix_flops_per_iter,
                 gated.get(li),
                 tuple(node.accesses),
+                line=lines[li],
+                flatten=node.flatten,
             )
         )
     detail = f"scf.for bounds evaluated on the example arguments for {len(per_program)} of {programs} programs"
