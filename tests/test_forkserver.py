@@ -169,3 +169,14 @@ def test_the_server_and_its_children_die_with_their_caller(tmp_path):
     finally:
         p.kill()
         p.wait()
+
+
+def test_a_server_killed_by_sigterm_takes_its_children_and_the_caller_sees_them_killed(probe):
+    env = {**os.environ, "PYTHONPATH": str(probe)}
+    proc = forkserver.spawn([sys.executable, "-m", "kp_fork_probe", "sleep"], env, str(probe))
+    server = forkserver._SERVERS[forkserver._key(env)].proc
+    server.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == -signal.SIGKILL
+    proc.release()
+    assert server.wait(timeout=20) == 128 + signal.SIGTERM
+    assert not _alive(proc.pid)

@@ -382,10 +382,16 @@ def _status(pid: int) -> int | None:
     return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
 
 
+def _terminated(signum, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
 def serve(control_fd: int, preload: list[str]) -> None:
     """The server's loop (see the module's docstring)."""
     _SERVER_PYTHONPATH.update(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ends when its caller closes the control socket
+    signal.signal(signal.SIGTERM, _terminated)  # or on a kill: what it forked goes with it (the finally below)
+    signal.signal(signal.SIGHUP, _terminated)
     for name in preload:
         try:
             __import__(name)
