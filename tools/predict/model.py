@@ -95,6 +95,25 @@ def local_dram_share(reuse_bytes: float, l2_bytes: float) -> float:
     return max(0.0, 1.0 - l2_bytes / reuse_bytes) if reuse_bytes > 0 else 0.0
 
 
+def closed_round_us(think_us: float, demand_us: float, customers: int) -> float:
+    """The time one SM takes to run ``customers`` resident blocks once each, when every block alternates between a
+    phase that needs no DRAM bandwidth (``think_us``: its chain of latency waits and dependent issue) and its DRAM
+    transfer (``demand_us``: its bytes at the SM's share of the achievable bandwidth), the blocks queueing for that
+    share. Exact mean-value analysis of a closed network of one delay station and one FCFS server (Reiser and
+    Lavenberg, J. ACM 27(2), 1980; Lazowska et al., Quantitative System Performance, 1984, ch. 6): with one block
+    nothing overlaps (think + demand); as blocks are added the SM's bandwidth is approached smoothly, never passed,
+    and the result is never below the hard bound max(think, customers x demand) of the old model."""
+    if customers < 1 or demand_us <= 0:
+        return think_us
+    queue = 0.0
+    throughput = 0.0
+    for n in range(1, customers + 1):
+        residence = demand_us * (1 + queue)
+        throughput = n / (think_us + residence)
+        queue = throughput * residence
+    return max(customers / throughput, think_us, customers * demand_us)
+
+
 def _us(cycles: float, m: Machine) -> float:
     return cycles / m.clock_hz * 1e6
 
@@ -172,6 +191,7 @@ def predict(
     total = 0.0
     tail_us = None
     local_dram = 0.0
+    overlap_lost = 0.0
     # every round but the last is full and the same: each kind is computed once and counted as often as it runs, so
     # the time taken does not grow with the grid (2**31-1 x 65535 x 65535 programs are ~10**16 rounds)
     for blocks, times in ((slots, rounds - 1), (shape.programs - (rounds - 1) * slots, 1)):
@@ -195,7 +215,12 @@ def predict(
         winner = max(round_terms, key=round_terms.get)
         for k, v in round_terms.items():
             terms[k] += v * times
-        total += round_terms[winner] * times
+        # a round's latency chain and its DRAM transfer overlap only as far as other resident blocks fill the gaps
+        # (a pipelined hot loop keeps the next iteration's loads in flight while it waits: two customers a block)
+        customers = per_cu * (2 if work.pipelined else 1)
+        memory = closed_round_us(round_terms["memory_latency"], round_terms["hbm_bandwidth"] / customers, customers)
+        overlap_lost += (memory - max(round_terms["memory_latency"], round_terms["hbm_bandwidth"])) * times
+        total += max(round_terms[winner], memory) * times
         if times == 1 and rounds > 1 and blocks < slots:
             tail_us = round_terms[winner]
     if uneven:
@@ -228,6 +253,11 @@ def predict(
     in_flight_cu = resident * work.in_flight_bytes
     active = min(cus, shape.programs)
     little_bw = active * in_flight_cu / (latency / m.clock_hz) if in_flight_cu else None
+    if overlap_lost > 0.02 * total:
+        work.notes.append(
+            f"latency and DRAM transfer overlap only partly with {g} resident block(s) per SM: +{overlap_lost:.1f} us "
+            "over the larger of the two (closed queueing, model.closed_round_us)"
+        )
     if local_dram:
         work.notes.append(
             f"local memory: {local_dram / 1e6:.1f} MB of the spill traffic reaches DRAM (its lines are evicted from "
