@@ -162,11 +162,11 @@ def predict(
         reuse = waves_r * (streamed * dram_share + work.local_frame_bytes)
         return waves_r * per_wave["local"] * local_dram_share(reuse, l2_capacity)
 
-    def chain_us(blocks: int, chain_trips: float) -> float:
+    def chain_us(blocks: int, chain_trips: float, idle: bool = False) -> float:
         """One wave's chain in a round of ``blocks`` resident blocks: its loads wait the latency once per in-flight
         window. The latency is the loaded DRAM latency, or longer when the round's warps together keep more bytes in
         flight than the L2 serves in that time (Little's law: a request queues behind the others)."""
-        lat = latency
+        lat = m.value("dram_latency_cycles") if idle else latency
         if l2_per_cycle:
             lat = max(lat, blocks * wpb * work.in_flight_bytes / l2_per_cycle)
         load_iter = work.load_bytes_iter
@@ -216,9 +216,12 @@ def predict(
         for k, v in round_terms.items():
             terms[k] += v * times
         # a round's latency chain and its DRAM transfer overlap only as far as other resident blocks fill the gaps
-        # (a pipelined hot loop keeps the next iteration's loads in flight while it waits: two customers a block)
+        # (a pipelined hot loop keeps the next iteration's loads in flight while it waits: two customers a block).
+        # The chain waits the idle DRAM latency here: the queueing that makes the loaded latency longer is what the
+        # closed network computes (the loaded-latency chain stays a bound of its own, the round's memory_latency)
         customers = per_cu * (2 if work.pipelined else 1)
-        memory = closed_round_us(round_terms["memory_latency"], round_terms["hbm_bandwidth"] / customers, customers)
+        think = chain_us(blocks, round_trips, idle=True)
+        memory = closed_round_us(think, round_terms["hbm_bandwidth"] / customers, customers)
         overlap_lost += (memory - max(round_terms["memory_latency"], round_terms["hbm_bandwidth"])) * times
         total += max(round_terms[winner], memory) * times
         if times == 1 and rounds > 1 and blocks < slots:
