@@ -544,9 +544,7 @@ def kept(name: str, families: set[str] | None) -> bool:
     return families is None or fam is None or fam in families
 
 
-def merged(
-    datas: list[Path], families: set[str] | None = None
-) -> tuple[dict[str, Path], list[dict], list[dict], list]:
+def merged(datas: list[Path], families: set[str] | None = None) -> tuple[dict[str, Path], list[dict], list[dict], list]:
     """(variant -> folder, pairs, each data set's header, failures) over the unpacked data folders in order: a later
     set's variant replaces an earlier one of the same name, a later pair (same before/after) replaces the earlier.
     ``families``: keep only those families' generated variants and the pairs among them (the others are neither

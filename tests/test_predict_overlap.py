@@ -5,8 +5,6 @@ moving but differ in how many blocks an SM holds are no longer predicted the sam
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tools.dump_ir.dump import dump_ir

@@ -7,7 +7,11 @@ Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks ru
   * HBM: the round's DRAM bytes / achievable bandwidth (hbm_bandwidth);
   * L2: every byte the round requests (re-reads included) and its local-memory traffic / the L2's bandwidth
     (l2_bandwidth; devices whose machine file states ``l2_bytes_per_cycle``);
-  * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds).
+  * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds);
+  * and no less than the chain and the HBM transfer overlapped as far as the SM's resident blocks let them: each block
+    alternates between its latency chain (at the idle DRAM latency) and its transfer at the SM's share of the
+    bandwidth, queueing for it (``closed_round_us``, mean-value analysis): one block per SM overlaps nothing, many
+    approach the hard max of the two.
 A launch also takes at least its blocks / the rate the GPU starts blocks at (block_launch; devices whose machine
 file states ``block_launch_per_cycle``): a grid of many tiny blocks is bound by block scheduling. It also takes at
 least the time its programs' same-address atomics take, applied one after another (atomic_contention; devices whose
