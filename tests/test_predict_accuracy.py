@@ -159,7 +159,8 @@ def test_the_spilling_rmsnorm_sends_the_spills_evicted_from_l2_to_dram(data):
     assert local == 40192
     extra = sum(w * local * max(0.0, 1 - 52428800 / (w * (stream + frame))) for w in [1056] * 7 + [800])
     assert p.figures.bytes_moved == pytest.approx(536903680 + extra, rel=1e-12)
-    assert p.bound == "hbm_bandwidth" and p.predicted_us == pytest.approx(233.0, abs=0.05)
+    # (233.0 before model.closed_round_us: its one-warp rounds overlap their chain and transfer slightly less)
+    assert p.bound == "hbm_bandwidth" and p.predicted_us == pytest.approx(233.06, abs=0.05)
     ref = predict_launch(_kernel(data, "task.rmsnorm-spills.reference"), device="h100")
     assert ref.figures.local_bytes is None and ref.predicted_us == pytest.approx(188.2, abs=0.05)
 

@@ -63,6 +63,9 @@ class WaveWork:
     chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
     in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
     pipelined: bool = False  # the hot loop's first wait retires a load of the previous iteration (runs ahead)
+    # the block's warps wait on one another between their DRAM phases (a barrier; nvidia.py block_synced): the block,
+    # not each warp, is what takes turns at the SM's bandwidth (closed_round_us)
+    block_synced: bool = False
     # DRAM latencies one hot-loop iteration waits in series beyond its first window, because a load's address comes
     # from another global load issued in the same iteration (a block-table entry, then the block it names); 0 when
     # every load of an iteration is independent of the others. Filled by the vendor modules (amd.py, nvidia.py).
@@ -220,10 +223,11 @@ def predict(
         for k, v in round_terms.items():
             terms[k] += v * times
         # a round's latency chain and its DRAM transfer overlap only as far as other resident blocks fill the gaps
-        # (a pipelined hot loop keeps the next iteration's loads in flight while it waits: two customers a block).
-        # The chain waits the idle DRAM latency here: the queueing that makes the loaded latency longer is what the
-        # closed network computes (the loaded-latency chain stays a bound of its own, the round's memory_latency)
-        customers = per_cu * (2 if work.pipelined else 1)
+        # (a customer is a block whose warps synchronise between their DRAM phases, else a warp; a pipelined hot loop
+        # keeps the next iteration's loads in flight while it waits: two customers). The chain waits the idle DRAM
+        # latency here: the queueing that makes the loaded latency longer is what the closed network computes (the
+        # loaded-latency chain stays a bound of its own, the round's memory_latency)
+        customers = per_cu * (1 if work.block_synced else wpb) * (2 if work.pipelined else 1)
         think = chain_us(blocks, round_trips, idle=True)
         memory = closed_round_us(think, round_terms["hbm_bandwidth"] / customers, customers)
         overlap_lost += (memory - max(round_terms["memory_latency"], round_terms["hbm_bandwidth"])) * times
