@@ -178,6 +178,9 @@ def predict(
             lat = max(lat, blocks * wpb * work.in_flight_bytes / l2_per_cycle)
         load_iter = work.load_bytes_iter
         flight = max(work.in_flight_bytes, 1.0)
+        if idle:  # the DRAM waits alone (the think time of closed_round_us)
+            iter_wait = lat * (load_iter / flight + work.dependent_waits_iter) if load_iter else 0.0
+            return _us((lat if work.load_bytes_once else 0) + chain_trips * iter_wait, m)
         if load_iter:
             windows = load_iter / flight
             iter_chain = lat * (windows + work.dependent_waits_iter) + (0 if work.pipelined else work.chain_cycles_iter)
