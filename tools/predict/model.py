@@ -9,7 +9,7 @@ Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks ru
     (l2_bandwidth; devices whose machine file states ``l2_bytes_per_cycle``);
   * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds);
   * and no less than the chain and the HBM transfer overlapped as far as the SM's resident blocks let them: each block
-    alternates between its latency chain (at the idle DRAM latency) and its transfer at the SM's share of the
+    alternates between its DRAM waits (at the idle DRAM latency) and its transfer at the SM's share of the
     bandwidth, queueing for it (``closed_round_us``, mean-value analysis): one block per SM overlaps nothing, many
     approach the hard max of the two.
 A launch also takes at least its blocks / the rate the GPU starts blocks at (block_launch; devices whose machine
@@ -227,9 +227,10 @@ def predict(
             terms[k] += v * times
         # a round's latency chain and its DRAM transfer overlap only as far as other resident blocks fill the gaps
         # (a customer is a block whose warps synchronise between their DRAM phases, else a warp; a pipelined hot loop
-        # keeps the next iteration's loads in flight while it waits: two customers). The chain waits the idle DRAM
-        # latency here: the queueing that makes the loaded latency longer is what the closed network computes (the
-        # loaded-latency chain stays a bound of its own, the round's memory_latency)
+        # keeps the next iteration's loads in flight while it waits: two customers). The think time is the chain's DRAM
+        # waits at the idle latency: the queueing that makes the loaded latency longer is what the closed network
+        # computes, and the issue chain overlaps other warps' transfers (the loaded-latency chain with its issue stays
+        # a bound of its own, the round's memory_latency)
         customers = per_cu * (1 if work.block_synced else wpb) * (2 if work.pipelined else 1)
         think = chain_us(blocks, round_trips, idle=True)
         memory = closed_round_us(think, round_terms["hbm_bandwidth"] / customers, customers)
