@@ -5,11 +5,15 @@ moving but differ in how many blocks an SM holds are no longer predicted the sam
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tools.dump_ir.dump import dump_ir
+from tools.isa.sass import parse_sass
 from tools.predict import predict_launch
 from tools.predict.model import closed_round_us
+from tools.predict.nvidia import block_synced, find_function
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n\n"
 
@@ -27,11 +31,18 @@ def rmsnorm_rows(x_ptr, w_ptr, y_ptr, M, N, ROWS: tl.constexpr, BLOCK: tl.conste
     tl.store(y_ptr + offs, (x * rstd[:, None] * w[None, :]).to(tl.bfloat16))
 
 
+@triton.jit
+def scale_copy(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
 def kernelpilot_entry():
     m, n = 16384, 4096
     x, w, y = torch.empty((m, n), dtype=torch.bfloat16), torch.empty(n, dtype=torch.bfloat16), torch.empty((m, n), dtype=torch.bfloat16)
     return [{"kernel": rmsnorm_rows, "args": (x, w, y, m, n), "kwargs": {"ROWS": r, "BLOCK": n, "num_warps": nw},
-             "grid": (m // r,)} for r, nw in ((8, 16), (1, 4))]
+             "grid": (m // r,)} for r, nw in ((8, 16), (1, 4))] + [
+            {"kernel": scale_copy, "args": (x, y), "kwargs": {"BLOCK": 4096, "num_warps": 4}, "grid": (m * n // 4096,)}]
 """
 
 
@@ -54,7 +65,11 @@ def test_one_customer_overlaps_nothing_and_many_approach_the_bandwidth_bound():
 def test_few_resident_blocks_of_one_memory_bound_problem_are_predicted_slower(tmp_path):
     path = tmp_path / "rmsnorm.py"
     path.write_text(HEADER + RMSNORM)
-    big, small = (predict_launch(k, device="h200") for k in dump_ir(path, "sm_90").kernels)
+    kernels = dump_ir(path, "sm_90").kernels
+    big, small, _ = (predict_launch(k, device="h200") for k in kernels)
+    # the row's sum synchronises a block's warps (a BAR between its loads and its stores); the copy's warps do not
+    synced = [block_synced(find_function(parse_sass(Path(k.final_isa).read_text()), k.name).insts, []) for k in kernels]
+    assert synced == [True, True, False]
     fb, fs = big.figures, small.figures
     assert fb.bytes_moved == pytest.approx(fs.bytes_moved, rel=0.01)  # the same bytes either way
     assert fb.resident_blocks_per_cu < fs.resident_blocks_per_cu
