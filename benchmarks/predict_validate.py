@@ -532,30 +532,46 @@ def _errors_by_bound(rows: list[Row]) -> dict[str, list[float]]:
 _DATA_KEYS = ("device", "triton", "torch", "cuda", "date", "timer", "calls")
 
 
-def merged(datas: list[Path]) -> tuple[dict[str, Path], list[dict], list[dict], list]:
+def gen_family(name: str) -> str | None:
+    """The generated corpus's family of a variant name ('gen.FAMILY.PROBLEM.DESIGN'); None for any other variant."""
+    parts = name.split(".")
+    return parts[1] if len(parts) >= 3 and parts[0] == "gen" else None
+
+
+def kept(name: str, families: set[str] | None) -> bool:
+    """Whether ``--family`` keeps a variant: every non-generated one, and the generated ones of the named families."""
+    fam = gen_family(name)
+    return families is None or fam is None or fam in families
+
+
+def merged(datas: list[Path], families: set[str] | None = None) -> tuple[dict[str, Path], list[dict], list[dict], list]:
     """(variant -> folder, pairs, each data set's header, failures) over the unpacked data folders in order: a later
-    set's variant replaces an earlier one of the same name, a later pair (same before/after) replaces the earlier."""
+    set's variant replaces an earlier one of the same name, a later pair (same before/after) replaces the earlier.
+    ``families``: keep only those families' generated variants and the pairs among them (the others are neither
+    predicted nor read: held out by construction)."""
     folders: dict[str, Path] = {}
     pairs: dict[tuple[str, str], dict] = {}
     headers, failed = [], []
     for data in datas:
         manifest = read_manifest(data)
         headers.append({k: manifest.get(k) for k in _DATA_KEYS} | {"variants": len(manifest["variants"])})
-        failed += manifest.get("failed") or []
+        failed += [f for f in manifest.get("failed") or [] if kept(str(f.get("variant", "")), families)]
         for name in manifest["variants"]:
-            folders[name] = data / name
+            if kept(name, families):
+                folders[name] = data / name
         for p in manifest["pairs"]:
-            pairs[(p["before"], p["after"])] = p
+            if kept(p["before"], families) and kept(p["after"], families):
+                pairs[(p["before"], p["after"])] = p
     return folders, list(pairs.values()), headers, failed
 
 
-def validate(data: Path | list[Path], device: str) -> dict:
-    """Predict every variant of the unpacked data folder(s) ``data`` (merged in order, see ``merged``); the rows,
-    pairs and summary (JSON-ready)."""
+def validate(data: Path | list[Path], device: str, families: set[str] | None = None) -> dict:
+    """Predict every variant of the unpacked data folder(s) ``data`` (merged in order, see ``merged``; ``families``
+    keeps only those generated families); the rows, pairs and summary (JSON-ready)."""
     from tools.isa.machines import machine
 
     m = machine(device)
-    folders, pair_list, headers, failed = merged(data if isinstance(data, list) else [data])
+    folders, pair_list, headers, failed = merged(data if isinstance(data, list) else [data], families)
     rows: dict[str, Row] = {}
     for name, folder in folders.items():
         if not (folder / "meta.json").is_file():
@@ -881,7 +897,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", metavar="OUT", help="also write the rows, pairs and summary to this JSON file")
     ap.add_argument("--device", default="h100", help="the device model to predict for (tools/isa/machines/*.yaml)")
+    ap.add_argument(
+        "--family",
+        action="append",
+        metavar="NAME",
+        help="keep only this generated family's variants and pairs (repeatable); the others are not predicted",
+    )
     args = ap.parse_args(argv)
+    families = set(args.family) if args.family else None
     try:
         missing = predictor_missing()
         if missing:
@@ -891,11 +914,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         with ExitStack() as stack:
             datas = [stack.enter_context(open_data(d)) for d in args.data]
-            report = validate(datas, args.device)
+            report = validate(datas, args.device, families)
     except KernelpilotError as exc:
         print(exc.render(), file=sys.stderr)
         return 2
     report["data"]["source"] = " + ".join(str(d) for d in args.data)
+    report["families_kept"] = sorted(families) if families else None
     for header, d in zip(report["datasets"], args.data, strict=True):
         header["source"] = str(d)
     print(render(report))

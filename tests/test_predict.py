@@ -245,9 +245,10 @@ def test_spills_reloaded_after_the_l2_turned_over_are_dram_traffic():
     assert extra == pytest.approx(44.9e6, rel=1e-3) and any("44.9 MB of the spill traffic" in n for n in p.notes)
     assert p.bound == q.bound == "hbm_bandwidth"
     assert p.figures.hbm_us == pytest.approx((536903680 + extra) / 2900e9 * 1e6, rel=1e-9)  # 2.9 TB/s
-    # the 8-warp version has no local memory: only its tensors' bytes, and it is now predicted faster
+    # the 8-warp version has no local memory: only its tensors' bytes, and it is now predicted faster (1.082x before
+    # the closed-queueing overlap of model.closed_round_us, which costs the 8-warp twin some of its gain)
     assert q.figures.bytes_moved == 536903680 and q.figures.local_bytes is None
-    assert p.predicted_us / q.predicted_us == pytest.approx(1.082, abs=1e-3)
+    assert p.predicted_us / q.predicted_us == pytest.approx(1.070, abs=1e-3)
 
 
 def test_a_spill_whose_reuse_fits_the_l2_stays_there():

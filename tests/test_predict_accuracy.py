@@ -161,7 +161,10 @@ def test_the_spilling_rmsnorm_sends_the_spills_evicted_from_l2_to_dram(data):
     assert p.figures.bytes_moved == pytest.approx(536903680 + extra, rel=1e-12)
     assert p.bound == "hbm_bandwidth" and p.predicted_us == pytest.approx(233.0, abs=0.05)
     ref = predict_launch(_kernel(data, "task.rmsnorm-spills.reference"), device="h100")
-    assert ref.figures.local_bytes is None and ref.predicted_us == pytest.approx(188.2, abs=0.05)
+    # 188.2 before model.closed_round_us: two 16-warp blocks per SM that synchronise (the row's sum) between their
+    # load and their store overlap their DRAM waits and transfers only partly (measured 182.4: the H100's achievable
+    # bandwidth was calibrated under the hard max, which absorbed that loss)
+    assert ref.figures.local_bytes is None and ref.predicted_us == pytest.approx(196.94, abs=0.05)
 
 
 def test_the_fir_ring_fits_the_l2_and_stays_l2_traffic(data):

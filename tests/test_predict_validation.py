@@ -257,3 +257,18 @@ def test_a_triton_loop_bounded_by_loaded_data_takes_the_tasks_stated_flop(tmp_pa
     # a Triton task whose loops have evidence keeps it
     (scan,) = rows["task.open-nv-linear-scan.baseline"]["launches"]
     assert scan["trips"] == "loop-bounds"
+
+
+@pytest.mark.slow
+def test_family_keeps_only_the_named_generated_families_and_their_pairs():
+    # the generated corpus's first part (benchmarks/predict_data/h200-2026-12-02-gen-1.tgz): names only, nothing predicted
+    assert pv.gen_family("gen.argmax.f32_8192x4096.row_w2") == "argmax" and pv.gen_family("task.x.baseline") is None
+    assert pv.kept("task.x.baseline", {"argmax"}) and not pv.kept("gen.colsum.p.d", {"argmax"})
+    with pv.open_data(REPO / "benchmarks" / "predict_data" / "h200-2026-12-02-gen-1.tgz") as data:
+        every, every_pairs, _, _ = pv.merged([data])
+        folders, pairs, _, failed = pv.merged([data], {"colsum", "rmsnorm_fwd"})
+    fams = {pv.gen_family(n) for n in folders}
+    assert fams == {"colsum", "rmsnorm_fwd"} and len(every) > len(folders) > 0
+    assert pairs and all({pv.gen_family(p["before"]), pv.gen_family(p["after"])} <= fams for p in pairs)
+    assert len(pairs) < len(every_pairs)
+    assert all(pv.gen_family(f.get("variant", "")) in fams | {None} for f in failed)

@@ -7,7 +7,11 @@ Design (after Hong & Kim, ISCA 2009, MWP-CWP, recast as Little's law): blocks ru
   * HBM: the round's DRAM bytes / achievable bandwidth (hbm_bandwidth);
   * L2: every byte the round requests (re-reads included) and its local-memory traffic / the L2's bandwidth
     (l2_bandwidth; devices whose machine file states ``l2_bytes_per_cycle``);
-  * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds).
+  * issue, VALU, matrix and LDS throughput of the busiest CU/SM (issue, valu, mfma / tensor, lds);
+  * and no less than the chain and the HBM transfer overlapped as far as the SM's resident blocks let them: each block
+    alternates between its DRAM waits (at the idle DRAM latency) and its transfer at the SM's share of the
+    bandwidth, queueing for it (``closed_round_us``, mean-value analysis): one block per SM overlaps nothing, many
+    approach the hard max of the two.
 A launch also takes at least its blocks / the rate the GPU starts blocks at (block_launch; devices whose machine
 file states ``block_launch_per_cycle``): a grid of many tiny blocks is bound by block scheduling. It also takes at
 least the time its programs' same-address atomics take, applied one after another (atomic_contention; devices whose
@@ -59,6 +63,9 @@ class WaveWork:
     chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
     in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
     pipelined: bool = False  # the hot loop's first wait retires a load of the previous iteration (runs ahead)
+    # the block's warps wait on one another between their DRAM phases (a barrier; nvidia.py block_synced): the block,
+    # not each warp, is what takes turns at the SM's bandwidth (closed_round_us)
+    block_synced: bool = False
     # DRAM latencies one hot-loop iteration waits in series beyond its first window, because a load's address comes
     # from another global load issued in the same iteration (a block-table entry, then the block it names); 0 when
     # every load of an iteration is independent of the others. Filled by the vendor modules (amd.py, nvidia.py).
@@ -93,6 +100,25 @@ def local_dram_share(reuse_bytes: float, l2_bytes: float) -> float:
     ``1 - l2_bytes / reuse_bytes`` (0 when everything fits). Each such line costs DRAM its write-back and its reload:
     once its bytes in local traffic (a store and a load of the same bytes)."""
     return max(0.0, 1.0 - l2_bytes / reuse_bytes) if reuse_bytes > 0 else 0.0
+
+
+def closed_round_us(think_us: float, demand_us: float, customers: int) -> float:
+    """The time one SM takes to run ``customers`` resident blocks once each, when every block alternates between a
+    phase that needs no DRAM bandwidth (``think_us``: its chain of latency waits and dependent issue) and its DRAM
+    transfer (``demand_us``: its bytes at the SM's share of the achievable bandwidth), the blocks queueing for that
+    share. Exact mean-value analysis of a closed network of one delay station and one FCFS server (Reiser and
+    Lavenberg, J. ACM 27(2), 1980; Lazowska et al., Quantitative System Performance, 1984, ch. 6): with one block
+    nothing overlaps (think + demand); as blocks are added the SM's bandwidth is approached smoothly, never passed,
+    and the result is never below the hard bound max(think, customers x demand) of the old model."""
+    if customers < 1 or demand_us <= 0:
+        return think_us
+    queue = 0.0
+    throughput = 0.0
+    for n in range(1, customers + 1):
+        residence = demand_us * (1 + queue)
+        throughput = n / (think_us + residence)
+        queue = throughput * residence
+    return max(customers / throughput, think_us, customers * demand_us)
 
 
 def _us(cycles: float, m: Machine) -> float:
@@ -143,15 +169,18 @@ def predict(
         reuse = waves_r * (streamed * dram_share + work.local_frame_bytes)
         return waves_r * per_wave["local"] * local_dram_share(reuse, l2_capacity)
 
-    def chain_us(blocks: int, chain_trips: float) -> float:
+    def chain_us(blocks: int, chain_trips: float, idle: bool = False) -> float:
         """One wave's chain in a round of ``blocks`` resident blocks: its loads wait the latency once per in-flight
         window. The latency is the loaded DRAM latency, or longer when the round's warps together keep more bytes in
         flight than the L2 serves in that time (Little's law: a request queues behind the others)."""
-        lat = latency
+        lat = m.value("dram_latency_cycles") if idle else latency
         if l2_per_cycle:
             lat = max(lat, blocks * wpb * work.in_flight_bytes / l2_per_cycle)
         load_iter = work.load_bytes_iter
         flight = max(work.in_flight_bytes, 1.0)
+        if idle:  # the DRAM waits alone (the think time of closed_round_us)
+            iter_wait = lat * (load_iter / flight + work.dependent_waits_iter) if load_iter else 0.0
+            return _us((lat if work.load_bytes_once else 0) + chain_trips * iter_wait, m)
         if load_iter:
             windows = load_iter / flight
             iter_chain = lat * (windows + work.dependent_waits_iter) + (0 if work.pipelined else work.chain_cycles_iter)
@@ -172,6 +201,7 @@ def predict(
     total = 0.0
     tail_us = None
     local_dram = 0.0
+    overlap_lost = 0.0
     # every round but the last is full and the same: each kind is computed once and counted as often as it runs, so
     # the time taken does not grow with the grid (2**31-1 x 65535 x 65535 programs are ~10**16 rounds)
     for blocks, times in ((slots, rounds - 1), (shape.programs - (rounds - 1) * slots, 1)):
@@ -195,7 +225,17 @@ def predict(
         winner = max(round_terms, key=round_terms.get)
         for k, v in round_terms.items():
             terms[k] += v * times
-        total += round_terms[winner] * times
+        # a round's latency chain and its DRAM transfer overlap only as far as other resident blocks fill the gaps
+        # (a customer is a block whose warps synchronise between their DRAM phases, else a warp; a pipelined hot loop
+        # keeps the next iteration's loads in flight while it waits: two customers). The think time is the chain's DRAM
+        # waits at the idle latency: the queueing that makes the loaded latency longer is what the closed network
+        # computes, and the issue chain overlaps other warps' transfers (the loaded-latency chain with its issue stays
+        # a bound of its own, the round's memory_latency)
+        customers = per_cu * (1 if work.block_synced else wpb) * (2 if work.pipelined else 1)
+        think = chain_us(blocks, round_trips, idle=True)
+        memory = closed_round_us(think, round_terms["hbm_bandwidth"] / customers, customers)
+        overlap_lost += (memory - max(round_terms["memory_latency"], round_terms["hbm_bandwidth"])) * times
+        total += max(round_terms[winner], memory) * times
         if times == 1 and rounds > 1 and blocks < slots:
             tail_us = round_terms[winner]
     if uneven:
@@ -228,6 +268,11 @@ def predict(
     in_flight_cu = resident * work.in_flight_bytes
     active = min(cus, shape.programs)
     little_bw = active * in_flight_cu / (latency / m.clock_hz) if in_flight_cu else None
+    if overlap_lost > 0.02 * total:
+        work.notes.append(
+            f"latency and DRAM transfer overlap only partly with {g} resident block(s) per SM: +{overlap_lost:.1f} us "
+            "over the larger of the two (closed queueing, model.closed_round_us)"
+        )
     if local_dram:
         work.notes.append(
             f"local memory: {local_dram / 1e6:.1f} MB of the spill traffic reaches DRAM (its lines are evicted from "

@@ -478,8 +478,19 @@ def nvidia_wave_work(
     if wgmma:
         work.notes.append(wgmma)
     work.matrix_unit = "tensor"
+    work.block_synced = block_synced(f.insts, loops)
     _local_bytes(work, f.insts, loops, m)
     return work, trips, peak
+
+
+def block_synced(insts: list[SassInst], loops: list[IsaLoop]) -> bool:
+    """Whether a block's warps move through their DRAM phases together: a barrier (``BAR``) inside a loop, or, in a
+    kernel without loops, anywhere (a reduction across warps between the loads and the stores). Otherwise each warp
+    loads and stores on its own, and the warps, not the blocks, take turns at the SM's bandwidth (model.py)."""
+    bars = {n for n, i in enumerate(insts) if i.root == "BAR"}
+    if not loops:
+        return bool(bars)
+    return any(bars & lp.members for lp in loops)
 
 
 _FRAME_RE = re.compile(r"^R1,\s*R1,\s*-(0x[0-9a-fA-F]+|\d+)")
