@@ -346,8 +346,7 @@ def test_case13_the_numeric_options_are_the_known_ones():
         "--time-limit",
         "--timeout",
         "--top",
-        "--trips",
-    ]
+    ]  # --trips is N or LINE=N (tools.predict.cli.trips_value checks its range: tests/test_cli_number_bounds.py)
 
 
 @pytest.mark.parametrize("value", ["-5", "nan", "inf", "abc"])

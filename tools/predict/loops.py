@@ -107,13 +107,13 @@ def stated_plan(kernel: str, plan: list[TtirLoop] | None, loop_trips: dict[str, 
     if not plan:
         raise InputError(f"{kernel}: --trips names loops ({', '.join(loop_trips)}), but its loops have no names here "
                          "(no TTIR to read them from, or no loop)",
-                         hint="give --trips N (the hot loop's iterations per program) instead")  # fmt: skip
+                         hint="give kernelpilot predict --trips N (the hot loop's iterations per program) instead")  # fmt: skip
     try:
         return override_trips(plan, loop_trips)
     except LookupError as exc:
         raise InputError(f"{kernel}: --trips: {exc}",
-                         hint=f"name a loop by its for's source line: --trips LINE=N; here: {describe_loops(plan)}"
-                         ) from None  # fmt: skip
+                         hint="name a loop by its for's source line: kernelpilot predict --trips LINE=N; here: "
+                         f"{describe_loops(plan)}") from None  # fmt: skip
 
 
 def stated_assumptions(lines: list[str]) -> list[Assumption]:
