@@ -122,7 +122,10 @@ def test_the_marker_in_proc_environ_is_the_commands_token(probe):
         pid = int(pidfile.read_text())
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         assert f"{CHILD_MARK_ENV}={token}".encode() in environ
-        executors.sweep(token)
+        executors.sweep(token)  # SIGKILL sent: it lands asynchronously
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert not _alive(pid)
     finally:
         proc.wait(timeout=30)
