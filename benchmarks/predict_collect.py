@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import inspect
 import json
 import os
@@ -457,15 +456,12 @@ def save_cuda_artifacts(build_dir: Path, folder: Path) -> tuple[dict, list[str]]
 
 
 def _import(path: Path, name: str):
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(path.parent))
+    """Import ``path`` as a fresh module ``name``, its folder on sys.path meanwhile (predict_families.registry.load)."""
+    if str(FAMILIES_DIR) not in sys.path:
+        sys.path.insert(0, str(FAMILIES_DIR))
+    import registry
+
+    return registry.load(path, name)
 
 
 def _fresh_triton_cache(path: Path) -> None:
