@@ -272,13 +272,19 @@ def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay
         deadline = time.monotonic() + 120
         while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
-        time.sleep(2.5)  # a third job would have reached the scheduler; the driver's 2 s progress tick has passed
+        # the driver has seen both running (its progress line; a tick whose scheduler query failed prints nothing
+        # new, so a fixed sleep raced it on a loaded machine), then one more 2 s tick: a third job would have
+        # reached the scheduler by now
+        while running_line not in said and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(2.5)
         on_scheduler.append(client.run_on_scheduler(_job_keys))
         on_scheduler.append(client.run_on_scheduler(_placement))
         _thread.interrupt_main()  # what Ctrl-C does to the driver
 
     client.wait_for_workers(2, timeout=90)  # a worker killed by the tests above is restarted by its nanny
     said: list[str] = []
+    running_line = "[cluster] cpu: 1 queued, 2 running, 0 done"
     # Python's own Ctrl-C handler, whatever an earlier test left installed (dask_jobqueue's runner installs one that
     # exits): the driver must see the KeyboardInterrupt a user's Ctrl-C raises
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -295,7 +301,7 @@ def test_ctrl_c_on_the_driver_kills_the_running_agents_on_the_workers_which_stay
     assert len(agents) == 2, (said, on_scheduler)  # one agent was running on each of the two workers
     # the driver holds the third job until a slot frees (a pull queue): the scheduler never saw it
     assert len(on_scheduler[0]) == 2 and sum(any(f"-{i}-" in k for k in on_scheduler[0]) for i in ids) == 2
-    assert "[cluster] cpu: 1 queued, 2 running, 0 done" in said
+    assert running_line in said
     assert said[-1].startswith(
         "[cluster] interrupted: 2 outstanding jobs cancelled (2 running, their processes killed)"
     )
