@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+
 
 class KernelpilotError(Exception):
     """An expected failure with a message that names the problem and a hint that names the fix.
@@ -51,6 +55,22 @@ class Interrupted(BaseException):
     @property
     def exit_code(self) -> int:
         return 128 + self.signum
+
+
+@contextlib.contextmanager
+def stops_held():
+    """While a stop is already under way (its report being written): the signals that stop a run (Ctrl-C, SIGTERM,
+    SIGHUP) are ignored, so a second one cannot cut the report off; the handlers are restored after. Only the main
+    thread can change handlers: elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class Cancelled(BaseException):

@@ -21,7 +21,7 @@ from evals.harness.limits import SCORE_DEADLINE_S, ScoreLimits, default_memory_c
 from evals.harness.scoring import score_isolated
 from evals.harness.workspace import DiffCheck, GitFailed, capture_diff, check_task_files, create_workspace, scoring_copy
 from evals.models import TaskScore, read_score
-from tools.errors import Cancelled, InputError, Interrupted
+from tools.errors import Cancelled, InputError, Interrupted, stops_held
 from tools.executors import cancel_thread, release_thread
 
 
@@ -261,10 +261,9 @@ def run_suite(
             # first); the main thread's own KeyboardInterrupt may land after this point: stop as it would
             raise KeyboardInterrupt
     except (KeyboardInterrupt, Interrupted):
-        # a terminal's Ctrl-C reaches the whole group, often twice: a second one landing while this stop is being
-        # reported cut the report off (seen once under load, .ci/run 2026-12-02); held until the report is out
-        held = _hold_sigint()
-        try:
+        # a terminal's Ctrl-C reaches the whole group, often twice: a second stop landing while this one is being
+        # reported cut the report off (seen once under load, .ci/run 2026-12-02)
+        with stops_held():
             cut = stop_workers(pool)
             waiting = [t.id for t in todo if t.id not in results and t.id not in cut]
             kept = sum(1 for t in todo if t.id in results)
@@ -273,25 +272,7 @@ def run_suite(
                 f"not started; none of them has a result (re-running the command scores them); the {kept} task(s) "
                 "finished in this run keep theirs"
             )
-        finally:
-            _release_sigint(held)
         raise
     finally:
         pool.shutdown(wait=True)
     return [results[t.id] for t in tasks]
-
-
-def _hold_sigint():
-    """In the main thread: SIGINT ignored from now on (the stop is already under way; ``_release_sigint`` restores the handler); else None."""
-    import signal
-
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, lambda *_: None)
-
-
-def _release_sigint(previous) -> None:
-    import signal
-
-    if previous is not None:
-        signal.signal(signal.SIGINT, previous)
