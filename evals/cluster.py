@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 from evals.catalog import Task
 from evals.models import TaskScore
-from tools.errors import Cancelled, InputError, Interrupted
+from tools.errors import Cancelled, InputError, Interrupted, stops_held
 from tools.executors import cancel_thread, release_thread
 
 INSTALL_HINT = "pip install 'kernelpilot[cluster]' (dask, distributed, dask-jobqueue)"
@@ -482,17 +482,18 @@ def run_suite_on_cluster(
                 top_up()
             bar.update(client, pending, kinds, done, held_kinds())
     except (KeyboardInterrupt, Interrupted):  # Ctrl-C, or SIGTERM/SIGHUP (timeout, a batch system): the same stop
-        futures = list(pending.values())
-        stopped = 0
-        try:  # running jobs: stop their agent/compiler processes on the workers, not only the futures
-            stopped = sum(len(v) for v in client.run(cancel_jobs, [str(f.key) for f in futures]).values())
-        except Exception as exc:  # noqa: BLE001 - a worker that cannot be reached is reported, the rest cancelled
-            progress(f"[cluster] could not reach every worker to stop its running job: {exc}")
-        client.cancel(futures, force=True)
-        progress(
-            f"[cluster] interrupted: {len(pending)} outstanding jobs cancelled ({stopped} running, their processes "
-            "killed); re-run the command to resume"
-        )
+        with stops_held():  # a second Ctrl-C while the workers are told cannot cut the cancel or its report off
+            futures = list(pending.values())
+            stopped = 0
+            try:  # running jobs: stop their agent/compiler processes on the workers, not only the futures
+                stopped = sum(len(v) for v in client.run(cancel_jobs, [str(f.key) for f in futures]).values())
+            except Exception as exc:  # noqa: BLE001 - a worker that cannot be reached is reported, the rest cancelled
+                progress(f"[cluster] could not reach every worker to stop its running job: {exc}")
+            client.cancel(futures, force=True)
+            progress(
+                f"[cluster] interrupted: {len(pending)} outstanding jobs cancelled ({stopped} running, their "
+                "processes killed); re-run the command to resume"
+            )
         raise
     finally:
         if own is not None:

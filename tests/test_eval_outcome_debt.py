@@ -19,7 +19,8 @@ from tests.test_eval_outcome_tasks import DATA, codes, score_candidate
 from tools.dump_ir import dump_ir
 from tools.outcome import predict_speed
 
-pytestmark = pytest.mark.slow
+# Each test compiles and predicts a task's kernels: slow, except the Mojo one (one compile, no scorer), in the fast lane.
+slow = pytest.mark.slow
 
 
 def _reference(task_id: str, tmp_path: Path) -> Path:
@@ -43,6 +44,7 @@ def _predicted(task_id: str, kernel: Path, arch: str) -> tuple[float, str]:
 
 # The reference of every task below is predicted slower than, or within 15 % of, its baseline, so none has a speed bar:
 # its budgets are the score and each structural check it keeps says why (the figures of its task.yaml).
+@slow
 @pytest.mark.parametrize(
     ("task_id", "arch", "speedup", "bound"),
     [
@@ -96,6 +98,7 @@ def test_paid_off_task_references_are_not_predicted_clearly_faster(task_id, arch
     assert load_tasks([task_id])[0].spec.speed_bar is None
 
 
+@slow
 def test_swiglu_4_byte_loads_are_predicted_as_fast_as_16_byte_loads(tmp_path):
     # the why of the 16-byte-load check: 512 elements per program (2 per lane, 4-byte loads, 8 waves) moves the same
     # 402.7 MB at the same HBM-bound 93.6 us (MI300X) / 61.9 us (MI355X) as the reference's 2048 (16-byte loads), with
@@ -114,6 +117,7 @@ def test_swiglu_4_byte_loads_are_predicted_as_fast_as_16_byte_loads(tmp_path):
     assert failed == ["16-byte global loads kept"]
 
 
+@slow
 def test_pool_f16_running_max_and_last_token_passes_on_budgets(tmp_path):
     # our own alternative (tests/data/eval_alternatives/pool_f16_state.patch): the running max and the last token are
     # carried in f16 (exact: the max of f16 values is one of them), the sum in fp32: 61 VGPRs, 8 waves per SIMD. It
@@ -145,6 +149,7 @@ DMA_TASKS = {
 }
 
 
+@slow
 @pytest.mark.parametrize("task_id", sorted(DMA_TASKS))
 def test_dma_task_reference_passes_on_outcomes_and_noop_fails_as_not_faster(task_id, tmp_path):
     task = load_tasks([task_id])[0]
@@ -156,6 +161,7 @@ def test_dma_task_reference_passes_on_outcomes_and_noop_fails_as_not_faster(task
     assert not noop.passed and noop.correct and noop.speedup == 1.0 and ("slower", False) in codes(noop)
 
 
+@slow
 @pytest.mark.parametrize(
     ("task_id", "trap", "failing", "speedup"),
     [

@@ -17,7 +17,9 @@ from evals.catalog import load_tasks
 from evals.harness.devices import Runtime
 from evals.harness.scoring import score
 
-pytestmark = pytest.mark.slow
+# Each test scores a candidate through the whole scorer (compile, oracle, predict): slow, except the noop of one task,
+# which the fast lane keeps (parametrized below over every task in the full suite).
+slow = pytest.mark.slow
 
 DATA = Path(__file__).parent / "data" / "eval_alternatives"
 
@@ -43,6 +45,7 @@ GQA = "flydsl-gqa-paged-chain-budget"
 GQA_TRAPS = Path(__file__).parents[1] / "evals" / "tasks" / GQA / "traps"
 
 
+@slow
 def test_gqa_reference_solution_passes_on_outcomes(tmp_path):
     task = load_tasks([GQA])[0]
     s = score_candidate(GQA, tmp_path, patch=task.dir / "solution.patch")
@@ -62,6 +65,7 @@ def test_gqa_reference_solution_passes_on_outcomes(tmp_path):
     assert s.sol_defined and s.fraction_of_sol == pytest.approx((0.00800 * 0.00603) ** 0.5, rel=0.01)
 
 
+@slow
 @pytest.mark.parametrize(
     ("trap", "failing"),
     [
@@ -100,6 +104,7 @@ GQA_ALTERNATIVES = [
 ]
 
 
+@slow
 @pytest.mark.parametrize("patch", GQA_ALTERNATIVES)
 def test_gqa_alternative_designs_pass_on_outcomes(patch, tmp_path):
     s = score_candidate(GQA, tmp_path, patch=DATA / patch)
@@ -110,6 +115,7 @@ def test_gqa_alternative_designs_pass_on_outcomes(patch, tmp_path):
 PV = "flydsl-paged-pv-chain"
 
 
+@slow
 def test_paged_pv_reference_solution_passes_on_outcomes(tmp_path):
     task = load_tasks([PV])[0]
     s = score_candidate(PV, tmp_path, patch=task.dir / "solution.patch")
@@ -126,6 +132,7 @@ def test_paged_pv_reference_solution_passes_on_outcomes(tmp_path):
 BLOCK_SCALED = "flydsl-block-scaled-gemm-prefetch"
 
 
+@slow
 def test_block_scaled_reference_passes_on_outcomes_and_its_trap_breaks_the_budget(tmp_path):
     task = load_tasks([BLOCK_SCALED])[0]
     s = score_candidate(BLOCK_SCALED, tmp_path / "ref", patch=task.dir / "solution.patch")
@@ -148,6 +155,7 @@ def test_block_scaled_reference_passes_on_outcomes_and_its_trap_breaks_the_budge
 MFMA = "mfma-loop-prefetch"
 
 
+@slow
 def test_mfma_loop_reference_passes_on_outcomes(tmp_path):
     task = load_tasks([MFMA])[0]
     s = score_candidate(MFMA, tmp_path, patch=task.dir / "solution.patch")
@@ -161,6 +169,7 @@ def test_mfma_loop_reference_passes_on_outcomes(tmp_path):
     assert ("faster", True) in codes(s)
 
 
+@slow
 @pytest.mark.parametrize(
     ("trap", "failing", "speedup"),
     [
@@ -184,6 +193,7 @@ GEMV_BUDGET = "flydsl-gemv-prefetch-vgpr-budget"
 LDS_DMA = "amd-gemm-lds-dma-stages"
 
 
+@slow
 @pytest.mark.parametrize(
     ("task_id", "speedup"),
     [
@@ -213,6 +223,7 @@ def test_prefetch_family_reference_passes_on_outcomes(task_id, speedup, tmp_path
 PARTIALS = "flydsl-gemm-partials-prefetch"
 
 
+@slow
 @pytest.mark.parametrize(
     ("trap", "failing", "speedup"),
     [
@@ -229,6 +240,7 @@ def test_gemm_partials_traps_fail_on_outcomes(trap, failing, speedup, tmp_path):
     assert s.speedup == pytest.approx(speedup, abs=0.01)
 
 
+@slow
 def test_gemv_budget_trap_is_faster_but_over_budget(tmp_path):
     # prefetched, but the 32-wide accumulator stays: 4 waves per SIMD where the task keeps 8
     task = load_tasks([GEMV_BUDGET])[0]
@@ -238,6 +250,7 @@ def test_gemv_budget_trap_is_faster_but_over_budget(tmp_path):
     assert failed and all(name == "waves_per_simd >= 8" and seen == 4 for name, seen in failed)
 
 
+@slow
 def test_gemv_budget_two_groups_per_iteration_is_correct_but_slower_and_over_budget(tmp_path):
     # Another design of ours (tests/data/eval_alternatives/gemv_unroll2.patch): two groups per iteration, both
     # groups' fourteen loads issued before either is used, nothing carried across iterations, an odd last group
@@ -255,7 +268,8 @@ def test_gemv_budget_two_groups_per_iteration_is_correct_but_slower_and_over_bud
 
 
 @pytest.mark.parametrize(
-    "task_id", [GQA, PV, BLOCK_SCALED, MFMA, GEMV_INT8, GEMV_BUDGET, LDS_DMA, "flydsl-gemm-partials-prefetch"]
+    "task_id",
+    [PV] + [pytest.param(t, marks=slow) for t in (GQA, BLOCK_SCALED, MFMA, GEMV_INT8, GEMV_BUDGET, LDS_DMA, PARTIALS)],
 )
 def test_noop_is_correct_but_not_faster(task_id, tmp_path):
     s = score_candidate(task_id, tmp_path)
