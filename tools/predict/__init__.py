@@ -364,7 +364,15 @@ def predict_launch(
     if ttir is not None and ttir.exists():
         from tools.predict.atomics import contention
 
-        atomics = contention(ttir.read_text(), list(grid), m.table("same_address_atomic_ns"), sizes)
+        atomics = contention(
+            ttir.read_text(),
+            list(grid),
+            m.table("same_address_atomic_ns"),
+            sizes,
+            loop_trips=[t.trips for t in raw_plan] if raw_plan else None,
+            sector_bytes=int(m.value("memory_sector_bytes")) if "memory_sector_bytes" in m.figures else None,
+            lanes=int(m.value("wave_size")) if "wave_size" in m.figures else None,
+        )
         notes += atomics.notes
         if atomics.updates and atomics.us is None:
             notes.append(
