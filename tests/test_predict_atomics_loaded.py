@@ -131,3 +131,27 @@ def test_block_local_bins_are_same_address_atomics_and_their_histogram_op_opens_
     # tt.histogram's quarter-rate POPC and bank-conflicted ATOMS merges are not charged at their rates: a floor
     assert p.band.status == "assumed" and p.band.high is None
     assert any(r.startswith("tt.histogram") for r in p.band.rests_on)
+
+
+def test_the_floor_of_loaded_bins_is_one_lines_share_when_few_lines_and_the_l2_rate_when_many():
+    from tools.predict.atomics import AtomicSite, data_dependent_floor
+
+    m = machine("h200")
+    table, sector = m.table("same_address_atomic_ns"), int(m.value("memory_sector_bytes"))
+    site = AtomicSite(op="add", axes=frozenset(), data_dependent=True, elements=1024, in_loop=False, sem="relaxed",
+                      arg="h", data_elements=1024)  # fmt: skip
+    # 4096 programs x 1024 scattered lanes into 256 int32 bins (8 lines): one line takes 2**22 / 8 updates, one at a
+    # time, which outlasts the L2's rate over the ~21 sectors a warp instruction touches
+    updates, us, note = data_dependent_floor(site, 4096, {"h": 1024}, table, 1.0, sector, 32)
+    assert updates == (1 << 22) / 256
+    assert us == pytest.approx((1 << 22) / 8 * table["scalar/relaxed"] / 1e3)
+    assert "8 lines" in note and "skewed" in note
+    # the same updates into 65536 bins (2048 lines): the line share falls to 2048, the L2's rate binds
+    _, wide, _ = data_dependent_floor(site, 4096, {"h": 65536 * 4}, table, 1.0, sector, 32)
+    spread = 65536 * 4 / sector
+    rate = (1 << 22) / 32 * spread * (1 - (1 - 1 / spread) ** 32) * _per_sector_ns(table, "relaxed", sector) / 1e3
+    assert wide == pytest.approx(rate) and wide > 2048 * table["scalar/relaxed"] / 1e3
+    # a loop around the site: its trips multiply the updates; the tensor's size unknown: nothing timed
+    looped = AtomicSite(**{**site.__dict__, "in_loop": True})
+    assert data_dependent_floor(looped, 4096, {"h": 1024}, table, 4.0, sector, 32)[1] == pytest.approx(4 * us)
+    assert data_dependent_floor(site, 4096, {}, table, 1.0, sector, 32) == (0.0, None, None)
