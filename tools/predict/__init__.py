@@ -21,6 +21,7 @@ from tools.predict.evidence import (
     band_words,
     combined_band,
     floor_assumptions,
+    histogram_op_assumptions,
     launch_band,
     matrix_flops,
     pair_speedup_band,
@@ -364,7 +365,15 @@ def predict_launch(
     if ttir is not None and ttir.exists():
         from tools.predict.atomics import contention
 
-        atomics = contention(ttir.read_text(), list(grid), m.table("same_address_atomic_ns"), sizes)
+        atomics = contention(
+            ttir.read_text(),
+            list(grid),
+            m.table("same_address_atomic_ns"),
+            sizes,
+            loop_trips=[t.trips for t in raw_plan] if raw_plan else None,
+            sector_bytes=int(m.value("memory_sector_bytes")) if "memory_sector_bytes" in m.figures else None,
+            lanes=int(m.value("wave_size")) if "wave_size" in m.figures else None,
+        )
         notes += atomics.notes
         if atomics.updates and atomics.us is None:
             notes.append(
@@ -389,6 +398,7 @@ def predict_launch(
     rests += stated_assumptions(stated_lines)
     rests += unroll_assumptions(work.notes)
     rests += asm_assumptions(ttir.read_text() if ttir is not None and ttir.exists() else None)
+    rests += histogram_op_assumptions(ttir.read_text() if ttir is not None and ttir.exists() else None)
     if atomics is None and not is_amd(k.arch):  # no TTIR (a CUDA kernel): its atomics are read from the SASS
         rests += sass_atomic_assumptions(text, k.name)
     kernel_time = us - (figures.launch_overhead_us or 0.0)

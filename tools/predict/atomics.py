@@ -11,8 +11,10 @@ covers and on the ordering (a fenced ``acq_rel`` update is slower once many line
 program issues to addresses the same programs share count as one update of all their lines. On a grid of several
 axes the programs that update different addresses (address groups) run one after another when the axes the addresses
 follow are slower than the shared ones in the GPU's launch order (x fastest), else together (their lines all hot).
-A pointer that depends on loaded data (a histogram's bin) has an unknown number of updates per address: reported,
-not modelled.
+A pointer that depends on loaded data (a histogram's bin, a scatter's row) has an unknown number of updates per
+address; what the launch must take at least is timed (``data_dependent_floor``): the most updates one 128-byte line
+must take (pigeonhole over the tensor it updates), applied one after another, and the sectors all updates touch,
+applied at the L2's rate with many lines hot (the table's widest row). Skewed data is slower still: open above.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ _DEF_RE = re.compile(r"^\s*(%[\w.$-]+)(?::(\d+))?\s*=\s*(\"?[\w.]+\"?)(.*)$")
 _NAME_RE = re.compile(r"%[\w.$-]+")
 _PID_RE = re.compile(r"tt\.get_program_id\s+([xyz])")
 _ELEMS_RE = re.compile(r"tensor<([\dx]+)x!tt\.ptr")
+_TENSOR_RE = re.compile(r"tensor<([\dx]+)x")
 _ELEM_TYPE_RE = re.compile(r"!tt\.ptr<([a-z]+)(\d+)>")
 _SEM_RE = re.compile(r"\b(relaxed|acquire|release|acq_rel)\b")
 LINE_BYTES = 128
@@ -48,14 +51,19 @@ class AtomicSite:
     sem: str = "acq_rel"  # memory ordering: relaxed, acquire, release, acq_rel
     elem_bytes: int = 4
     arg: str | None = None  # the pointer argument its addresses are offset from (None: not followed)
+    data_elements: int = 0  # elements of the loads its address depends on (a scatter's row indices); 0: none
+    loop: int | None = None  # the innermost scf.for around it, by its order in the TTIR (0: the first)
 
 
 def atomic_sites(ttir: str) -> list[AtomicSite]:
     """Every ``tt.atomic_rmw`` / ``tt.atomic_cas`` with what its address depends on."""
     deps: dict[str, frozenset] = {}
     loops: list[bool] = []  # open regions: True for a loop body
+    fors: list[int | None] = []  # open regions: the scf.for's order in the TTIR, None for other regions
+    seen_for = 0
     sites: list[AtomicSite] = []
     base: dict[str, str] = {}  # pointer values -> the argument they are offset from
+    loaded: dict[str, int] = {}  # values that depend on loaded data -> the elements of the load(s) they come from
     for raw in ttir.splitlines():
         line = _LOC_RE.sub("", raw).strip()
         if line.startswith("tt.func"):
@@ -63,6 +71,7 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
         if line.startswith("}"):
             if loops:
                 loops.pop()
+                fors.pop()
         m = _DEF_RE.match(line)
         if m:
             name, op, rest = m.group(1), m.group(3).strip('"'), m.group(4)
@@ -73,6 +82,10 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
                 got = frozenset({"xyz".index(pid.group(1))}) if pid else got
             elif op == "tt.load":
                 got = got | {DATA}
+                shape = _TENSOR_RE.search(rest.split(" : ", 1)[-1])
+                loaded[name] = math.prod(int(d) for d in shape.group(1).split("x")) if shape else 1
+            if op != "tt.load" and any(o in loaded for o in operands):
+                loaded[name] = max(loaded.get(o, 0) for o in operands)
             deps[name] = got
             if op in _BASE_OPS and operands and operands[0] in base:
                 base[name] = base[operands[0]]
@@ -92,6 +105,8 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
                         sem=sem.group(1) if sem else "acq_rel",
                         elem_bytes=max(1, int(etype.group(2)) // 8) if etype else 4,
                         arg=base.get(ptr) if ptr else None,
+                        data_elements=loaded.get(ptr, 0) if ptr else 0,
+                        loop=next((f for f in reversed(fors) if f is not None), None),
                     )
                 )
         if re.search(r"\bscf\.(for|while)\b", line):
@@ -102,6 +117,8 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
                 deps.setdefault(block_arg, got)
         if line.endswith("{"):
             loops.append(" scf.for " in f" {line} " or " scf.while " in f" {line} ")
+            fors.append(seen_for if " scf.for " in f" {line} " else None)
+            seen_for += " scf.for " in f" {line} "
     return sites
 
 
@@ -133,38 +150,113 @@ class Contention:
     data_dependent: bool = False  # some atomic's addresses come from loaded data (not counted)
 
 
+def _widest_rate(table: dict[str, float], kind: str) -> tuple[float, float] | None:
+    """(lines, ns per update) of the table's widest row of this ordering: the most lines hot at once that the sweep
+    measured, where the L2 applies one program's update of all of them in that time."""
+    rows = sorted((float(k.split("/")[1]), v) for k, v in table.items() if k.startswith(f"{kind}/"))
+    return rows[-1] if rows else None
+
+
 def data_dependent_floor(
-    site: AtomicSite, programs: int, tensor_bytes: dict[str, int] | None, table: dict[str, float]
+    site: AtomicSite,
+    programs: int,
+    tensor_bytes: dict[str, int] | None,
+    table: dict[str, float],
+    executions: float | None = 1.0,
+    sector_bytes: int | None = None,
+    lanes: int | None = None,
 ) -> tuple[float, float | None, str | None]:
-    """(updates, us, note) that a site whose addresses come from loaded data applies to one address at least: its
-    ``programs x elements`` updates land in the ``tensor / element bytes`` addresses of the tensor it updates, so by
-    pigeonhole some address takes at least their ratio (all of them when the data is skewed: this is a floor); each
-    update of one address at the table's one-element rate. (0, None, None) when the tensor or its size is unknown."""
+    """(updates, us, note) that a site whose addresses come from loaded data takes at least. Its ``programs x
+    elements x executions`` updates land in the tensor it updates (its size is known, the data is not):
+
+    - *one line at a time*: each loaded index addresses ``run`` contiguous elements (the site's elements over the
+      elements of the loads its address comes from: 1 for a histogram's bin, a row for a scatter). Runs of one
+      element are scattered lanes, each its own update of a 128-byte line: by pigeonhole some line of the tensor
+      takes at least ``updates / lines`` of them, applied one after another at the table's one-element rate. Longer
+      runs are one update of their lines: some address takes at least ``updates / addresses`` of them, each at the
+      table's rate for that many lines.
+    - *the L2's rate*: every update touches its sectors (``sector_bytes``: a run's sectors, or for runs shorter than
+      a sector the distinct sectors of one warp instruction's ``lanes / run`` runs spread over the tensor), and the
+      L2 applies sector updates at most at the rate of the table's widest row (that row's ns / its sectors).
+
+    The larger of the two; skewed data is slower still (a floor). (0, None, None) when the tensor or its size is
+    unknown."""
     size = (tensor_bytes or {}).get(site.arg or "")
     if not size:
         return 0.0, None, None
-    total = float(programs * site.elements)
+    total = float(programs * site.elements) * max(1.0, (executions or 1.0) if site.in_loop else 1.0)
     addresses = max(1, size // site.elem_bytes)
-    updates = math.ceil(total / addresses)
-    if updates <= 1:
-        return 0.0, None, None
     kind = "relaxed" if site.sem == "relaxed" else "acq_rel"
-    ns = table.get(f"scalar/{kind}") or update_ns(table, site.sem, 1, scalar=False) if table else None
+    run = max(1, site.elements // site.data_elements) if site.data_elements else 1
+    run_bytes = run * site.elem_bytes
+    scalar_ns = table.get(f"scalar/{kind}") or update_ns(table, site.sem, 1, scalar=False) if table else None
+    updates = math.ceil(total / addresses)  # pigeonhole: some address takes at least this many
+    if run == 1:
+        lines = max(1, math.ceil(size / LINE_BYTES))
+        serial = math.ceil(total / lines)
+        serial_ns = scalar_ns
+        where = (
+            f"one of its {addresses} elements takes at least {updates} and one of its {lines} lines at least "
+            f"{serial} (pigeonhole; scattered lanes update a line one at a time)"
+        )
+    else:
+        serial = updates
+        serial_ns = update_ns(table, site.sem, run_bytes / LINE_BYTES, scalar=False) if table else None
+        where = f"one of its {addresses // run} runs of {run} elements takes at least {updates} (pigeonhole)"
+    serial_us = serial * serial_ns / 1e3 if serial_ns and serial > 1 else 0.0
+    rate_us, rate_note = 0.0, ""
+    widest = _widest_rate(table, kind) if table else None
+    if widest and sector_bytes and lanes:
+        per_sector_ns = widest[1] / (widest[0] * LINE_BYTES / sector_bytes)
+        if run_bytes >= sector_bytes:
+            sectors = total / run * math.ceil(run_bytes / sector_bytes)
+        else:
+            spread = max(1.0, size / sector_bytes)
+            runs_per_instruction = max(1.0, lanes / run)
+            distinct = spread * (1.0 - (1.0 - 1.0 / spread) ** runs_per_instruction)
+            sectors = total / (runs_per_instruction * run) * distinct
+        rate_us = sectors * per_sector_ns / 1e3
+        rate_note = (
+            f"; {sectors:.0f} sector updates at the L2's rate with {widest[0]:.0f} lines hot "
+            f"({per_sector_ns:.4f} ns each) take {rate_us:.1f} us"
+        )
+    us = max(serial_us, rate_us)
     note = (
-        f"atomic {site.op} on {site.arg}: {total:.0f} updates whose addresses come from loaded data land in its "
-        f"{addresses} elements, so one address takes at least {updates} (pigeonhole; every lane's update counted, "
-        f"{'once per program although it sits in a loop, ' if site.in_loop else ''}more when the data is skewed)"
+        f"atomic {site.op} on {site.arg}: {total:.0f} updates whose addresses come from loaded data"
+        f"{' (once per program: the trips of its loop are unknown)' if site.in_loop and executions is None else ''}"
+        f"; {where}"
+        f"{f' ({serial_us:.1f} us)' if serial_us else ''}{rate_note}; more when the data is skewed"
     )
-    return float(updates), (updates * ns / 1e3 if ns else None), note
+    return float(updates if updates > 1 else 0.0), (us or None), note
+
+
+def _trips_of(site: AtomicSite, loop_trips: list[float | None] | None) -> float | None:
+    """How often a site runs per program: its innermost scf.for's trips (summed over the loops around it), 1 outside
+    a loop; None when its loop's trips are unknown (counted once)."""
+    if not site.in_loop:
+        return 1.0
+    if site.loop is None or not loop_trips or site.loop >= len(loop_trips):
+        return None
+    return loop_trips[site.loop]
 
 
 def contention(
-    ttir: str, grid: list[int], table: dict[str, float], tensor_bytes: dict[str, int] | None = None
+    ttir: str,
+    grid: list[int],
+    table: dict[str, float],
+    tensor_bytes: dict[str, int] | None = None,
+    *,
+    loop_trips: list[float | None] | None = None,
+    sector_bytes: int | None = None,
+    lanes: int | None = None,
 ) -> Contention:
     """The launch's same-address atomics: the most updates one address takes and, with the device's table, the time
     to apply them. The sites one program issues to addresses shared by the same programs act as one update of all
     their lines (two 1024-wide sums take as long as one 2048-wide: benchmarks/atomic_sweep.py ``split``); a group
-    with any fenced site reads the fenced rows. Atomics whose addresses come from loaded data are named only."""
+    with any fenced site reads the fenced rows. Atomics whose addresses come from loaded data take their floor
+    (``data_dependent_floor``: a site in a loop as often as its loop runs per program, ``loop_trips`` in TTIR order, the
+    trip evaluator's; ``sector_bytes`` and
+    ``lanes`` from the machine file)."""
     dims = [*grid, 1, 1, 1][:3]
     out = Contention(notes=[])
     groups: dict[int, list[AtomicSite]] = {}
@@ -172,7 +264,9 @@ def contention(
     for s in atomic_sites(ttir):
         if s.data_dependent:
             out.data_dependent = True
-            updates, us, note = data_dependent_floor(s, math.prod(dims), tensor_bytes, table)
+            updates, us, note = data_dependent_floor(
+                s, math.prod(dims), tensor_bytes, table, _trips_of(s, loop_trips), sector_bytes, lanes
+            )
             out.notes.append(
                 note
                 or f"atomic {s.op}: its addresses come from loaded data, so how many updates meet at one address is "

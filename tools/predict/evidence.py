@@ -153,6 +153,23 @@ def asm_assumptions(ttir: str | None) -> list[Assumption]:
     return []
 
 
+def histogram_op_assumptions(ttir: str | None) -> list[Assumption]:
+    """``tt.histogram``: Triton lowers it to a warp ballot per bit of each value (VOTE), a population count per bin
+    and lane (POPC, which the CUDA Programming Guide rates at 16 results per clock per SM on cc 9.0, a quarter of the
+    integer lanes; the model charges it as an ordinary integer instruction) and a merge of every warp's counts into
+    shared memory (ATOMS, whose lanes own neighbouring bins and conflict on the banks; the model counts their bytes
+    at the full shared-memory rate). Both only add time: the prediction is a floor, its band open above."""
+    if ttir and "tt.histogram" in ttir:
+        return [
+            Assumption(
+                "tt.histogram: its per-bin population counts (POPC, quarter rate) and bank-conflicted shared-memory "
+                "merges (ATOMS) are costed as plain integer and shared-memory work: a floor (open above)",
+                high=None,
+            )
+        ]
+    return []
+
+
 def matrix_flops(plan: list | None, programs: int) -> float:
     """FLOP of the source's matrix products in one launch: 2 x M x N x K per tt.dot x its loop's trips x programs."""
     return sum(2.0 * t.matrix_flops_per_iter * (t.trips or 0.0) for t in plan or []) * programs
