@@ -102,6 +102,21 @@ class _Unknown(Exception):
     """The evaluator met something it does not follow: no reuse is claimed."""
 
 
+def _reshaped(op: str, rest: str, line: str):
+    """The array function of a ``tt.expand_dims`` (its axis) or a ``tt.splat`` / ``tt.broadcast`` (its result shape)."""
+    if op == "tt.expand_dims":
+        ax = _AXIS_RE.search(rest)
+        if not ax:
+            raise _Unknown(line)
+        axis = int(ax.group(1))
+        return lambda a: np.expand_dims(a, axis)
+    shape_m = _RESULT_TENSOR_RE.search(rest)
+    if not shape_m:
+        raise _Unknown(line)
+    shape = [int(s) for s in shape_m.group(1).split("x")]
+    return lambda a: np.broadcast_to(a, shape)
+
+
 def _program(lines: list[str], args: dict, pid: tuple[int, int, int], sector: int) -> tuple[int, int]:  # noqa: C901 — one case per op kind
     """(sectors requested load by load, distinct sectors per pointer argument) of one program."""
     env: dict[str, object] = dict(args["scalars"])
@@ -133,25 +148,13 @@ def _program(lines: list[str], args: dict, pid: tuple[int, int, int], sector: in
                 raise _Unknown(line)
             env[name] = np.arange(int(r.group(2)), int(r.group(1)), dtype=np.int64)
         elif op in ("tt.splat", "tt.broadcast", "tt.expand_dims"):
-            shape_m = _RESULT_TENSOR_RE.search(rest)
+            env_or_ptr = _reshaped(op, rest, line)
             src = ops[0]
-            if op == "tt.expand_dims":
-                ax = _AXIS_RE.search(rest)
-
-                def f(a, ax=int(ax.group(1))):
-                    return np.expand_dims(a, ax)
-            else:
-                if not shape_m:
-                    raise _Unknown(line)
-                shape = [int(s) for s in shape_m.group(1).split("x")]
-
-                def f(a, shape=shape):
-                    return np.broadcast_to(a, shape)
             if src in ptrs:
                 arg, offs, eb = ptrs[src]
-                ptrs[name] = (arg, f(offs), eb)
+                ptrs[name] = (arg, env_or_ptr(offs), eb)
             elif src in env:
-                env[name] = f(np.asarray(env[src]))
+                env[name] = env_or_ptr(np.asarray(env[src]))
         elif op == "tt.addptr":
             base, off = ops[0], ops[1]
             if base in ptrs and off in env:
@@ -180,7 +183,7 @@ def _program(lines: list[str], args: dict, pid: tuple[int, int, int], sector: in
                 raise _Unknown(f"a load whose address is not followed: {line.strip()[:80]}")
             arg, offs, eb = ptrs[ops[0]]
             offs = np.asarray(offs)
-            if len(ops) > 1 and ops[1] not in ptrs:
+            if len(ops) > 1:
                 if ops[1] not in env:
                     raise _Unknown(f"a load whose mask is not followed: {line.strip()[:80]}")
                 offs = offs[np.broadcast_to(np.asarray(env[ops[1]]) != 0, offs.shape)]
