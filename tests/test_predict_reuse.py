@@ -168,6 +168,7 @@ def test_loops_and_devices_without_an_l1_figure_claim_no_reuse(kernels):
     assert not any(n.startswith("L1 reuse") for n in p.notes)
 
 
+@pytest.mark.slow
 def test_a_table_entry_naming_a_cp_async_copy_waits_two_latencies_and_a_late_prefetch_hides_little(kernels):
     from tools.predict import _assume_unknown, _trip_plan, _wave_work
 
