@@ -57,8 +57,15 @@ def test_each_stage_keeps_one_more_iteration_in_flight(stages):
 @pytest.mark.slow
 def test_the_latency_bound_gemm_predicts_a_different_time_per_stage_count(stages):
     us = [stages[n].predicted_us for n in (1, 2, 3, 4)]
-    # each stage fewer latency windows per K-iteration: 1 (and its issue cycles, not pipelined), 1, 1/2, 1/3
-    assert us[0] > us[1] > us[2] > us[3]
-    # 3 stages halve the waits of 2, 4 take a third: the chain term (latency_us) follows 1/(num_stages - 1)
+    # each stage fewer latency windows per K-iteration: 1 (and its issue cycles, not pipelined), 1, 1/2, 1/3. Two
+    # stages hide only the work between the next tile's cp.async and its wait at the top of the next iteration
+    # (nvidia.run_ahead_cycles), which is little here: 1 and 2 tie, as the H200 measured them (163.5 and 163.7 us,
+    # benchmarks/RESULTS.md 'Bands per prediction, loaded loop bounds and num_stages')
+    assert us[1] == pytest.approx(us[0], rel=0.02)
+    assert us[1] > us[2] > us[3]
+    # 3 and 4 stages wait leaving groups outstanding (issued iterations earlier: the whole body runs ahead of them),
+    # so their chain term (latency_us) follows 1/(num_stages - 1); 2 stages wait for the one tile in flight and hide
+    # less than a body, so their chain is more than twice 3 stages' (measured 163.7 vs 94.3 us)
     lat = {n: stages[n].figures.latency_us for n in (2, 3, 4)}
-    assert lat[3] == pytest.approx(lat[2] / 2, rel=0.05) and lat[4] == pytest.approx(lat[2] / 3, rel=0.05)
+    assert lat[4] == pytest.approx(lat[3] * 2 / 3, rel=0.05)
+    assert lat[2] > 2 * lat[3]

@@ -6,6 +6,7 @@ Public API: ``predict_launch`` (one KernelDump), ``predict_kernels`` (a call's l
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import re
@@ -25,6 +26,7 @@ from tools.predict.evidence import (
     launch_band,
     matrix_flops,
     pair_speedup_band,
+    reuse_assumptions,
     sass_atomic_assumptions,
     trip_assumptions,
     unroll_assumptions,
@@ -153,6 +155,26 @@ def _traffic(k: KernelDump, m: Machine, isa_text: str) -> tuple[float, str | Non
     except LookupError:
         return 1.0, None
     return sass_traffic_factor(f.insts, sector, int(m.value("wave_size")))
+
+
+def _l1_hits(k: KernelDump, m: Machine, ttir: str, grid: list[int], resident: int) -> tuple[float, str | None]:
+    """The share of the launch's requested load bytes served by the SM's L1 (a program re-reading its own lines:
+    ``tools.predict.reuse``), and the note that says so; (0, None) where none is found or the device file has no
+    ``l1_bytes``."""
+    from tools.predict.reuse import l1_hit_fraction, l1_reuse
+
+    if "l1_bytes" not in m.figures:
+        return 0.0, None
+    sector = int(m.value("memory_sector_bytes"))
+    reuse = l1_reuse(ttir, _scalars(k), grid, sector)
+    if reuse is None or reuse.hit_fraction < 0.05:
+        return 0.0, None
+    hit = l1_hit_fraction(reuse, resident, m.value("l1_bytes"), k.resources.lds_bytes or 0)
+    return hit, (
+        f"L1 reuse: one program's loads request {reuse.requested_sectors:.0f} sectors, {reuse.distinct_sectors:.0f} "
+        f"distinct ({reuse.footprint_bytes / 1024:.1f} KiB; re-reads of its own lines, e.g. a stencil's taps): "
+        f"{hit:.0%} of the load bytes counted as L1 hits, not L2 traffic"
+    )
 
 
 def _trip_plan(k: KernelDump, grid: list[int] | None):
@@ -389,6 +411,14 @@ def predict_launch(
         working, waves_per_block, resident, unique, factor, atomics.updates if atomics else 0.0, atomics and atomics.us
     )
     shape.launched = programs
+    if ttir is not None and ttir.exists() and k.launch and k.launch.arguments:
+        shape.l1_hit_fraction, reuse_note = _l1_hits(k, m, ttir.read_text(), list(grid), resident)
+        if reuse_note:
+            notes.append(reuse_note)
+    no_reuse_us = None
+    if shape.l1_hit_fraction:  # the same launch with every load crossing the L2: the band's top (reuse_assumptions)
+        no_reuse = dataclasses.replace(shape, l1_hit_fraction=0.0)
+        no_reuse_us = predict(copy.deepcopy(work), no_reuse, m, evidence.trips or 1.0, evidence.max_trips or 1.0)[0]
     us, bound, figures = predict(work, shape, m, evidence.trips or 1.0, evidence.max_trips or 1.0)
     hot_assumed = evidence.source == "assumption"
     rests = trip_assumptions(evidence.source, evidence.detail, trips if hot_assumed else None, assumed)
@@ -396,6 +426,7 @@ def predict_launch(
         bool(atomics and atomics.data_dependent), atomics.updates if atomics and atomics.us is None else 0.0, m.name
     )
     rests += stated_assumptions(stated_lines)
+    rests += reuse_assumptions(us, no_reuse_us)
     rests += unroll_assumptions(work.notes)
     rests += asm_assumptions(ttir.read_text() if ttir is not None and ttir.exists() else None)
     rests += histogram_op_assumptions(ttir.read_text() if ttir is not None and ttir.exists() else None)

@@ -146,6 +146,23 @@ def unroll_assumptions(notes: list[str]) -> list[Assumption]:
     ]
 
 
+def reuse_assumptions(us: float, no_reuse_us: float | None) -> list[Assumption]:
+    """L1 hits counted for a program's re-reads of its own lines (``tools.predict.reuse``): whether a re-read finds
+    its line still in the L1 depends on the L1/shared carve-out the driver picks and on loads to one line in flight
+    together, neither of which the code says; without the hits the time is ``no_reuse_us`` (the band's top)."""
+    if not no_reuse_us or no_reuse_us <= us * 1.02:
+        return []
+    k = no_reuse_us / us
+    return [
+        Assumption(
+            f"a program's re-reads of its own lines are counted as L1 hits; if the L1 (its carve-out beside shared "
+            f"memory, loads to one line in flight together) serves fewer of them, they cross the L2: up to "
+            f"{no_reuse_us:.1f} us (band top x{k:.2f})",
+            high=k,
+        )
+    ]
+
+
 def asm_assumptions(ttir: str | None) -> list[Assumption]:
     """Inline asm: its instructions are costed like compiled code, which no validation covered."""
     if ttir and _INLINE_ASM in ttir:

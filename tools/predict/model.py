@@ -63,6 +63,9 @@ class WaveWork:
     chain_cycles_iter: float = 0  # one wave's own issue latency of one iteration
     in_flight_bytes: float = 0  # bytes a wave has issued when it first waits (hot loop, else the kernel)
     pipelined: bool = False  # the hot loop's first wait retires a load of the previous iteration (runs ahead)
+    # of a pipelined hot loop: the chain cycles between issuing the loads its first wait retires and that wait (what
+    # hides their latency; nvidia.run_ahead_cycles); None: the whole iteration's chain
+    run_ahead_cycles_iter: float | None = None
     # the block's warps wait on one another between their DRAM phases (a barrier; nvidia.py block_synced): the block,
     # not each warp, is what takes turns at the SM's bandwidth (closed_round_us)
     block_synced: bool = False
@@ -86,6 +89,9 @@ class LaunchShape:
     atomic_us: float | None = None  # the time those updates take on the device (atomics.contention)
     # programs the GPU starts, where more than ``programs`` (the ones doing the work): the others exit at once
     launched: int | None = None
+    # the share of the requested load bytes one program re-reads from lines its own earlier loads brought into the
+    # SM's L1 (a stencil's taps; reuse.py): those bytes cross neither the L2 nor its queue
+    l1_hit_fraction: float = 0.0
 
 
 def _optional(m: Machine, key: str) -> float | None:
@@ -156,6 +162,9 @@ def predict(
 
     l2_per_cycle = _optional(m, "l2_bytes_per_cycle")
     l2_capacity = _optional(m, "l2_bytes")
+    l1_hit = min(1.0, max(0.0, shape.l1_hit_fraction))
+    # the bytes a wave's requests bring to the L2: its loads' L1 hits stay in the SM
+    l2_wave_bytes = per_wave["bytes"] - l1_hit * (work.load_bytes_once + trips * work.load_bytes_iter)
 
     def local_dram_bytes(blocks: int) -> float:
         """Local-memory bytes of a round's waves that reach DRAM. Between a spill and its reload the L2 takes the
@@ -175,7 +184,7 @@ def predict(
         flight than the L2 serves in that time (Little's law: a request queues behind the others)."""
         lat = m.value("dram_latency_cycles") if idle else latency
         if l2_per_cycle:
-            lat = max(lat, blocks * wpb * work.in_flight_bytes / l2_per_cycle)
+            lat = max(lat, blocks * wpb * work.in_flight_bytes * (1 - l1_hit) / l2_per_cycle)
         load_iter = work.load_bytes_iter
         flight = max(work.in_flight_bytes, 1.0)
         if idle:  # the DRAM waits alone (the think time of closed_round_us)
@@ -183,7 +192,11 @@ def predict(
             return _us((lat if work.load_bytes_once else 0) + chain_trips * iter_wait, m)
         if load_iter:
             windows = load_iter / flight
-            iter_chain = lat * (windows + work.dependent_waits_iter) + (0 if work.pipelined else work.chain_cycles_iter)
+            hidden = 0.0  # the chain that runs while the loads are in flight
+            if work.pipelined:
+                ahead = work.run_ahead_cycles_iter
+                hidden = work.chain_cycles_iter if ahead is None else min(ahead, work.chain_cycles_iter)
+            iter_chain = lat * (windows + work.dependent_waits_iter) + work.chain_cycles_iter - hidden
             iter_chain = max(iter_chain, work.chain_cycles_iter)
         else:
             iter_chain = work.chain_cycles_iter
@@ -213,8 +226,9 @@ def predict(
         round_terms = {
             "memory_latency": chain_us(blocks, round_trips),
             "hbm_bandwidth": (blocks * wpb * per_wave["bytes"] * dram_share + spilled) / bw * 1e6,
-            # every requested byte (re-reads that hit L2 too) and local-memory traffic crosses the L2
-            "l2_bandwidth": _us(blocks * wpb * (per_wave["bytes"] + per_wave["local"]) / l2_per_cycle, m)
+            # every requested byte (re-reads that hit L2 too, not those that hit the SM's L1) and local-memory
+            # traffic crosses the L2
+            "l2_bandwidth": _us(blocks * wpb * (l2_wave_bytes + per_wave["local"]) / l2_per_cycle, m)
             if l2_per_cycle
             else 0.0,
             "issue": _us(per_cu * wpb * per_wave["issue"] / units, m),

@@ -194,8 +194,47 @@ def pipeline_bytes(wait: SassInst, issued: float, groups: int) -> float:
     return issued * (1 + allowed / max(1, groups))
 
 
+def run_ahead_cycles(insts: list[SassInst], costs: list, members: list[int]) -> float | None:
+    """Chain cycles a pipelined hot loop runs between issuing the loads its first stall waits for (in the previous
+    iteration) and that stall: the work that hides their latency. A stall on an LDG's register, or a ``DEPBAR`` that
+    leaves no cp.async group outstanding (``DEPBAR.LE SBn, 0x0``: the groups it waits for are the previous
+    iteration's); None where the wait leaves groups outstanding (they were issued iterations earlier: the whole body
+    runs ahead of them) or no stall waits for a previous iteration's load. A loop that issues its next tile's loads
+    at the end of its body, after the work that uses the current one, hides nothing behind them."""
+    pos = 0.0
+    pending: list[tuple[frozenset[int], float, int]] = []  # LDG: (its registers, chain position at issue, pass)
+    groups: list[tuple[float, int]] = []  # cp.async issued since the last DEPBAR: (chain position, pass)
+    for rep in (0, 1):
+        for idx in members:
+            i = insts[idx]
+            regs = frozenset(i.uses)
+            hit = [p for p in pending if p[0] & regs]
+            if rep == 1 and i.root == "DEPBAR" and groups:
+                le = _DEPBAR_LE_RE.search(i.operands) if ".LE" in i.opcode else None
+                if le and int(le.group(1), 0) > 0:
+                    return None
+                older = [at for at, p in groups if p == 0]
+                return pos - min(older) if older else None
+            if rep == 1 and hit:
+                older = [at for _, at, p in hit if p == 0]
+                return pos - min(older) if older else None
+            if hit:
+                pending = [p for p in pending if not p[0] & regs]
+            if i.root == "DEPBAR":
+                groups = []
+            if i.root in ("LDG", "LD"):
+                pending.append((frozenset(i.defs), pos, rep))
+            elif i.root == "LDGSTS":
+                groups.append((pos, rep))
+            pos += costs[idx].chain
+    return None
+
+
 _UR_RE = re.compile(r"(?<![\w.])UR(\d+)(?![\w])")
 _GLOBAL_LOADS = ("LDG", "LD")
+# loads whose address may come from another load of the iteration (dependent_loads): LDGSTS copies to shared memory,
+# waited for at a DEPBAR, but its latency is in series behind the load that gave its address all the same
+_SERIES_LOADS = ("LDG", "LD", "LDGSTS")
 
 
 def _sass_def_use(i: SassInst) -> tuple[set, set]:
@@ -221,7 +260,7 @@ def dependent_loads(insts: list[SassInst], order: list[int]) -> tuple[int, list[
         i = insts[idx]
         defs, uses = _sass_def_use(i)
         d = max((depth.get(r, 0) for r in uses), default=0)
-        if i.root in _GLOBAL_LOADS:
+        if i.root in _SERIES_LOADS:
             if d:
                 behind.append(idx)
             d += 1
@@ -478,6 +517,9 @@ def nvidia_wave_work(
     if wgmma:
         work.notes.append(wgmma)
     work.matrix_unit = "tensor"
+    hot = next((lp for lp, lf in zip(loops, work.loops, strict=True) if lf.hot), None)
+    if hot is not None and work.pipelined:
+        work.run_ahead_cycles_iter = run_ahead_cycles(f.insts, costs, sorted(hot.members))
     work.block_synced = block_synced(f.insts, loops)
     _local_bytes(work, f.insts, loops, m)
     return work, trips, peak
