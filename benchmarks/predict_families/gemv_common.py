@@ -101,6 +101,7 @@ def gemv_build(p, d, device, quant: bool):
 
 # --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
 
+
 def gemv_hold_designs(p):
     """The second corpus's designs: other tiles and splits, each only where K splits into whole BK steps."""
     out = {}
