@@ -58,11 +58,12 @@ MARKER = "# Per-kind bands (issue 31): written by benchmarks/predict_bands.py --
 
 
 def family_of(row: dict) -> str:
-    """The family a variant belongs to: its ``family`` field, else read from its name (gen.F.*, pair.P.*, task.T.*)."""
+    """The family a variant belongs to: its ``family`` field, else read from its name (gen.F.*, hold.F.*, pair.P.*,
+    task.T.*)."""
     if row.get("family"):
         return str(row["family"])
     parts = row["variant"].split(".")
-    return parts[1] if len(parts) >= 3 and parts[0] in ("gen", "pair", "task") else row["variant"]
+    return parts[1] if len(parts) >= 3 and parts[0] in ("gen", "hold", "pair", "task") else row["variant"]
 
 
 def scored(report_rows: list[dict]) -> list[dict]:

@@ -6,9 +6,9 @@ benchmarks/predict_data/FORMAT.md). Runs on the GPU machine (``bash benchmarks/p
 
 Variants: every gpu-runtime eval task's baseline (workspace as shipped), reference (solution.patch applied to a copy)
 and noop (the baseline again, imported or built again and timed on its own), every
-``benchmarks/predict_kernels/<pair>__<role>.py``, and the generated corpus ``gen.<family>.<problem>.<design>``
-(``benchmarks/predict_families``; ``--only gen.``: compiled and checked in ``--workers`` processes first, then
-timed). Per variant: the call runs once with every Triton launch recorded (``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
+``benchmarks/predict_kernels/<pair>__<role>.py``, and the generated corpora ``gen.<family>.<problem>.<design>``
+and ``hold.<family>.<problem>.<design>`` (``benchmarks/predict_families``, registry.CORPORA; ``--only gen.`` /
+``--only hold.``: compiled and checked in ``--workers`` processes first, then timed). Per variant: the call runs once with every Triton launch recorded (``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
 kernel with grid, block, registers, duration; after the timing), timed with ``tools.profilers.timing.EventTimer`` (the eval
 harness's timer: L2 flushed before each call); each variant compiles into its own fresh ``TRITON_CACHE_DIR``.
 """
@@ -51,8 +51,8 @@ FORMAT = 1
 
 @dataclass
 class Variant:
-    name: str  # the folder name: task.<id>.<role>, pair.<pair>.<role> or gen.<family>.<problem>.<design>
-    kind: str  # task | pair | gen
+    name: str  # the folder name: task.<id>.<role>, pair.<pair>.<role>, gen|hold.<family>.<problem>.<design>
+    kind: str  # task | pair | gen (both generated corpora: spec["corpus"] says which when it is not "gen")
     group: str  # task id, pair name, or <family>.<problem>
     role: str
     source: Path  # the file that is timed (task: the workspace entry or kernel.cu; pair: the variant file)
@@ -82,8 +82,10 @@ def pair_files(kernels_dir: Path = KERNELS_DIR) -> dict[str, list[tuple[str, Pat
     return pairs
 
 
-def gen_variants(families_dir: Path = FAMILIES_DIR) -> list[Variant]:
-    """The generated corpus (benchmarks/predict_families): one variant per family x problem x design, ordered
+def gen_variants(families_dir: Path = FAMILIES_DIR, corpus: str = "gen") -> list[Variant]:
+    """A generated corpus (benchmarks/predict_families, ``corpus`` one of registry.CORPORA: ``gen``, the first,
+    or ``hold``, the second): one variant per family x problem x design, named ``<corpus>.<family>.<problem>.
+    <design>``, ordered
     design-round-robin (every problem's first design, then every problem's second, ...) so that a run cut short by
     its deadline keeps several designs of each problem rather than all of the first families."""
     if str(families_dir) not in sys.path:
@@ -91,16 +93,17 @@ def gen_variants(families_dir: Path = FAMILIES_DIR) -> list[Variant]:
     import registry
 
     by_problem: dict[str, list[Variant]] = {}
-    for family, problem, design, path in registry.enumerate_gen(families_dir):
-        group = f"{family}.{problem}"
+    for family, problem, design, path in registry.enumerate_gen(families_dir, corpus):
+        group = f"{family}.{problem}" if corpus == "gen" else f"{corpus}.{family}.{problem}"
+        spec = {"family": family, "problem": problem, "design": design}
         by_problem.setdefault(group, []).append(
             Variant(
-                name=f"gen.{group}.{design}",
+                name=f"{corpus}.{family}.{problem}.{design}",
                 kind="gen",
                 group=group,
                 role=design,
                 source=path,
-                spec={"family": family, "problem": problem, "design": design},
+                spec=spec if corpus == "gen" else spec | {"corpus": corpus},
             )
         )
     out = []
@@ -133,7 +136,7 @@ def enumerate_variants(
         for role, path in roles:
             variants.append(Variant(name=f"pair.{pair}.{role}", kind="pair", group=pair, role=role, source=path))
     if families_dir is not None:
-        variants += gen_variants(families_dir)
+        variants += gen_variants(families_dir) + gen_variants(families_dir, "hold")
     return variants
 
 
@@ -557,7 +560,8 @@ class Collector:
             import registry
             from gen_common import check as gen_check
 
-            built = registry.build(v.source, v.spec["problem"], v.spec["design"], "cuda", name=f"kp_{tag}")
+            built = registry.build(v.source, v.spec["problem"], v.spec["design"], "cuda", name=f"kp_{tag}",
+                                   corpus=v.spec.get("corpus", "gen"))  # fmt: skip
             checked = self.prechecked.get(v.name)
             check = (lambda: (checked["correct"], checked["detail"])) if checked else (lambda: gen_check(built))
             return (lambda: (built.launch(), None)[1]), built.shape, check, None
@@ -613,7 +617,7 @@ class Collector:
             futures = [
                 pool.submit(
                     gen_worker.precompile, v.name, str(v.source), v.spec["problem"], v.spec["design"],
-                    str(self.tmp / "triton-cache" / v.name), tool,
+                    str(self.tmp / "triton-cache" / v.name), tool, v.spec.get("corpus", "gen"),
                 )
                 for v in pending.values()
             ]  # fmt: skip
@@ -798,7 +802,7 @@ MAX_PARTS = 6  # $OUT brings back 8 files: the parts, collect.log and gpu.txt
 def pack_key(name: str) -> str:
     """The unit a split pack keeps together: a generated family (its pairs never cross it), else the kind."""
     parts = name.split(".")
-    return f"gen.{parts[1]}" if parts[0] == "gen" and len(parts) > 1 else parts[0]
+    return f"{parts[0]}.{parts[1]}" if parts[0] in ("gen", "hold") and len(parts) > 1 else parts[0]
 
 
 def _tgz_size(folders: list[Path], arcroot: Path) -> int:

@@ -6,6 +6,8 @@
 #   DEADLINE=480 TIMEOUT=570 bash benchmarks/predict_device.sh --only gen. --calls 20   # the generated corpus
 #     (benchmarks/predict_families: compiled and checked in parallel first, then timed; several
 #     $OUT/predict_data-<i>.tgz when one pack would pass 16 MiB)
+#   DEADLINE=330 TIMEOUT=450 bash benchmarks/predict_device.sh --only hold. --precompile-budget 120
+#     (the second generated corpus, 400 variants; commit benchmarks/predict_freeze.py's predictions first)
 set -u -o pipefail
 if ls .whl/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1

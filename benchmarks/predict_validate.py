@@ -533,9 +533,10 @@ _DATA_KEYS = ("device", "triton", "torch", "cuda", "date", "timer", "calls")
 
 
 def gen_family(name: str) -> str | None:
-    """The generated corpus's family of a variant name ('gen.FAMILY.PROBLEM.DESIGN'); None for any other variant."""
+    """A generated corpus's family of a variant name ('gen.FAMILY.PROBLEM.DESIGN', or 'hold.' for the second
+    corpus); None for any other variant."""
     parts = name.split(".")
-    return parts[1] if len(parts) >= 3 and parts[0] == "gen" else None
+    return parts[1] if len(parts) >= 3 and parts[0] in ("gen", "hold") else None
 
 
 def kept(name: str, families: set[str] | None) -> bool:

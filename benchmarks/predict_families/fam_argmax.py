@@ -61,3 +61,26 @@ def build(p, d, device):
     s = spec(kernel, (M,), x, out, N, BLOCK=d["BLOCK"], num_warps=d["warps"])
     return Built([s], [out], lambda: [x.argmax(dim=1).to(torch.int32)], 0.0,
                  f"{M}x{N} fp32, {cdiv(N, d['BLOCK'])} chunk(s)")  # fmt: skip
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_3000x5000": {"M": 3000, "N": 5000},
+    "f32_20000x1536": {"M": 20000, "N": 1536},
+    "f32_512x30000": {"M": 512, "N": 30000},
+}
+
+
+def hold_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    if full <= 8192:
+        for warps in (4, 8):
+            if 2 <= full // (warps * 32) <= 64:
+                out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk in (512, 2048):
+        if chunk < full:
+            for warps in (2, 4):
+                out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
+    return out

@@ -56,3 +56,18 @@ def build(p, d, device):
     s = spec(bmm_kernel, grid, a, b, c, M, N, K, BM=d["BM"], BN=d["BN"], BK=d["BK"], num_warps=d["warps"],
              num_stages=d["stages"])  # fmt: skip
     return Built([s], [c], lambda: [torch.bmm(a.float(), b.float())], 1e-2, f"{B}x {M}x{N}x{K} {dt}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "b64_384x768x256_f16": {"B": 64, "M": 384, "N": 768, "K": 256, "dtype": torch.float16},
+    "b4_2048x512x1024": {"B": 4, "M": 2048, "N": 512, "K": 1024, "dtype": torch.bfloat16},
+}
+HOLD_CONFIGS = ((128, 128, 64, 8, 4), (64, 128, 64, 4, 4), (128, 64, 64, 4, 2), (64, 64, 32, 4, 3), (32, 32, 64, 2, 3),
+                (128, 256, 64, 8, 2), (64, 256, 32, 8, 3))  # fmt: skip
+
+
+def hold_designs(p):
+    return {f"m{bm}n{bn}k{bk}w{w}s{s}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s}
+            for bm, bn, bk, w, s in HOLD_CONFIGS if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0}  # fmt: skip

@@ -51,3 +51,21 @@ def build(p, d, device):
              num_warps=d["warps"])  # fmt: skip
     launches = [y.zero_, s] if split > 1 else [s]
     return Built(launches, [y], lambda: [x.float().sum(dim=0)], 1e-4, f"{M}x{N} {dt}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_6144x3000": {"M": 6144, "N": 3000, "dtype": torch.float32},
+    "f16_4096x12288": {"M": 4096, "N": 12288, "dtype": torch.float16},
+    "bf16_16384x768": {"M": 16384, "N": 768, "dtype": torch.bfloat16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for bm, bn, warps in ((16, 128, 4), (64, 64, 8), (8, 256, 8), (128, 32, 4)):
+        out[f"m{bm}n{bn}w{warps}"] = {"BM": bm, "BN": bn, "warps": warps, "SPLIT": 1}
+    for split, bm, bn in ((8, 32, 128), (32, 32, 128), (8, 16, 256)):
+        out[f"split{split}_m{bm}n{bn}"] = {"BM": bm, "BN": bn, "warps": 4, "SPLIT": split}
+    return out

@@ -52,3 +52,24 @@ def build(p, d, device):
     s = spec(cumsum_kernel, (M,), x, y, N, BLOCK=d["BLOCK"], num_warps=d["warps"])
     tol = 1e-4 if dt == torch.float32 else 2e-2
     return Built([s], [y], lambda: [x.float().cumsum(dim=1)], tol, f"{M}x{N} {dt}, {cdiv(N, d['BLOCK'])} chunk(s)")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_6000x3000": {"M": 6000, "N": 3000, "dtype": torch.float32},
+    "f16_32768x512": {"M": 32768, "N": 512, "dtype": torch.float16},
+    "bf16_1024x32768": {"M": 1024, "N": 32768, "dtype": torch.bfloat16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for warps in (4, 8, 16):
+        if 2 <= full // (warps * 32) <= 64:
+            out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk, warps in ((128, 2), (128, 4), (512, 2), (512, 8), (2048, 4), (2048, 8)):
+        if chunk < full:
+            out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
+    return out

@@ -4,7 +4,7 @@ BW output columns, BC channels), the nine taps unrolled."""
 import torch
 import triton
 import triton.language as tl
-from gen_common import Built, cdiv, empty, randn, spec
+from gen_common import Built, cdiv, empty, npow2, randn, spec
 
 FAMILY = "dwconv"
 PROBLEMS = {
@@ -66,3 +66,20 @@ def build(p, d, device):
         return [torch.nn.functional.conv2d(xn, wn, padding=1, groups=C).permute(0, 2, 3, 1)]
 
     return Built([s], [y], ref, 1e-4 if dt == torch.float32 else 2e-2, f"N={N} {H}x{W} C={C} {dt} NHWC")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "n8_64x64_c384_f16": {"N": 8, "H": 64, "W": 64, "C": 384, "dtype": torch.float16},
+    "n16_14x14_c1024_f32": {"N": 16, "H": 14, "W": 14, "C": 1024, "dtype": torch.float32},
+    "n2_200x200_c96_bf16": {"N": 2, "H": 200, "W": 200, "C": 96, "dtype": torch.bfloat16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for bw, bc, warps in ((8, 64, 4), (16, 64, 8), (32, 32, 4), (64, 32, 4), (16, 128, 8), (8, 256, 8), (4, 128, 2)):
+        if bc <= npow2(p["C"]):
+            out[f"w{bw}c{bc}nw{warps}"] = {"BW": bw, "BC": bc, "warps": warps}
+    return out

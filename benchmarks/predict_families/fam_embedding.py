@@ -4,7 +4,7 @@ BLOCK_D columns at a time."""
 import torch
 import triton
 import triton.language as tl
-from gen_common import Built, cdiv, empty, randint, randn, spec
+from gen_common import Built, cdiv, empty, npow2, randint, randn, spec
 
 FAMILY = "embedding"
 PROBLEMS = {
@@ -47,3 +47,20 @@ def build(p, d, device):
     s = spec(embedding_kernel, (cdiv(T, d["ROWS"]),), idx, table, out, T, D, ROWS=d["ROWS"], BD=d["BD"],
              num_warps=d["warps"])  # fmt: skip
     return Built([s], [out], lambda: [table[idx.long()]], 0.0, f"T={T} D={D} V={V} bf16")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "t40000_d768_v30k": {"T": 40000, "D": 768, "V": 30522},
+    "t8192_d2560_v128k": {"T": 8192, "D": 2560, "V": 128256},
+    "t131072_d320_v250k": {"T": 131072, "D": 320, "V": 250000},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for rows, bd, warps in ((2, 256, 4), (2, 1024, 4), (8, 256, 4), (8, 1024, 4), (2, 1024, 8), (1, 2048, 8)):
+        if bd <= npow2(p["D"]) and 512 <= rows * bd <= 16384:
+            out[f"r{rows}d{bd}w{warps}"] = {"ROWS": rows, "BD": bd, "warps": warps}
+    return out

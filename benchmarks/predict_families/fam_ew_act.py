@@ -58,3 +58,17 @@ def build(p, d, device):
         return [torch.nn.functional.silu(v)]
 
     return Built([s], [y], ref, 2e-2 if dt != torch.float32 else 1e-4, f"{M}x{N} {dt} {p['act']}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "silu_f32_3000x5000": {"M": 3000, "N": 5000, "dtype": torch.float32, "act": "silu"},
+    "gelu_bf16_12288x3072": {"M": 12288, "N": 3072, "dtype": torch.bfloat16, "act": "gelu"},
+    "silu_f16_16384x1000": {"M": 16384, "N": 1000, "dtype": torch.float16, "act": "silu"},
+}
+
+
+def hold_designs(p):
+    return {f"b{block}w{warps}": {"BLOCK": block, "warps": warps}
+            for block, warps in ((512, 2), (512, 4), (2048, 2), (2048, 16), (8192, 16), (16384, 16))}  # fmt: skip

@@ -46,3 +46,20 @@ def build(p, d, device):
     s = spec(axpby_persistent_kernel, (grid,), x, y, z, n, 1.5, -0.5, BLOCK=d["BLOCK"], num_warps=d["warps"])
     return Built([s], [z], lambda: [1.5 * x.float() - 0.5 * y.float()], 1e-2 if dt != torch.float32 else 1e-5,
                  f"n={n} {dt}, {grid} programs")  # fmt: skip
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f16_48m": {"n": 48_000_000, "dtype": torch.float16},
+    "f32_10m": {"n": 10_000_000, "dtype": torch.float32},
+    "bf16_100m": {"n": 100_000_000, "dtype": torch.bfloat16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for per_sm, block, warps in ((3, 2048, 4), (6, 2048, 8), (16, 2048, 4), (3, 512, 4), (12, 8192, 8)):
+        out[f"p{per_sm}b{block}w{warps}"] = {"per_sm": per_sm, "BLOCK": block, "warps": warps}
+    out["grid_b4096w8"] = {"per_sm": 0, "BLOCK": 4096, "warps": 8}
+    return out

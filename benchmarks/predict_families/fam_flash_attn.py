@@ -66,3 +66,17 @@ def build(p, d, device):
         return [torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)]
 
     return Built([s], [o], ref, 1e-2, f"B={B} H={H} S={S} D={D} fp16{' causal' if causal else ''}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "b1h32s8192d64_causal": {"B": 1, "H": 32, "S": 8192, "D": 64, "causal": True},
+    "b16h8s512d128": {"B": 16, "H": 8, "S": 512, "D": 128, "causal": False},
+    "b2h24s3072d64": {"B": 2, "H": 24, "S": 3072, "D": 64, "causal": False},
+}
+HOLD_CONFIGS = ((128, 64, 8, 2), (64, 64, 4, 2), (64, 64, 8, 3), (128, 32, 4, 2), (64, 128, 8, 2))
+
+
+def hold_designs(p):
+    return {f"m{bm}n{bn}w{w}s{s}": {"BM": bm, "BN": bn, "warps": w, "stages": s} for bm, bn, w, s in HOLD_CONFIGS}

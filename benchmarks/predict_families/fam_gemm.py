@@ -71,3 +71,29 @@ def build(p, d, device):
     s = spec(gemm_kernel, grid, a, b, c, M, N, K, BM=d["BM"], BN=d["BN"], BK=d["BK"], GROUP_M=d["GROUP_M"],
              num_warps=d["warps"], num_stages=d["stages"])  # fmt: skip
     return Built([s], [c], lambda: [a.float() @ b.float()], 1e-2, f"{M}x{N}x{K} {dt}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "bf16_3072x3072x1536": {"M": 3072, "N": 3072, "K": 1536, "dtype": torch.bfloat16},
+    "f16_6144x768x4096": {"M": 6144, "N": 768, "K": 4096, "dtype": torch.float16},
+    "bf16_512x8192x3072": {"M": 512, "N": 8192, "K": 3072, "dtype": torch.bfloat16},
+}
+HOLD_CONFIGS = (  # BM, BN, BK, warps, stages, GROUP_M: none of them in CONFIGS
+    (128, 128, 64, 4, 3, 8),
+    (128, 64, 64, 8, 4, 4),
+    (64, 128, 32, 4, 3, 4),
+    (64, 64, 64, 4, 4, 1),
+    (128, 128, 64, 8, 2, 4),
+    (256, 128, 64, 8, 2, 8),
+    (64, 256, 64, 8, 3, 8),
+)
+
+
+def hold_designs(p):
+    return {
+        f"m{bm}n{bn}k{bk}w{w}s{s}g{g}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s, "GROUP_M": g}
+        for bm, bn, bk, w, s, g in HOLD_CONFIGS
+        if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0
+    }

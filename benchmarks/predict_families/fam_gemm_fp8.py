@@ -64,3 +64,19 @@ def build(p, d, device):
     s = spec(gemm_fp8_kernel, grid, a, b, c, M, N, K, sa, sb, BM=d["BM"], BN=d["BN"], BK=d["BK"],
              num_warps=d["warps"], num_stages=d["stages"])  # fmt: skip
     return Built([s], [c], lambda: [(a.float() @ b.float().t()) * (sa * sb)], 1e-2, f"{M}x{N}x{K} e4m3 -> bf16")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "6144x3072x2048": {"M": 6144, "N": 3072, "K": 2048},
+    "1024x8192x8192": {"M": 1024, "N": 8192, "K": 8192},
+    "3072x1536x6144": {"M": 3072, "N": 1536, "K": 6144},
+}
+HOLD_CONFIGS = ((128, 128, 128, 4, 3), (128, 256, 128, 8, 2), (64, 128, 128, 4, 4), (128, 64, 128, 8, 3),
+                (128, 128, 64, 8, 3), (256, 128, 128, 8, 2))  # fmt: skip
+
+
+def hold_designs(p):
+    return {f"m{bm}n{bn}k{bk}w{w}s{s}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s}
+            for bm, bn, bk, w, s in HOLD_CONFIGS if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0}  # fmt: skip

@@ -1,6 +1,6 @@
 """Skinny GEMM / GEMV with bf16 weights (decode-shaped linear layers), with and without split-K (gemv_common)."""
 
-from gemv_common import gemv_build, gemv_designs
+from gemv_common import gemv_build, gemv_designs, gemv_hold_designs
 
 FAMILY = "gemv"
 PROBLEMS = {
@@ -16,3 +16,13 @@ designs = gemv_designs
 
 def build(p, d, device):
     return gemv_build(p, d, device, quant=False)
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "m1_5120x13824": {"M": 1, "N": 5120, "K": 13824},
+    "m8_12288x4096": {"M": 8, "N": 12288, "K": 4096},
+    "m4_3072x24576": {"M": 4, "N": 3072, "K": 24576},
+}
+hold_designs = gemv_hold_designs

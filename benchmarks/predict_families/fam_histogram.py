@@ -67,3 +67,23 @@ def build(p, d, device):
         return [torch.bincount(x.long(), minlength=bins).to(torch.int32)]
 
     return Built([h.zero_, s], [h], ref, 0.0, f"n={n} bins={bins}{' skewed (90% in bin 0)' if p['skew'] else ''}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "n8m_bins1024": {"n": 1 << 23, "bins": 1024, "skew": False},
+    "n2m_bins64": {"n": 1 << 21, "bins": 64, "skew": False},
+    "n3m_bins512_skewed": {"n": 3_000_000, "bins": 512, "skew": True},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for block, warps in ((2048, 4), (512, 2)):
+        out[f"global{block}w{warps}"] = {"kind": "global", "BLOCK": block, "warps": warps, "relaxed": False}
+    for block, warps in ((2048, 4), (8192, 8)):
+        out[f"global_relaxed{block}w{warps}"] = {"kind": "global", "BLOCK": block, "warps": warps, "relaxed": True}
+    for block in (2048, 8192):
+        out[f"local{block}"] = {"kind": "local", "BLOCK": block, "warps": 4, "relaxed": False}
+    return out

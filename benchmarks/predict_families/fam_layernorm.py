@@ -81,3 +81,25 @@ def build(p, d, device):
         return [torch.nn.functional.layer_norm(x.float(), (N,), w.float(), b.float(), EPS)]
 
     return Built([s], [y], ref, 1e-4 if dt == torch.float32 else 2e-2, f"{M}x{N} {dt}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_6000x3000": {"M": 6000, "N": 3000, "dtype": torch.float32},
+    "bf16_2048x12288": {"M": 2048, "N": 12288, "dtype": torch.bfloat16},
+    "f16_32768x768": {"M": 32768, "N": 768, "dtype": torch.float16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for warps in (4, 8, 16):
+        if full // (warps * 32) <= 64:
+            out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk in (256, 4096):
+        if chunk < full:
+            for warps in (4, 8):
+                out[f"loop{chunk}w{warps}"] = {"kind": "loop", "BLOCK": chunk, "warps": warps}
+    return out

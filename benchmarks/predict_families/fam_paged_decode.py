@@ -63,7 +63,9 @@ def paged_decode_kernel(q_ptr, k_ptr, v_ptr, table_ptr, lens_ptr, o_ptr, MAXP, H
 def build(p, d, device):
     B, HKV, G, D, ctx = p["B"], p["HKV"], p["G"], p["D"], p["ctx"]
     maxp = ctx // PAGE
-    if p["ragged"]:
+    if p["ragged"] == "spread":  # the second corpus's ragged lengths: fixed values, no random stream
+        lens = spread_lens(B, ctx, device)
+    elif p["ragged"]:
         lens = randint(ctx // 16, ctx + 1, (B,), device, seed=50)
     else:
         lens = torch.full((B,), ctx, dtype=torch.int32, device=device)
@@ -94,5 +96,27 @@ def build(p, d, device):
             outs.append(torch.einsum("hgn,nhd->hgd", torch.softmax(sc, dim=-1), vv).reshape(HKV * G, D))
         return [torch.stack(outs)]
 
-    what = "ragged lengths" if p["ragged"] else f"ctx {ctx}"
+    what = ("spread lengths" if p["ragged"] == "spread" else "ragged lengths") if p["ragged"] else f"ctx {ctx}"
     return Built([s], [o], ref, 1e-2, f"B={B} Hkv={HKV} G={G} D={D} page {PAGE}, {what} (loaded)")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "b16_ctx16384_g8": {"B": 16, "HKV": 8, "G": 8, "D": 128, "ctx": 16384, "ragged": False},
+    "b48_spread6000_g4": {"B": 48, "HKV": 8, "G": 4, "D": 64, "ctx": 6000, "ragged": "spread"},
+    "b256_ctx512_g2": {"B": 256, "HKV": 4, "G": 2, "D": 128, "ctx": 512, "ragged": False},
+}
+HOLD_CONFIGS = ((16, 4, 2), (32, 4, 3), (64, 8, 3), (128, 8, 1), (64, 2, 2), (32, 8, 1), (16, 2, 3))
+
+
+def hold_designs(p):
+    return {f"n{bn}w{w}s{s}": {"BN": bn, "warps": w, "stages": s} for bn, w, s in HOLD_CONFIGS}
+
+
+def spread_lens(B, ctx, device):
+    """Ragged lengths from ctx / 8 to ctx, the same on every machine (no random stream: the CPU's prediction must
+    see the values the GPU runs)."""
+    lo = ctx // 8
+    vals = [lo + (i * 7919) % (ctx - lo + 1) for i in range(B)]
+    return torch.tensor(vals, dtype=torch.int32, device=None if compile_only(device) else device)

@@ -95,3 +95,21 @@ def build(p, d, device):
         return [rstd[:, None] * (wdy - xh * c), (dyf * xh).sum(dim=0)]
 
     return Built(launches, [dx, dw], ref, 1e-3 if dt == torch.float32 else 2e-2, f"{M}x{N} {dt}, G={G}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_12000x768": {"M": 12000, "N": 768, "dtype": torch.float32},
+    "bf16_4096x8192": {"M": 4096, "N": 8192, "dtype": torch.bfloat16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for g in (3, 8):
+        for warps in (4, 16):
+            out[f"atomic_g{g}w{warps}"] = {"kind": "atomic", "G": SMS * g, "warps": warps}
+            out[f"twophase_g{g}w{warps}"] = {"kind": "twophase", "G": SMS * g, "warps": warps}
+    out["atomic_rowgrid_w8"] = {"kind": "atomic", "G": p["M"], "warps": 8}
+    return out

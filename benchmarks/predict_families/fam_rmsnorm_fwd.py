@@ -54,3 +54,21 @@ def build(p, d, device):
         return [xf * torch.rsqrt((xf * xf).mean(dim=1, keepdim=True) + EPS) * w.float()]
 
     return Built([s], [y], ref, 1e-4 if dt == torch.float32 else 2e-2, f"{M}x{N} {dt}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_10000x3000": {"M": 10000, "N": 3000, "dtype": torch.float32},
+    "bf16_4096x12288": {"M": 4096, "N": 12288, "dtype": torch.bfloat16},
+    "f16_131072x256": {"M": 131072, "N": 256, "dtype": torch.float16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for rows, warps in ((1, 8), (1, 32), (2, 1), (2, 4), (2, 8), (2, 32), (16, 4), (16, 8), (16, 32)):
+        if 4 <= rows * full // (warps * 32) <= 64:
+            out[f"r{rows}w{warps}"] = {"ROWS": rows, "BLOCK": full, "warps": warps}
+    return out

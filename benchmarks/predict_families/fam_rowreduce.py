@@ -51,3 +51,21 @@ def build(p, d, device):
     s = spec(rowreduce_kernel, (cdiv(M, d["ROWS"]),), x, ss, mx, M, N, ROWS=d["ROWS"], BLOCK=d["BLOCK"],
              num_warps=d["warps"])  # fmt: skip
     return Built([s], [ss, mx], lambda: [(x.float() ** 2).sum(dim=1), x.float().amax(dim=1)], 1e-4, f"{M}x{N} {dt}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_30000x3000": {"M": 30000, "N": 3000, "dtype": torch.float32},
+    "bf16_1000x100000": {"M": 1000, "N": 100000, "dtype": torch.bfloat16},
+    "f16_524288x96": {"M": 524288, "N": 96, "dtype": torch.float16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for rows, block, warps in ((2, 1024, 4), (2, 4096, 4), (8, 128, 4), (8, 1024, 4), (32, 128, 4), (8, 1024, 8),
+                               (32, 128, 8)):  # fmt: skip
+        if block <= npow2(p["N"]) and 512 <= rows * block <= 16384:
+            out[f"r{rows}b{block}w{warps}"] = {"ROWS": rows, "BLOCK": block, "warps": warps}
+    return out

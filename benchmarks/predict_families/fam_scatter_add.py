@@ -4,7 +4,7 @@ per program, BLOCK_D columns at a time, default or relaxed memory order."""
 import torch
 import triton
 import triton.language as tl
-from gen_common import Built, cdiv, empty, randint, randn, spec
+from gen_common import Built, cdiv, empty, npow2, randint, randn, spec
 
 FAMILY = "scatter_add"
 PROBLEMS = {
@@ -55,3 +55,23 @@ def build(p, d, device):
         return [r.index_add_(0, idx.long(), src.double())]
 
     return Built([out.zero_, s], [out], ref, 1e-4, f"T={T} D={D} R={R} fp32")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "t100000_d128_r2048": {"T": 100000, "D": 128, "R": 2048},
+    "t16384_d768_r50000": {"T": 16384, "D": 768, "R": 50000},
+    "t200000_d32_r512": {"T": 200000, "D": 32, "R": 512},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for rows in (2, 8):
+        for bd in (32, 128, 512):
+            if bd > npow2(p["D"]) or rows * bd > 8192 or rows * bd < 256:
+                continue
+            out[f"r{rows}d{bd}"] = {"ROWS": rows, "BD": bd, "warps": 4, "relaxed": False}
+            out[f"r{rows}d{bd}_relaxed"] = {"ROWS": rows, "BD": bd, "warps": 4, "relaxed": True}
+    return out

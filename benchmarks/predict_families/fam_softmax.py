@@ -70,3 +70,25 @@ def build(p, d, device):
     s = spec(kernel, (M,), x, y, N, BLOCK=d["BLOCK"], num_warps=d["warps"])
     tol = 1e-5 if dt == torch.float32 else 2e-2
     return Built([s], [y], lambda: [torch.softmax(x.float(), dim=1)], tol, f"{M}x{N} {dt}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_6000x3000": {"M": 6000, "N": 3000, "dtype": torch.float32},
+    "f16_512x32768": {"M": 512, "N": 32768, "dtype": torch.float16},
+    "f32_65536x128": {"M": 65536, "N": 128, "dtype": torch.float32},
+}
+
+
+def hold_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for warps in (1, 2, 4, 8, 16):
+        if full // (warps * 32) >= 1 and not (full >= 16384 and warps < 4):
+            out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk in (512, 4096):
+        if chunk < full:
+            for warps in (4, 8):
+                out[f"online{chunk}w{warps}"] = {"kind": "online", "BLOCK": chunk, "warps": warps}
+    return out

@@ -54,3 +54,17 @@ def build(p, d, device):
         return [v]
 
     return Built(launches, [src], ref, 1e-5, f"L={L} steps over n={n} fp32, {L // F} launch(es)")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "l24_n2048": {"L": 24, "n": 2048},
+    "l12_n16384": {"L": 12, "n": 16384},
+    "l64_n512": {"L": 64, "n": 512},
+}
+
+
+def hold_designs(p):
+    block = 512 if p["n"] <= 2048 else 2048  # BLOCK 1024 was the first corpus's only one
+    return {f"f{fuse}b{block}": {"F": fuse, "BLOCK": block} for fuse in (1, 3, 4, 8, 12, 24, 64) if p["L"] % fuse == 0}

@@ -56,3 +56,21 @@ def build(p, d, device):
     else:
         s = spec(transpose_naive_kernel, (M, cdiv(N, d["BLOCK"])), x, y, M, N, BLOCK=d["BLOCK"], num_warps=d["warps"])
     return Built([s], [y], lambda: [x.t()], 0.0, f"{M}x{N} {dt}")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "f32_3000x5000": {"M": 3000, "N": 5000, "dtype": torch.float32},
+    "f16_16384x2048": {"M": 16384, "N": 2048, "dtype": torch.float16},
+    "bf16_1536x24576": {"M": 1536, "N": 24576, "dtype": torch.bfloat16},
+}
+
+
+def hold_designs(p):
+    out = {}
+    for bm, bn, warps in ((64, 32, 4), (32, 64, 8), (128, 64, 8), (16, 256, 4), (64, 128, 4)):
+        out[f"tile{bm}x{bn}w{warps}"] = {"kind": "tiled", "BM": bm, "BN": bn, "warps": warps}
+    for block in (512, 2048):
+        out[f"naive{block}"] = {"kind": "naive", "BLOCK": block, "warps": 4}
+    return out

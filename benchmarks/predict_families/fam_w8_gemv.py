@@ -1,6 +1,6 @@
 """int8 weight-only GEMV / skinny GEMM: W int8 [N, K] dequantised in the loop, per-row fp32 scales (gemv_common)."""
 
-from gemv_common import gemv_build, gemv_designs
+from gemv_common import gemv_build, gemv_designs, gemv_hold_designs
 
 FAMILY = "w8_gemv"
 PROBLEMS = {
@@ -16,3 +16,13 @@ designs = gemv_designs
 
 def build(p, d, device):
     return gemv_build(p, d, device, quant=True)
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+HOLD_PROBLEMS = {
+    "m1_6144x10240": {"M": 1, "N": 6144, "K": 10240},
+    "m16_8192x5120": {"M": 16, "N": 8192, "K": 5120},
+    "m2_20480x2560": {"M": 2, "N": 20480, "K": 2560},
+}
+hold_designs = gemv_hold_designs

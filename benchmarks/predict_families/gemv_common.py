@@ -97,3 +97,17 @@ def gemv_build(p, d, device, quant: bool):
 
     what = "int8 W, per-row scale" if quant else "bf16 W"
     return Built(launches, [y], ref, 1e-3, f"M={M} N={N} K={K} {what}, split {split} ({kind})")
+
+
+# --- the second corpus (hold.*, issue 31): shapes the first never had, designs where cheap ---------------------
+
+
+def gemv_hold_designs(p):
+    """The second corpus's designs: other tiles and splits, each only where K splits into whole BK steps."""
+    out = {}
+    for bn, bk, warps in ((32, 128, 4), (64, 512, 8), (256, 64, 8)):
+        out[f"n{bn}k{bk}w{warps}"] = {"BN": bn, "BK": bk, "warps": warps, "SPLIT": 1, "kind": "plain"}
+    for kind, split, bn, bk in (("atomic", 2, 32, 512), ("twophase", 2, 128, 128), ("atomic", 4, 128, 128)):
+        if p["K"] % (split * bk) == 0:
+            out[f"{kind}{split}_n{bn}k{bk}"] = {"BN": bn, "BK": bk, "warps": 4, "SPLIT": split, "kind": kind}
+    return out

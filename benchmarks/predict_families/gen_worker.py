@@ -37,9 +37,11 @@ def disassemble_cache(cache: Path, nvdisasm: str | None) -> int:
     return n
 
 
-def precompile(name: str, path: str, problem: str, design: str, cache: str, nvdisasm: str | None) -> dict:
-    """Build, compile, launch and check one variant in this process; ``{"name", "correct", "detail", "error",
-    "seconds"}`` (``error``: why it could not run; ``correct`` None then)."""
+def precompile(
+    name: str, path: str, problem: str, design: str, cache: str, nvdisasm: str | None, corpus: str = "gen"
+) -> dict:
+    """Build, compile, launch and check one variant of ``corpus`` (registry.CORPORA) in this process; ``{"name",
+    "correct", "detail", "error", "seconds"}`` (``error``: why it could not run; ``correct`` None then)."""
     import registry
     import torch
     from gen_common import check
@@ -49,7 +51,7 @@ def precompile(name: str, path: str, problem: str, design: str, cache: str, nvdi
     mod_name = "kpw_" + name.replace(".", "_").replace("-", "_")
     out = {"name": name, "correct": None, "detail": None, "error": None}
     try:
-        built = registry.build(Path(path), problem, design, "cuda", name=mod_name)
+        built = registry.build(Path(path), problem, design, "cuda", name=mod_name, corpus=corpus)
         ok, detail = check(built)
         out["correct"], out["detail"] = bool(ok), detail
         del built

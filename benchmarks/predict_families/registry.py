@@ -1,7 +1,10 @@
-"""The generated validation corpus (issue 31 item 3): every ``fam_*.py`` family's problems x designs.
+"""The generated validation corpora (issue 31 item 3): every ``fam_*.py`` family's problems x designs.
 
-A variant is ``gen.<family>.<problem>.<design>``; its pairs are every two designs of one problem
-(``design->design``). Pure enumeration: importing a family module builds no tensors."""
+Two corpora: ``gen`` (a family's ``PROBLEMS`` x ``designs``; the first, measured 2026-12-02 and fitted since) and
+``hold`` (its ``HOLD_PROBLEMS`` x ``hold_designs``, else ``designs``: shapes the first never had, designs where
+cheap, held out by construction until measured). A variant is ``<corpus>.<family>.<problem>.<design>``; its pairs
+are every two designs of one problem (``design->design``). Pure enumeration: importing a family module builds no
+tensors."""
 
 from __future__ import annotations
 
@@ -10,6 +13,10 @@ import sys
 from pathlib import Path
 
 DIR = Path(__file__).resolve().parent
+
+
+# corpus -> (its problems' attribute, its designs' function; the latter falling back to ``designs``)
+CORPORA = {"gen": ("PROBLEMS", "designs"), "hold": ("HOLD_PROBLEMS", "hold_designs")}
 
 
 def family_files(folder: Path = DIR) -> list[Path]:
@@ -30,19 +37,30 @@ def load(path: Path, name: str | None = None):
         sys.path.remove(str(path.parent))
 
 
-def enumerate_gen(folder: Path = DIR) -> list[tuple[str, str, str, Path]]:
-    """(family, problem, design, file) of every generated variant, in file, problem, design order."""
+def corpus_of(mod, corpus: str = "gen") -> tuple[dict, object]:
+    """(problems, designs function) of one family module in ``corpus`` (``CORPORA``); a family without hold
+    problems has none there."""
+    if corpus not in CORPORA:
+        raise ValueError(f"unknown corpus {corpus!r}: one of {', '.join(CORPORA)}")
+    problems, designs = CORPORA[corpus]
+    return getattr(mod, problems, None) or {}, getattr(mod, designs, None) or mod.designs
+
+
+def enumerate_gen(folder: Path = DIR, corpus: str = "gen") -> list[tuple[str, str, str, Path]]:
+    """(family, problem, design, file) of every variant of ``corpus``, in file, problem, design order."""
     out = []
     for path in family_files(folder):
         mod = load(path)
-        for problem, params in mod.PROBLEMS.items():
-            for design in mod.designs(params):
+        problems, designs = corpus_of(mod, corpus)
+        for problem, params in problems.items():
+            for design in designs(params):
                 out.append((mod.FAMILY, problem, design, path))
     return out
 
 
-def build(path: Path, problem: str, design: str, device, name: str | None = None):
-    """The ``Built`` of one variant (gen_common.Built), its family module imported under ``name``."""
+def build(path: Path, problem: str, design: str, device, name: str | None = None, corpus: str = "gen"):
+    """The ``Built`` of one variant (gen_common.Built) of ``corpus``, its family module imported under ``name``."""
     mod = load(path, name)
-    params = mod.PROBLEMS[problem]
-    return mod.build(params, mod.designs(params)[design], device)
+    problems, designs = corpus_of(mod, corpus)
+    params = problems[problem]
+    return mod.build(params, designs(params)[design], device)
