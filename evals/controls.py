@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from evals.catalog import load_tasks
 from evals.harness.devices import probe_runtime
 from evals.harness.runner import run_one
+from evals.harness.static_checks import IMPORTS_HARNESS, SIDE_STREAM, TIMER_PATCH
 from evals.models import INCOMPLETE_CODES, StageCode, TaskScore
 
 
@@ -57,14 +58,12 @@ CONTROLS: list[Control] = [
     Control("zeros", "cheat-zeros", CPU_TASK, "oracle_mismatch", why="zeros must never pass (degenerate output)"),
     Control("cached-output", "cheat-cached-output", CPU_TASK, "oracle_mismatch", why="fresh inputs on every call"),
     Control("outside-edit", "cheat-outside-edit", CPU_TASK, "diff_rejected", why="edits reference.py"),
-    Control("timer-monkeypatch", "cheat-timer-patch", CPU_TASK, "static_check", check="timer or library monkeypatch"),
-    Control("side-stream", "cheat-side-stream", CPU_TASK, "static_check", check="side stream"),
+    Control("timer-monkeypatch", "cheat-timer-patch", CPU_TASK, "static_check", check=TIMER_PATCH),
+    Control("side-stream", "cheat-side-stream", CPU_TASK, "static_check", check=SIDE_STREAM),
     Control("nan-output", "cheat-nan", CPU_TASK, "oracle_mismatch", why="NaN where the reference has none"),
     Control("constant-output", "cheat-constant", CPU_TASK, "oracle_mismatch", why="degenerate output: a constant"),
     Control("input-mutation", "cheat-mutate-input", CPU_TASK, "oracle_mismatch", why="the inputs are re-checked"),
-    Control(
-        "reference-import", "cheat-import-reference", CPU_TASK, "static_check", check="imports the reference or harness"
-    ),
+    Control("reference-import", "cheat-import-reference", CPU_TASK, "static_check", check=IMPORTS_HARNESS),
     Control(
         "crash",
         "crash",

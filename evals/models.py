@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.errors import InputError
+from tools.frontends.registry import FrontendName
 
 Track = Literal["amd-static", "gpu-runtime"]
 
@@ -119,7 +120,7 @@ class TaskSpec(_Strict):
 
     id: str
     track: Track
-    language: Literal["triton", "flydsl", "cuda", "hip", "mojo"]
+    language: FrontendName  # the frontends' registry (tools.frontends.registry)
     archs: list[str]
     title: str
     prompt: str = Field(description="the guided prompt: names the transformation and the kernel's structure")

@@ -15,7 +15,9 @@ from mcp_server import artifacts, jobs
 from mcp_server.app import (
     ANALYSIS,
     RUNS_CODE,
+    Arch,
     Call,
+    Device,
     JobId,
     KernelName,
     Timeout,
@@ -58,7 +60,7 @@ def vgpr_pressure(
         Field(description="AMDGCN .s file, NVIDIA cubin, or a dump directory (e.g. dump-ir's final_isa or out_dir)"),
     ],
     kernel: KernelName = None,
-    arch: Annotated[str | None, Field(description="override the target read from the ISA, e.g. gfx942")] = None,
+    arch: Annotated[Arch | None, Field(description="override the target read from the ISA, e.g. gfx942")] = None,
     before: Annotated[
         str | None, Field(description="the ISA before your change: also report the diff and whether it regressed")
     ] = None,
@@ -119,7 +121,7 @@ async def prefetch_data_load(
             "dump directory. With before: the AFTER version."
         ),
     ] = None,
-    arch: Annotated[str | None, Field(description="target when compiling (default gfx942; sm_90 for .cu)")] = None,
+    arch: Annotated[Arch | None, Field(description="target when compiling (default gfx942; sm_90 for .cu)")] = None,
     kernel: KernelName = None,
     before: Annotated[
         str | None, Field(description="verify mode: the version before your prefetch rewrite (source is AFTER)")
@@ -133,7 +135,7 @@ async def prefetch_data_load(
         ),
     ] = None,
     device: Annotated[
-        str | None,
+        Device | None,
         Field(description="verify without a GPU run: the device model of the predicted speed (e.g. mi300x, h100)"),
     ] = None,
     trace: Annotated[

@@ -15,17 +15,37 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from mcp_server import jobs
 from mcp_server.models import ToolResult
 from mcp_server.paths import allowed_roots, confine
 from tools import __version__
 from tools.errors import InputError, KernelpilotError, bounded, from_os_error
-from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS
+from tools.isa.arch import AMD_ARCHS, NVIDIA_ARCHS, normalize_arch
+from tools.isa.machines import machine_names
 from tools.paths import confined_to
 
-Arch = Literal[tuple([*AMD_ARCHS, *NVIDIA_ARCHS])]  # type: ignore[valid-type]
+
+def _canonical_arch(value):
+    """Any spelling the CLI's ``--arch`` takes (gfx942:xnack-, GFX942, sm90, sm_90a, 90) → its canonical name; a name
+    no target has is left as given, for the enum to refuse with the list of targets."""
+    try:
+        return normalize_arch(value) if isinstance(value, str) else value
+    except InputError:
+        return value
+
+
+# The closed sets the MCP parameters take, each derived from the engine's one registry, as the CLI's options are
+# (tests/mcp_server/test_parameters_match_cli.py holds the two to the same values):
+# every target tools.isa.arch models, in every spelling normalize_arch accepts; the schema lists the canonical names
+Arch = Annotated[
+    Literal[tuple([*AMD_ARCHS, *NVIDIA_ARCHS])],  # type: ignore[valid-type]
+    BeforeValidator(_canonical_arch),
+]
+ARCH_HELP = "target architecture (gfx942:xnack-, sm90, sm_90a spell the same targets, as --arch takes them)"
+# the device models (tools/isa/machines/*.yaml and $KERNELPILOT_MACHINES_DIR when the server starts): --device's choices
+Device = Literal[tuple(machine_names())]  # type: ignore[valid-type]
 ALLOW_COMMANDS_ENV = "KERNELPILOT_ALLOW_COMMANDS"
 
 # Analyses read files and write only their cache: safe to run without asking, and again with the same result.

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from mcp_server import jobs
 from mcp_server.app import (
+    ARCH_HELP,
     RUNS_CODE,
     Arch,
     Call,
+    Device,
     JobId,
     Timeout,
     WaitSeconds,
@@ -29,7 +31,7 @@ from mcp_server.paths import confine, project_dir
 from tools.errors import InputError
 from tools.frontends.registry import FrontendName
 from tools.gitref import parse_spec
-from tools.models.check import CheckReport
+from tools.models.check import CheckEngine, CheckReport
 from tools.models.dump import DumpResult
 from tools.models.predict import PredictResult
 
@@ -42,11 +44,11 @@ async def dump_ir(
     source: Annotated[
         str | None,
         Field(
-            description="kernel file: .py (FlyDSL or Triton, defining kernelpilot_entry()), .cu or .hip; absolute "
-            "or relative to the project directory. Leave empty with command or job_id."
+            description="kernel file: .py (FlyDSL or Triton, defining kernelpilot_entry()), .cu, .hip or .mojo; "
+            "absolute or relative to the project directory. Leave empty with command or job_id."
         ),
     ] = None,
-    arch: Annotated[Arch, Field(description="target architecture")] = "gfx942",
+    arch: Annotated[Arch, Field(description=ARCH_HELP)] = "gfx942",
     frontend: Annotated[FrontendName | None, Field(description="override language detection")] = None,
     command: Annotated[
         list[str] | None,
@@ -106,11 +108,11 @@ async def check(
     ] = None,
     after: Annotated[str | None, Field(description="the rewritten kernel file")] = None,
     engine: Annotated[
-        Literal["auto", "llvm", "interpreter"],
+        CheckEngine,
         Field(description="llvm: run the AMDGPU LLVM IR lane by lane (FlyDSL); interpreter: Triton's interpreter"),
     ] = "auto",
     arch: Annotated[
-        Literal["gfx90a", "gfx942", "gfx950", "sm_80", "sm_90"],
+        Arch,
         Field(
             description="AMD target whose LLVM IR the llvm engine runs; a Triton file asked for sm_80/sm_90 is "
             "compiled for gfx942 to be checked (the report's target_note says so)"
@@ -133,6 +135,10 @@ async def check(
         ),
     ] = 8.0,
     use_cache: Annotated[bool, Field(description="reuse identical earlier compiles and inputs")] = True,
+    frontend: Annotated[
+        FrontendName | None,
+        Field(description="the language of before and after, instead of detecting it (check runs flydsl and triton)"),
+    ] = None,
     call: Call = None,
     timeout: Timeout = 600,
     wait_seconds: WaitSeconds = 45,
@@ -161,7 +167,7 @@ async def check(
             b = before
         kwargs = {"before": b, "after": str(a), "engine": engine, "arch": arch, "seeds": seeds or [0]}
         kwargs |= {"shapes": shapes or [{}], "atol": atol, "rtol": rtol, "timeout": timeout, "use_cache": use_cache}
-        kwargs |= {"max_memory_gb": max_memory_gb}
+        kwargs |= {"max_memory_gb": max_memory_gb, "frontend": frontend}
         if call:
             kwargs["call"] = call
         return "check", kwargs, timeout + 60, f"check {Path(b).name} → {a.name}"
@@ -241,9 +247,9 @@ async def predict(
             "launch) or a recorded variant folder (meta.json)"
         ),
     ] = None,
-    arch: Annotated[str | None, Field(description="target: gfx90a, gfx942, gfx950, sm_80, sm_90")] = None,
+    arch: Annotated[Arch | None, Field(description="target: gfx90a, gfx942, gfx950, sm_80, sm_90")] = None,
     device: Annotated[
-        Literal["mi250x", "mi300x", "mi355x", "a100", "h100", "h200"] | None,
+        Device | None,
         Field(description="device model (default per arch: gfx942 mi300x, sm_90 h100)"),
     ] = None,
     baseline: Annotated[

@@ -7,9 +7,10 @@ from typing import Annotated
 
 from pydantic import Field
 
-from mcp_server.app import ANALYSIS, KernelName, agent_errors, confined, mcp, read_input
+from mcp_server.app import ANALYSIS, Arch, KernelName, agent_errors, confined, mcp, read_input
 from mcp_server.models import ScheduleOutput
 from tools.errors import InputError
+from tools.inputs import SOURCE_SUFFIXES
 
 MAX_CLUSTERS = 16
 MAX_WAITS = 4
@@ -22,7 +23,7 @@ def schedule(
         Field(description="AMDGCN .s file, a dump directory (dump-ir's out_dir), or an ATT ui_output_agent_* dir"),
     ],
     kernel: KernelName = None,
-    arch: Annotated[str | None, Field(description="override the target read from the ISA, e.g. gfx950")] = None,
+    arch: Annotated[Arch | None, Field(description="override the target read from the ISA, e.g. gfx950")] = None,
     trace: Annotated[
         str | None, Field(description="an ATT ui_output_agent_<N>_dispatch_<M>/ directory of the same kernel")
     ] = None,
@@ -38,7 +39,7 @@ def schedule(
 
     with agent_errors(schedule):
         path = read_input(isa, "ISA")
-        if Path(path).suffix in (".py", ".cu", ".hip", ".mojo"):
+        if Path(path).suffix.lower() in SOURCE_SUFFIXES:
             raise InputError(
                 f"{Path(path).name} is a kernel source; the schedule tool reads compiled output (it runs no code)",
                 hint="call dump-ir on the kernel file, then schedule with its out_dir (the CLI compiles kernel files: "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Literal
+from typing import Annotated
 
 import anyio
 import anyio.to_thread
@@ -28,6 +28,7 @@ from mcp_server.models import KernelTraceOutput
 from mcp_server.paths import project_dir
 from tools.errors import InputError
 from tools.models.trace import TraceReport
+from tools.profilers import ProfilerName
 
 # ---------------------------------------------------------------------------------------------------- kernel-trace
 
@@ -53,7 +54,7 @@ async def kernel_trace(
     executor: Annotated[
         str, Field(description="where command runs: local | ssh:HOST | docker:CONTAINER | ssh+docker:HOST:CONTAINER")
     ] = "local",
-    profiler: Annotated[Literal["rocprofv3", "ncu"] | None, Field(description="default: whichever exists")] = None,
+    profiler: Annotated[ProfilerName | None, Field(description="default: whichever exists")] = None,
     att: Annotated[bool, Field(description="AMD: also take an ATT thread trace (instruction hotspots)")] = False,
     launch_count: Annotated[int, Field(description="ncu: kernel launches to profile", ge=1)] = 1,
     timeout: Timeout = 600,

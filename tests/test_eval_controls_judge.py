@@ -1,6 +1,7 @@
 """A control is caught by the typed stage codes its score records, never by the words of a reason (issue 16)."""
 
 from evals.controls import CONTROLS, judge
+from evals.harness.static_checks import STATIC_CHECK_NAMES, static_checks
 from evals.models import CheckOutcome, TaskScore
 
 BY_NAME = {c.name: c for c in CONTROLS}
@@ -62,3 +63,21 @@ def test_a_passed_task_is_never_caught():
     score.record("oracle_mismatch", False, "incorrect on case a")
     score.passed = True  # a verdict that disagrees with its outcomes is still not a catch
     assert not judge(control, score).caught
+
+
+def test_every_static_control_names_a_check_the_static_checks_report():
+    # the control's check name is matched against CheckOutcome.name: both come from the one list of names
+    static = [c for c in CONTROLS if c.code == "static_check"]
+    assert len(static) == 3 and all(c.check in STATIC_CHECK_NAMES for c in static), static
+    assert len(set(STATIC_CHECK_NAMES)) == len(STATIC_CHECK_NAMES)
+
+
+def test_the_static_checks_report_findings_under_their_registered_names(tmp_path):
+    (tmp_path / "k.py").write_text(
+        "import time\nimport torch\nimport reference\ntime.perf_counter = lambda: 0\ns = torch.cuda.Stream()\n"
+        "torch.matmul(a, b)\n"
+    )
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    (tmp_path / "k.cu").write_text("cudaStreamCreate(&s);\n")
+    found = static_checks(tmp_path, ["k.py", "bad.py", "k.cu"], forbidden=["torch.matmul"], allow_streams=False)
+    assert {c.name for c in found} == set(STATIC_CHECK_NAMES)

@@ -13,8 +13,9 @@ import pytest
 
 from tools.cli import BUILTIN_COMMANDS, main
 from tools.errors import InputError
-from tools.frontends import detect_frontend
-from tools.frontends.registry import FRONTEND_NAMES, FRONTENDS
+from tools.frontends import detect_frontend, get_frontend
+from tools.frontends.registry import FRONTEND_NAMES, FRONTENDS, LANGUAGE_OF_SUFFIX, PYTHON_FRONTENDS
+from tools.inputs import SOURCE_SUFFIXES
 
 from .test_tool_gaps import KERNEL as TOOL_GAPS_KERNEL
 
@@ -107,8 +108,21 @@ def test_a_triton_file_with_a_syntax_error_is_triton_so_the_compile_shows_the_us
 
 
 def test_every_registered_frontend_resolves_to_its_class():
-    for name, (module, cls) in FRONTENDS.items():
-        assert getattr(importlib.import_module(module), cls)().name == name
+    for name, info in FRONTENDS.items():
+        assert getattr(importlib.import_module(info.module), info.cls)().name == name
+
+
+def test_suffix_detection_and_source_suffixes_are_the_registry_suffixes(tmp_path):
+    # each frontend's suffixes come from the registry: a file of a suffix only one language uses is that language,
+    # and every suffix is a kernel source dump-ir compiles
+    assert SOURCE_SUFFIXES == (".py", ".cu", ".hip", ".cpp", ".cc", ".mojo")
+    for name, info in FRONTENDS.items():
+        assert get_frontend(name).suffixes == info.suffixes
+        assert set(info.suffixes) <= set(SOURCE_SUFFIXES)
+        if name not in PYTHON_FRONTENDS:
+            for suffix in info.suffixes:
+                assert detect_frontend(_write(tmp_path, f"k{suffix}", "")) == name
+    assert set(LANGUAGE_OF_SUFFIX) == set(SOURCE_SUFFIXES) - {".py"}
 
 
 @pytest.mark.parametrize("command", COMPILING_COMMANDS)

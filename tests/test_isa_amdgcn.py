@@ -156,3 +156,29 @@ amdhsa.target: amdgcn-amd-amdhsa--gfx942
     isa = parse_isa(text)
     assert [k.name for k in isa.kernels] == ["k_mojo"]
     assert len(isa.kernels[0].instructions) == 3
+
+
+def test_every_instruction_class_is_one_of_the_registered_classes_and_the_groups_are_the_prefix_families():
+    from typing import get_args
+
+    from tools.isa.mnemonics import (
+        INSTRUCTION_CLASSES,
+        LDS_CLASSES,
+        SCRATCH_CLASSES,
+        VMEM_CLASSES,
+        VMEM_LOAD_CLASSES,
+        InstructionClass,
+    )
+
+    assert INSTRUCTION_CLASSES == get_args(InstructionClass) and len(set(INSTRUCTION_CLASSES)) == len(
+        INSTRUCTION_CLASSES
+    )
+    # a group is exactly the classes its prefix named where the code compared by prefix
+    for group, prefix in [(VMEM_CLASSES, "vmem"), (VMEM_LOAD_CLASSES, "vmem_load"), (LDS_CLASSES, "lds_"),
+                          (SCRATCH_CLASSES, "scratch_")]:  # fmt: skip
+        assert group == {c for c in INSTRUCTION_CLASSES if c.startswith(prefix)}, prefix
+    seen = set()
+    for name in (BATCHED, SPILL):
+        for kernel in parse_isa(isa_text(name)).kernels:
+            seen |= {i.category for i in kernel.instructions}
+    assert seen <= set(INSTRUCTION_CLASSES) and {"mfma", "lds_read", "vmem_load", "scratch_store"} <= seen, seen

@@ -126,3 +126,20 @@ def test_resident_groups_the_launch_needs_per_cu():
     needed, product = archmod.resident_groups_needed(8192, "gfx942")
     assert (needed, product.compute_units) == (27, 304)  # ceil(8192 / 304), MI300X
     assert archmod.resident_groups_needed(8192, "gfx942", compute_units=80)[0] == 103
+
+
+def test_every_limiter_the_occupancy_functions_name_is_in_the_one_limiter_set():
+    # Occupancy.limiter and Resources.occupancy_limiter are the one OccupancyLimiter set (tools.models.dump)
+    from typing import get_args
+
+    from tools.models.dump import OccupancyLimiter
+
+    names = set(get_args(OccupancyLimiter))
+    for arch in archmod.AMD_ARCHS:
+        for vgprs, sgprs, lds, wg, wpe in [(512, 100, 60000, 1024, 2), (8, 16, 0, 64, None), (128, None, 4096, 256, 8)]:
+            occ = archmod.amd_occupancy(arch, vgprs, sgprs, lds, wg, wpe)
+            assert occ.limiter in names and set(occ.limits) <= names, (arch, occ)
+    for arch in archmod.NVIDIA_ARCHS:
+        for regs, smem, threads in [(255, 0, 1024), (16, 100000, 128), (32, 0, 32)]:
+            occ = archmod.nvidia_occupancy(arch, regs, smem, threads)
+            assert occ.limiter in names and set(occ.limits) <= names, (arch, occ)

@@ -12,14 +12,12 @@ from pathlib import Path
 
 from tools import paths
 from tools.errors import InputError
+from tools.frontends.registry import SOURCE_SUFFIXES  # kernel sources (compiled with dump-ir), by frontend
 from tools.isa.amdgcn import load_isa_text
 from tools.models.dump import KernelDump, LaunchInfo, Resources
 
-SOURCE_SUFFIXES = (".py", ".cu", ".hip", ".cpp", ".cc", ".mojo")  # kernel sources: compiled with dump-ir
 ISA_SUFFIXES = (".s", ".amdgcn", ".asm", ".isa")  # AMDGCN assembly text
 SASS_SUFFIXES = (".sass",)  # nvdisasm text
-# suffix -> kernel language (dump-ir's frontend); a .py file is FlyDSL or Triton by what it imports
-LANGUAGE_OF_SUFFIX = {".cu": "cuda", ".hip": "hip", ".cpp": "hip", ".cc": "hip", ".mojo": "mojo"}
 # A dump directory's final ISA, in order of preference: the first tier with a match wins (dump-ir names its AMD ISA
 # NN_amdgcn.s, FlyDSL NN_final_isa.s, Triton's cache *.amdgcn; a plain *.s last).
 DUMP_ISA_TIERS = (("*final_isa.s",), ("*_amdgcn.s",), ("*.amdgcn",), ("*.s",))

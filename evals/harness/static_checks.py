@@ -14,6 +14,16 @@ from pathlib import Path
 
 from evals.models import CheckOutcome
 
+# The static checks' names, the one place they are spelled: each finding's CheckOutcome.name, and what a negative
+# control (evals.controls) names as the check that must catch its cheat
+TIMER_PATCH = "timer or library monkeypatch"
+SIDE_STREAM = "side stream"
+IMPORTS_HARNESS = "imports the reference or harness"
+FORBIDDEN_CALL = "forbidden call"
+PYTHON_SYNTAX = "python syntax"
+NATIVE_STREAM_OR_TIMER = "side stream or timer"  # .cu/.hip files: a stream or event timer of the CUDA/HIP runtime
+STATIC_CHECK_NAMES = (TIMER_PATCH, SIDE_STREAM, IMPORTS_HARNESS, FORBIDDEN_CALL, PYTHON_SYNTAX, NATIVE_STREAM_OR_TIMER)
+
 _TIMER_NAMES = {
     "elapsed_time",
     "perf_counter",
@@ -44,7 +54,7 @@ def _check_python(path: str, text: str, forbidden: list[str], allow_streams: boo
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
-        return [CheckOutcome(name="python syntax", passed=False, detail=f"{path}:{exc.lineno}: {exc.msg}")]
+        return [CheckOutcome(name=PYTHON_SYNTAX, passed=False, detail=f"{path}:{exc.lineno}: {exc.msg}")]
     found: list[CheckOutcome] = []
     # Names bound to library modules (``import time as t``) are patch targets too.
     roots = set(_PATCHABLE_MODULES)
@@ -67,24 +77,24 @@ def _check_python(path: str, text: str, forbidden: list[str], allow_streams: boo
                     t.attr in _TIMER_NAMES and root not in ("self", "cls") if isinstance(t, ast.Attribute) else False
                 )
                 if isinstance(t, ast.Attribute) and (root in roots or (timer_attr and "." in name[len(root) + 1 :])):
-                    bad("timer or library monkeypatch", node, f"assigns to {name}")
+                    bad(TIMER_PATCH, node, f"assigns to {name}")
         if isinstance(node, ast.Call):
             name = _dotted(node.func)
             leaf = name.rsplit(".", 1)[-1]
             if leaf in ("setattr", "__setattr__") and node.args:
                 target = _dotted(node.args[0])
                 if target.split(".")[0] in _PATCHABLE_MODULES:
-                    bad("timer or library monkeypatch", node, f"setattr on {target}")
+                    bad(TIMER_PATCH, node, f"setattr on {target}")
             if not allow_streams and leaf in _STREAM_CALLS and name.split(".")[0] in {"torch", "cuda", "triton"}:
-                bad("side stream", node, f"calls {name}: work on another stream escapes the timer")
+                bad(SIDE_STREAM, node, f"calls {name}: work on another stream escapes the timer")
             for f in forbidden:
                 if name == f or name.startswith(f + "."):
-                    bad("forbidden call", node, f"calls {name}, which this task forbids")
+                    bad(FORBIDDEN_CALL, node, f"calls {name}, which this task forbids")
         if isinstance(node, ast.Import | ast.ImportFrom):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for m in mods:
                 if m.split(".")[0] in _HARNESS_MODULES:
-                    bad("imports the reference or harness", node, f"imports {m}")
+                    bad(IMPORTS_HARNESS, node, f"imports {m}")
     return found
 
 
@@ -104,7 +114,7 @@ def static_checks(root: Path, changed: list[str], *, forbidden: list[str], allow
                 if m and not allow_streams:
                     out.append(
                         CheckOutcome(
-                            name="side stream or timer",
+                            name=NATIVE_STREAM_OR_TIMER,
                             passed=False,
                             detail=f"{rel}:{lineno}: uses {m.group(1)}; the launcher must use the stream it is given",
                         )

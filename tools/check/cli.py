@@ -7,6 +7,7 @@ import argparse
 from tools.callspec import add_call_argument
 from tools.errors import InputError
 from tools.frontends.registry import add_frontend_argument
+from tools.models.check import ENGINE_CHOICES
 
 DEFAULT_MAX_MEMORY_GB = 8.0  # tools.check.compare's default (not imported here: the CLI starts without numpy)
 
@@ -33,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("before", help="the kernel file as it was (FlyDSL or Triton, with kernelpilot_entry()), or a git "
                    "revision of it: HEAD:./kernel.py (path relative to AFTER's folder)")  # fmt: skip
     p.add_argument("after", help="the rewritten kernel file")
-    p.add_argument("--engine", choices=["auto", "llvm", "interpreter"], default="auto",
+    p.add_argument("--engine", choices=ENGINE_CHOICES, default="auto",
                    help="llvm (auto): run the AMDGPU LLVM IR on the CPU (FlyDSL, Triton); interpreter: Triton's "
                    "interpreter")  # fmt: skip
     p.add_argument("--arch", default="gfx942",

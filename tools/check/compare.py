@@ -29,7 +29,7 @@ from tools.childproc import raise_recorded, read_result
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL
 from tools.limits import MAX_MEMORY_GB, MIN_MEMORY_GB, out_of_range
-from tools.models.check import CaseResult, CheckReport, MemoryEvent
+from tools.models.check import CaseResult, CheckEngine, CheckReport, MemoryEvent
 
 __all__ = ["CheckTimeout", "check", "executed_loops", "format_report", "outputs"]
 
@@ -261,7 +261,7 @@ def check(
     before: str | Path,
     after: str | Path,
     *,
-    engine: str = "auto",
+    engine: CheckEngine = "auto",
     arch: str = "gfx942",
     seeds: list[int] | None = None,
     shapes: list[dict] | None = None,

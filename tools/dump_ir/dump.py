@@ -23,7 +23,7 @@ from tools.callspec import CallSpec, resolve_call
 from tools.errors import InputError, KernelpilotError
 from tools.frontends import detect_frontend, get_frontend
 from tools.isa.arch import normalize_arch
-from tools.models.dump import DumpResult, KernelDump
+from tools.models.dump import DumpResult, KernelDump, OccupancyLimiter
 from tools.paths import regular_file
 
 
@@ -41,7 +41,7 @@ def check_source(path: Path) -> Path:
     return path.resolve()
 
 
-def _limit_word(limiter: str) -> str:
+def _limit_word(limiter: OccupancyLimiter) -> str:
     return "hardware maximum" if limiter == "hardware" else f"limited by {limiter}"
 
 

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL, RunResult
-from tools.frontends.registry import FRONTENDS, PYTHON_FRONTENDS
-from tools.inputs import LANGUAGE_OF_SUFFIX
+from tools.frontends.registry import FRONTENDS, LANGUAGE_OF_SUFFIX, PYTHON_FRONTENDS
 from tools.isa import arch as archmod
 from tools.isa.metadata import detect_arch, read_kernel_metadata, resources_from_metadata
 from tools.models.dump import CompilerVersions, KernelDump, Resources, Stage
@@ -72,10 +71,14 @@ class Frontend(ABC):
 
     name: str = ""
     archs: tuple[str, ...] = ()
-    suffixes: tuple[str, ...] = ()
     # environment variables the compiler reads (a name ending in "_" is a prefix): in the cache key, since C code's
     # getenv is not seen by the compile child's record (tools/readlog.py)
     env_keys: tuple[str, ...] = ()
+
+    @property
+    def suffixes(self) -> tuple[str, ...]:
+        """The kernel-file suffixes of this language, as the registry lists them (detection reads the registry)."""
+        return FRONTENDS[self.name].suffixes
 
     def check_arch(self, arch: str) -> str:
         arch = archmod.normalize_arch(arch)
@@ -419,7 +422,7 @@ def detect_frontend(path: Path) -> str:
 def get_frontend(name: str) -> Frontend:
     if name not in FRONTENDS:
         raise InputError(f"unknown frontend '{name}'", hint=f"use one of: {', '.join(FRONTENDS)}")
-    module, cls = FRONTENDS[name]
+    module, cls = FRONTENDS[name].module, FRONTENDS[name].cls
     import importlib
 
     return getattr(importlib.import_module(module), cls)()

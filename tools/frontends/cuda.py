@@ -100,7 +100,6 @@ def _refused(flag: str, origin: str) -> InputError:
 class CudaFrontend(Frontend):
     name = "cuda"
     archs = NVIDIA_TARGETS
-    suffixes = (".cu",)
     env_keys = ("CUDA_", "NVCC_", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
 
     def check_flags(self, path: Path, flags: list[str]) -> None:

@@ -69,7 +69,6 @@ def extract_binary(mlir_text: str) -> bytes | None:
 class FlyDSLFrontend(Frontend):
     name = "flydsl"
     archs = AMD_TARGETS
-    suffixes = (".py",)
     env_keys = ("PYTHONPATH", "FLYDSL_", "MLIR_", "LLVM_", "ROCM_PATH", "HIP_PATH", "HSA_OVERRIDE_GFX_VERSION")
 
     def versions(self) -> CompilerVersions:

@@ -34,7 +34,6 @@ def find_hipcc() -> str:
 class HipFrontend(Frontend):
     name = "hip"
     archs = AMD_TARGETS
-    suffixes = (".hip", ".cpp", ".cc")
     env_keys = ("HIP_", "HIPCC_", "ROCM_", "HCC_", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
 
     def check_flags(self, path: Path, flags: list[str]) -> None:

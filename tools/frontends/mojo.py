@@ -270,7 +270,6 @@ def raise_for_mojo(result: RunResult, path: Path, harness: Path, log: Path) -> N
 class MojoFrontend(Frontend):
     name = "mojo"
     archs = AMD_TARGETS + NVIDIA_TARGETS
-    suffixes = (".mojo",)
     env_keys = ("MODULAR_", "MOJO_")
 
     def check_flags(self, path: Path, flags: list[str]) -> None:

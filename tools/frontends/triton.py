@@ -31,7 +31,6 @@ _STAGE_ORDER = {"ttir": 1, "ttgir": 2, "llir": 3, "amdgcn": 4, "ptx": 4, "hsaco"
 class TritonFrontend(Frontend):
     name = "triton"
     archs = AMD_TARGETS + NVIDIA_TARGETS
-    suffixes = (".py",)
     env_keys = ("PYTHONPATH", "TRITON_", "AMDGCN_", "MLIR_", "LLVM_", "DISABLE_LLVM_OPT", "DISABLE_PTXAS_OPT",
                 "PTXAS_OPTIONS", "NVPTX_ENABLE_DUMP", "USE_IR_LOC", "CC", "ROCM_PATH", "HIP_PATH", "CUDA_HOME")  # fmt: skip
 

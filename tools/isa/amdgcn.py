@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tools.errors import InputError
 from tools.isa import metadata as metamod
-from tools.isa.mnemonics import SPILL_COMMENT_RE, classify
+from tools.isa.mnemonics import SCRATCH_CLASSES, SPILL_COMMENT_RE, InstructionClass, classify
 
 AGPR_BASE = 512
 SGPR_BASE = 1024
@@ -140,7 +140,7 @@ class Instruction:
     modifiers: str
     text: str
     comment: str
-    category: str
+    category: InstructionClass  # tools.isa.mnemonics.classify
     defs: int = 0
     uses: int = 0
     special_defs: tuple[str, ...] = ()
@@ -151,7 +151,7 @@ class Instruction:
 
     @property
     def is_spill(self) -> bool:
-        return self.category in ("scratch_store", "scratch_load") and bool(SPILL_COMMENT_RE.search(self.comment))
+        return self.category in SCRATCH_CLASSES and bool(SPILL_COMMENT_RE.search(self.comment))
 
 
 @dataclass

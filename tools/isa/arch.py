@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tools.errors import InputError
+
+if TYPE_CHECKING:  # a type only: this module is read without pydantic
+    from tools.models.dump import OccupancyLimiter
 
 
 @dataclass(frozen=True)
@@ -193,7 +197,7 @@ class Occupancy:
     """Resident waves per SIMD (AMD) or warps per SM (NVIDIA), the resource that sets it and every limit."""
 
     value: int
-    limiter: str  # "vgpr" | "sgpr" | "lds" | "waves-per-eu" | "block-size" | "registers" | "smem" | "hardware"
+    limiter: OccupancyLimiter  # the one set of limiters, tools.models.dump (Resources.occupancy_limiter)
     limits: dict[str, int]
     reason: str
     workgroups_per_cu: int  # resident workgroups / blocks per CU / SM at this occupancy

@@ -6,6 +6,7 @@ Used by the parser (``tools.isa.amdgcn``), the analyses and the profiler's stall
 from __future__ import annotations
 
 import re
+from typing import Literal, get_args
 
 # The comment LLVM puts on a spill or reload (``; 4-byte Folded Spill``).
 SPILL_COMMENT_RE = re.compile(r"Folded (Spill|Reload)|\bSpill\b|\bReload\b")
@@ -14,7 +15,24 @@ SPILL_COMMENT_RE = re.compile(r"Folded (Spill|Reload)|\bSpill\b|\bReload\b")
 MFMA_PREFIXES = ("v_mfma", "v_smfmac", "v_wmma", "v_swmmac")
 
 
-def classify(mnemonic: str, modifiers: str = "", comment: str = "") -> str:
+# Every class classify returns: the one set, read by Instruction.category and by the groups below (compare a class
+# with these, not with a prefix of its name).
+InstructionClass = Literal[
+    "mfma", "accvgpr_move", "cndmask", "valu",
+    "waitcnt", "barrier", "branch", "nop", "endpgm", "smem", "salu",
+    "lds_read", "lds_write", "lds_other",
+    "scratch_load", "scratch_store",
+    "vmem_atomic", "vmem_load", "vmem_load_lds", "vmem_store", "vmem_other",
+    "other",
+]  # fmt: skip
+INSTRUCTION_CLASSES: tuple[str, ...] = get_args(InstructionClass)
+VMEM_CLASSES = frozenset({"vmem_load", "vmem_load_lds", "vmem_store", "vmem_atomic", "vmem_other"})  # buffer/global/…
+VMEM_LOAD_CLASSES = frozenset({"vmem_load", "vmem_load_lds"})  # loads from memory, into VGPRs or straight to LDS
+LDS_CLASSES = frozenset({"lds_read", "lds_write", "lds_other"})  # ds_* instructions
+SCRATCH_CLASSES = frozenset({"scratch_load", "scratch_store"})  # scratch_* and (pre-gfx940) spills through buffer ops
+
+
+def classify(mnemonic: str, modifiers: str = "", comment: str = "") -> InstructionClass:
     """Category of an instruction; the names are the report's words (``vmem_load``, ``lds_read``, ``mfma``…)."""
     m = mnemonic
     if m.startswith("v_"):

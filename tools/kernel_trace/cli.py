@@ -11,6 +11,7 @@ from tools.kernel_trace.profile import profile_command
 from tools.kernel_trace.readers import FORMATS_EXPECTED
 from tools.kernel_trace.report import shorten, summarize_trace
 from tools.models.trace import TraceReport
+from tools.profilers import PROFILERS
 
 # --- CLI ----------------------------------------------------------------------------------------------------------
 
@@ -24,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeline", metavar="OUT.json", help="write dispatches as Chrome/Perfetto trace events")
     parser.add_argument("--att", action="store_true", help="with a command: also take an ATT thread trace (AMD)")
     parser.add_argument("--executor", default="local", help="local | ssh:HOST | docker:CONTAINER | ssh+docker:H:C")
-    parser.add_argument("--profiler", choices=["rocprofv3", "ncu"], help="default: whichever the host has")
+    parser.add_argument("--profiler", choices=PROFILERS, help="default: whichever the host has")
     parser.add_argument("--format", dest="output_format", default="csv", choices=["csv", "rocpd", "json"])
     parser.add_argument("--iterations", metavar="FIRST:COUNT", help="rocprofv3 --kernel-iteration-range")
     parser.add_argument("--launch-count", type=int, default=1, help="ncu: kernel launches to profile (default 1)")

@@ -12,7 +12,7 @@ from tools.executors import Executor, fetch_tree
 from tools.kernel_trace.readers import NCU_EXPORT_NAMES, find_outputs, load_trace, read_ncu_exports
 from tools.kernel_trace.report import add_ncu_context, build_report, report_summary
 from tools.models.trace import TraceReport
-from tools.profilers import att, ncu, rocprofv3
+from tools.profilers import PROFILERS, ProfilerName, att, ncu, rocprofv3
 
 INSTALL_HINTS = {
     "rocprofv3": "install ROCm's rocprofiler-sdk (apt install rocprofiler-sdk; ships with ROCm >= 6.2) and put "
@@ -21,9 +21,9 @@ INSTALL_HINTS = {
 }
 
 
-def detect_profiler(executor: Executor, timeout: float = 30) -> str:
+def detect_profiler(executor: Executor, timeout: float = 30) -> ProfilerName:
     """'rocprofv3' or 'ncu', whichever the executor's host has; ToolchainError naming both when neither."""
-    for tool in ("rocprofv3", "ncu"):
+    for tool in PROFILERS:
         if executor.run(["which", tool], timeout=timeout).ok:
             return tool
     where = "this machine" if executor.kind == "local" else f"{executor.kind}:{executor.target}"
@@ -52,7 +52,7 @@ def profile_command(
     command: Sequence[str],
     *,
     executor: str | Executor = "local",
-    profiler: str | None = None,
+    profiler: ProfilerName | None = None,
     att_trace: bool = False,
     kernel_regex: str | None = None,
     iterations: tuple[int, int] | None = None,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
 Verdict = Literal["same", "different", "error", "undetermined"]
+# the engines check runs a pair on: the one set, read by `kernelpilot check --engine` and the MCP check tool's engine
+CheckEngine = Literal["auto", "llvm", "interpreter"]
+ENGINE_CHOICES: tuple[str, ...] = get_args(CheckEngine)
 
 
 class Mismatch(BaseModel):

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+# what sets the occupancy: the one set, read by tools.isa.arch.Occupancy, Resources and the prefetch report
 OccupancyLimiter = Literal["vgpr", "agpr", "sgpr", "lds", "waves-per-eu", "block-size", "registers", "smem", "hardware"]
 
 

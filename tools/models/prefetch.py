@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from tools.models.dump import LaunchInfo
+from tools.models.dump import LaunchInfo, OccupancyLimiter
 from tools.models.outcome import Correctness, OutcomeVerdict, SpeedOutcome
 from tools.profilers.timing import Comparison
 
@@ -221,7 +221,9 @@ class PrefetchReport(BaseModel):
     prologue_loads: int = Field(0, description="loads issued before the hot loop (a prefetch prologue has some)")
     spill_count: int | None = Field(None, description="VGPR spills (AMD) or spill-store bytes (NVIDIA)")
     occupancy: int | None = Field(None, description="waves per SIMD (AMD) or warps per SM (NVIDIA)")
-    occupancy_limiter: str | None = Field(None, description="the resource that sets the occupancy (see Resources)")
+    occupancy_limiter: OccupancyLimiter | None = Field(
+        None, description="the resource that sets the occupancy (see Resources)"
+    )
     workgroups_per_cu: int | None = Field(None, description="workgroups / blocks one CU / SM holds at this occupancy")
     launch: LaunchInfo | None = Field(None, description="the launch (grid, block) where the kernel file states it")
     notes: list[str] = Field(default_factory=list)

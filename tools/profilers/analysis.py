@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from tools.isa.mnemonics import classify
+from tools.isa.mnemonics import VMEM_CLASSES, classify
 from tools.models.dump import Resources
 from tools.models.trace import (
     Dispatch,
@@ -111,7 +111,7 @@ def amd_stall_class(isa: str) -> str:
     if op.startswith(_SCALAR_OTHER):
         return "nop/other"
     category = classify(op)
-    if category.startswith("vmem") and op.startswith("image_"):
+    if category in VMEM_CLASSES and op.startswith("image_"):
         return "nop/other"  # image sampling: no class of its own in the stall taxonomy
     return STALL_CLASS_OF_CATEGORY.get(category, "nop/other")
 

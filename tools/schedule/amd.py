@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from tools.isa.amdgcn import Instruction, Kernel
 from tools.isa.cfg import build_cfg, find_hot_loop
 from tools.isa.machines import Machine
+from tools.isa.mnemonics import LDS_CLASSES
 from tools.models.schedule import Cluster, LoadRecord, ScheduleClass, WaitRecord
 from tools.predict.amd import access_bytes, inst_cost
 from tools.prefetch.amd import (
@@ -243,7 +244,7 @@ def simulate(plan: Plan, arch: str | None, m: Machine) -> Simulation:
             elif is_scalar_load(inst):
                 op.ready = t + dram
                 lgkm.append(op)
-            elif inst.category.startswith("lds_"):
+            elif inst.category in LDS_CLASSES:
                 op.ready = t + lds
                 lgkm.append(op)
         v.end = t
@@ -282,7 +283,7 @@ def _wait_record(wait: Instruction, ops: list, stall: float, visit: int, sim: Si
     note = None
     if not ops:
         note = "retires nothing that is outstanding here (the counter is already below its operand)"
-    elif any(is_scalar_load(op.inst) for op in ops) and any(op.inst.category.startswith("lds_") for op in ops):
+    elif any(is_scalar_load(op.inst) for op in ops) and any(op.inst.category in LDS_CLASSES for op in ops):
         note = "scalar loads and LDS share lgkmcnt; SMEM returns out of order, so only lgkmcnt(0) is exact"
     return WaitRecord(
         index=wait.index,
