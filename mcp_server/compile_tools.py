@@ -237,6 +237,24 @@ def _baseline_file(baseline: str, source: Path) -> str:
     return str(read_git_file(baseline, dest, source.parent).local_path)
 
 
+def _trips_given(trips: float | list[str] | None) -> tuple[float | None, dict[str, float]]:
+    """The ``trips`` parameter read as the CLI reads its ``--trips`` (tools.predict.cli): (plain N, {LINE: N})."""
+    import argparse
+
+    from tools.predict.cli import parse_trips, trips_value
+
+    if trips is None:
+        return None, {}
+    given = []
+    for entry in [trips] if isinstance(trips, (int, float)) else trips:
+        try:
+            given.append(trips_value(str(entry)))
+        except argparse.ArgumentTypeError as exc:
+            raise InputError(f"trips entry {entry!r}: {exc}",
+                             hint="give trips as N, or a list of 'N' and 'LINE=N' entries, e.g. ['31=124']") from None  # fmt: skip
+    return parse_trips(given)
+
+
 @mcp.tool(name="predict", title="Predict a launch's time on a GPU", annotations=RUNS_CODE)
 async def predict(
     ctx: Context,
@@ -260,7 +278,13 @@ async def predict(
         ),
     ] = None,
     trips: Annotated[
-        float | None, Field(description="hot-loop iterations per program when no evidence gives them", gt=0)
+        float | list[str] | None,
+        Field(
+            description="as the CLI's --trips: a number N, the hot loop's iterations per program where no evidence "
+            "gives them; or a list of 'N' and 'LINE=N' entries, each 'LINE=N' the loop whose `for` is on source line "
+            "LINE run N iterations per program over any evidence (loops inside it scale alike; a second loop the "
+            "compiler made from that line is LINE.2; an unknown name's error lists the loops), e.g. ['31=124']"
+        ),
     ] = None,
     frontend: Annotated[
         FrontendName | None, Field(description="kernel files (source and baseline): override language detection")
@@ -279,7 +303,10 @@ async def predict(
         if not source:
             raise InputError("give source (a kernel file or a variant folder), or job_id", hint="e.g. source='k.py'")
         src = str(confine(source, what="source"))
-        kwargs = {"source": src, "arch": arch, "device": device, "trips": trips, "timeout": timeout}
+        plain, named = _trips_given(trips)
+        kwargs = {"source": src, "arch": arch, "device": device, "trips": plain, "timeout": timeout}
+        if named:
+            kwargs["loop_trips"] = named
         kwargs |= {"frontend": frontend}
         if baseline:
             kwargs["baseline"] = _baseline_file(baseline, Path(src))

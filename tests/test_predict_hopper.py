@@ -188,3 +188,31 @@ def test_a_warp_waits_for_a_wgmma_group_only_at_the_wait_that_drains_it(dumps, r
     hot = max(find_loops(f), key=lambda lp: lp.last - lp.first)
     kept = [n for n in range(hot.first, hot.last + 1) if "gsb0, 0x1" in f.insts[n].operands]
     assert kept and all(costs[n].chain == dep for n in kept)
+
+
+@pytest.mark.slow
+def test_a_wait_that_drains_the_wgmma_pipe_adds_the_device_files_drain_latency(dumps, recorded):
+    from tools.predict.artifacts import read_variant
+    from tools.predict.nvidia import inst_cost, wgmma_chain
+
+    m = device_for("sm_90", "h200")
+    dep, drain = m.value("dependent_issue_cycles"), m.value("wgmma_drain_cycles")
+    assert drain > 0 and "generated" in m.figures["wgmma_drain_cycles"][1]  # calibrated on gen GEMMs, not these
+    (k,) = read_variant(recorded / "pair.tmalongk.before")  # Triton 3.6: 4 groups per K step, each waited to 0
+    f = parse_sass(Path(k.final_isa).read_text())[0]
+    (loop,) = find_loops(f)
+    body = [n for n in range(loop.first, loop.last + 1) if f.insts[n].opcode.startswith("WARPGROUP.DEPBAR")]
+    plain = [inst_cost(i, m) for i in f.insts]
+    wgmma_chain(f.insts, plain, dep)
+    drained = [inst_cost(i, m) for i in f.insts]
+    wgmma_chain(f.insts, drained, dep, drain)
+    assert [drained[n].chain - plain[n].chain for n in body] == [pytest.approx(drain)] * 4
+    p = predict_launch(k, device="h200")
+    assert f"adds the device file's wgmma_drain_cycles ({drain:g}" in " ".join(p.notes)
+    # a wait keeping one group outstanding (Triton 3.9's persistent loop, compiled here) drains nothing: no latency
+    f = _sass(dumps["persistent"])
+    costs = [inst_cost(i, m) for i in f.insts]
+    wgmma_chain(f.insts, costs, dep, drain)
+    hot = max(find_loops(f), key=lambda lp: lp.last - lp.first)
+    kept = [n for n in range(hot.first, hot.last + 1) if "gsb0, 0x1" in f.insts[n].operands]
+    assert kept and all(costs[n].chain == dep for n in kept)

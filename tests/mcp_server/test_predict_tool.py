@@ -146,3 +146,46 @@ async def test_predict_tool_baseline_naming_no_revision_is_an_error_with_a_hint(
     kernel = _committed_kernel(tmp_path, monkeypatch)
     r = await call({"source": str(kernel), "baseline": "HEAD:./no_such.py", "arch": "sm_90"})
     assert r.is_error and "no_such.py" in r.content[0].text and "hint:" in r.content[0].text
+
+
+# ------------------------------------------------------------------------------------ trips as the CLI's --trips
+
+TMA = "tests/data/sm90/tma_gemm.py"  # a tiled and a persistent TMA GEMM; the merged persistent loop's `for` on line 31
+
+
+@pytest.mark.slow
+async def test_predict_tool_takes_trips_line_n_as_the_cli_does():
+    # the persistent kernel's merged loop runs 32 iterations per program (4 tiles x 8 K steps, tests/test_predict_hopper)
+    r = await call({"source": TMA, "arch": "sm_90", "device": "h200", "trips": ["31=16"], "wait_seconds": 300})
+    assert not r.is_error, r.content[0].text
+    by_name = {lp["name"]: lp for lp in r.structured_content["report"]["launches"]}
+    persistent, tiled = by_name["persistent"], by_name["tiled"]
+    # the named loop is the persistent kernel's; the tiled kernel, which has no line 31, keeps its evidence
+    assert persistent["trips"]["trips"] == 16.0 and tiled["trips"]["trips"] == 8.0
+    assert "stated by" not in tiled["trips"]["detail"] and tiled["band"]["status"] != "assumed"
+    assert "loop 31 (line 31): 16 iterations per program stated by" in persistent["trips"]["detail"]
+    assert persistent["band"]["status"] == "assumed"  # a stated count is not what the band was validated on
+    # the same call through the CLI's parser: the same trips, the same time
+    from tools.predict.cli import predict_file
+
+    cli = predict_file(TMA, "sm_90", device="h200", loop_trips={"31": 16})
+    assert [lp.predicted_us for lp in cli.launches] == [lp["predicted_us"] for lp in r.structured_content["report"][
+        "launches"]]  # fmt: skip
+
+
+async def test_predict_tool_trips_entry_that_is_no_count_is_an_error_in_mcp_words():
+    r = await call({"source": TMA, "arch": "sm_90", "trips": ["31=many"], "wait_seconds": 60})
+    text = r.content[0].text
+    assert r.is_error and "trips entry '31=many': must be N or LINE=N with N a number" in text, text
+    assert "hint: give trips as N, or a list of 'N' and 'LINE=N' entries" in text
+    r = await call({"source": TMA, "arch": "sm_90", "trips": ["4", "5"], "wait_seconds": 60})
+    assert r.is_error and "a second plain count" in r.content[0].text and "--trips" not in r.content[0].text
+
+
+@pytest.mark.slow
+async def test_predict_tool_trips_naming_no_loop_lists_the_loops_there_are():
+    r = await call({"source": TMA, "arch": "sm_90", "device": "h200", "trips": ["99=4"], "wait_seconds": 300})
+    text = r.content[0].text
+    # a call's loops are named across its launches (the tiled kernel's K loop on line 18, the persistent one's 31)
+    assert r.is_error and "no launch has a loop named '99'; the loops: tiled: 18 (depth 1, 8 iterations" in text, text
+    assert "31 (depth 1, 32 iterations per program evaluated)" in text and "--trips" not in text  # (text bounded)

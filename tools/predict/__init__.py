@@ -298,13 +298,15 @@ def predict_launch(
     executed: dict | None = None,
     unique_bytes: int | None = None,
     loop_trips: dict[str, float] | None = None,
+    seen_loops: dict[str, tuple[list[str], str]] | None = None,
 ) -> LaunchPrediction:
     """The predicted time of one compiled kernel's launch (its KernelDump.launch) on ``device`` (default: the
     architecture's usual device). Trips per loop from evidence, in order: ``executed`` (this launch's loop counts
     from the CPU engine, ``executed_trips``), the loop bounds on the example arguments (Triton) or on the recorded
     @flyc.jit call (FlyDSL); a loop neither gives runs ``trips`` times per enclosing iteration (stated), else once,
     and the evidence is an ``assumption`` when the hot loop is such a loop. ``unique_bytes``: the launch's tensors'
-    bytes, stated, where its arguments were not recorded (a CUDA launch). ``loop_trips``: by loop name, stated trips."""
+    bytes, stated, where its arguments were not recorded (a CUDA launch). ``loop_trips``: by loop name, stated trips;
+    ``seen_loops``: one launch of several (``predict_kernels``), the names only this kernel has applied."""
     m = device_for(k.arch, device)
     notes: list[str] = []
     grid = k.launch.grid if k.launch else None
@@ -339,7 +341,7 @@ def predict_launch(
         plan, plan_detail = _trip_plan(k, grid)
         if executed and executed.get("skipped"):
             notes.append(executed["skipped"])
-    plan, stated_lines = stated_plan(k.name, plan, loop_trips)  # --trips LINE=N over the evidence
+    plan, stated_lines = stated_plan(k.name, plan, loop_trips, seen_loops)  # --trips LINE=N over the evidence
     plan_detail += "".join(f"; {line}" for line in stated_lines)
     # evidence first (issue 22: the CPU engine, then the loop bounds); a stated --trips only where neither gives them
     default = float(trips) if trips else DEFAULT_TRIPS
@@ -503,6 +505,13 @@ def predict_kernels(
     normalize_arch(arch)
     runs = executed or [{} for _ in kernels]
     kw = {"device": device, "trips": trips, "loop_trips": loop_trips}  # loop_trips: tools.predict.loops.loop_names
+    if loop_trips and len(kernels) > 1:  # a named loop is one launch's (a split-K GEMM's, not its reduce kernel's)
+        from tools.predict.loops import check_named_loops
+
+        seen: dict[str, tuple[list[str], str]] = {}
+        got = [predict_launch(k, executed=e, seen_loops=seen, **kw) for k, e in zip(kernels, runs, strict=True)]
+        check_named_loops(loop_trips, seen)
+        return got
     return [predict_launch(k, executed=e, **kw) for k, e in zip(kernels, runs, strict=True)]
 
 

@@ -99,11 +99,20 @@ def override_trips(loops: list[TtirLoop], named: dict[str, float]) -> tuple[list
     return out, lines
 
 
-def stated_plan(kernel: str, plan: list[TtirLoop] | None, loop_trips: dict[str, float] | None):
+def stated_plan(kernel: str, plan: list[TtirLoop] | None, loop_trips: dict[str, float] | None,
+                seen: dict[str, tuple[list[str], str]] | None = None):  # fmt: skip
     """(the plan with the loops ``loop_trips`` names overridden, a line per override; the plan as it is without
-    names); an InputError naming the loops there are when a name matches none (or the kernel has no named loops)."""
+    names); an InputError naming the loops there are when a name matches none (or the kernel has no named loops).
+    With ``seen`` (one launch of several: a name may be another launch's loop), only the names this kernel has are
+    applied, and ``seen[kernel]`` gets (its loop names, their description) for the caller to check every name was
+    some launch's (``check_named_loops``)."""
     if not loop_trips:
         return plan, []
+    if seen is not None:
+        names = loop_names(plan) if plan else []
+        seen[kernel] = (names, describe_loops(plan or []))
+        mine = {name: n for name, n in loop_trips.items() if name in names}
+        return override_trips(plan, mine) if mine else (plan, [])
     if not plan:
         raise InputError(f"{kernel}: --trips names loops ({', '.join(loop_trips)}), but its loops have no names here "
                          "(no TTIR to read them from, or no loop)",
@@ -114,6 +123,16 @@ def stated_plan(kernel: str, plan: list[TtirLoop] | None, loop_trips: dict[str, 
         raise InputError(f"{kernel}: --trips: {exc}",
                          hint="name a loop by its for's source line: kernelpilot predict --trips LINE=N; here: "
                          f"{describe_loops(plan)}") from None  # fmt: skip
+
+
+def check_named_loops(loop_trips: dict[str, float] | None, seen: dict[str, tuple[list[str], str]]) -> None:
+    """InputError when a loop ``loop_trips`` names is no launch's (``stated_plan`` filled ``seen``), listing each
+    launch's loops."""
+    missing = [name for name in loop_trips or {} if not any(name in names for names, _ in seen.values())]
+    if missing:
+        where = "; ".join(f"{kernel}: {text}" for kernel, (_, text) in seen.items())
+        raise InputError(f"--trips: no launch has a loop named {', '.join(repr(n) for n in missing)}; the loops: {where}",
+                         hint="name a loop by its for's source line: kernelpilot predict --trips LINE=N")  # fmt: skip
 
 
 def stated_assumptions(lines: list[str]) -> list[Assumption]:

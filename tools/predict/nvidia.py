@@ -424,7 +424,7 @@ def wgmma_groups(insts: list[SassInst], members: list[int]) -> tuple[int, int, i
     return groups, len(waits), sum(1 for w in waits if w and int(w.group(1), 0) == 0)
 
 
-def wgmma_chain(insts: list[SassInst], costs: list[InstCost], dep: float) -> None:
+def wgmma_chain(insts: list[SassInst], costs: list[InstCost], dep: float, drain: float = 0.0) -> None:
     """A warp's chain through asynchronous wgmma: an ``HGMMA`` only issues (``dep`` cycles), and a
     ``WARPGROUP.DEPBAR.LE gsb0, N`` waits for the groups older than the newest N, the ones the walk (in address
     order) has seen committed since the last wait. Waited to 0 right after its group, a wait takes the group's whole
@@ -443,12 +443,13 @@ def wgmma_chain(insts: list[SassInst], costs: list[InstCost], dep: float) -> Non
             hit = _WG_WAIT_RE.search(i.operands)
             keep = int(hit.group(1), 0) if hit else 0
             waited = groups[: max(0, len(groups) - keep)]
-            costs[n].chain += sum(waited)
+            # waited to 0: the pipe empties, and the warpgroup's next group starts only after its drain latency
+            costs[n].chain += sum(waited) + (drain if keep == 0 and waited else 0.0)
             groups = groups[len(waited) :]
 
 
-def _wgmma_note(insts: list[SassInst], work: WaveWork, loops: list[IsaLoop], once: set) -> str | None:
-    """What the hot loop's wgmma groups and waits do, when each wait drains the pipe (not in the time); ``once``:
+def _wgmma_note(insts: list[SassInst], work: WaveWork, loops: list[IsaLoop], once: set, drain: float) -> str | None:
+    """What the hot loop's wgmma groups and waits do, when each wait drains the pipe; ``once``:
     the instructions of a merged loop's epilogue (run once per tile, left out)."""
     hot = next((li for li, lf in enumerate(work.loops) if lf.hot), None)
     if hot is None:
@@ -460,9 +461,10 @@ def _wgmma_note(insts: list[SassInst], work: WaveWork, loops: list[IsaLoop], onc
     if drained and drained >= groups:
         return (
             f"{text}, every group waited to completion (WARPGROUP.DEPBAR.LE gsb0, 0x0) before the next is issued: "
-            "the tensor pipe drains between groups, which the matrix term does not count (the device file has no "
-            "wgmma drain latency): the time may be longer"
-        )
+            "the tensor pipe drains between groups: "
+            + (f"each such wait adds the device file's wgmma_drain_cycles ({drain:g}, calibrated on generated GEMMs) "
+               "to the warp's chain" if drain else "the device file has no wgmma_drain_cycles, so the time may be longer")
+        )  # fmt: skip
     return f"{text}, {drained} of them to completion: the next group is issued while one runs"
 
 
@@ -487,7 +489,8 @@ def nvidia_wave_work(
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None
     costs = [inst_cost(i, m) for i in f.insts]
     add_tma_costs(f.insts, costs, waves_per_block, ttgir)
-    wgmma_chain(f.insts, costs, m.value("dependent_issue_cycles"))
+    drain = m.figures["wgmma_drain_cycles"][0] if "wgmma_drain_cycles" in m.figures else 0.0
+    wgmma_chain(f.insts, costs, m.value("dependent_issue_cycles"), drain)
     epilogue, once = _fused_epilogue(f, loops, costs, plan)
 
     def in_flight(members: list[int], loop: bool) -> tuple[float, bool]:
@@ -513,7 +516,7 @@ def nvidia_wave_work(
     )
     if epilogue:
         work.notes.append(epilogue)
-    wgmma = _wgmma_note(f.insts, work, loops, once)
+    wgmma = _wgmma_note(f.insts, work, loops, once, drain)
     if wgmma:
         work.notes.append(wgmma)
     work.matrix_unit = "tensor"

@@ -1,0 +1,15 @@
+"""bf16 TMA GEMM 8192x4096x1024, splitk (pair tmahflat: tiled is the before; tma_kernels.py).
+Predicted before any run: benchmarks/predict_data/h200-2026-12-02-hop-frozen.md."""
+
+import triton  # noqa: F401 - kernelpilot tells a Triton file by its imports
+from tma_kernels import entry, run
+
+CONFIG = ("splitk", 8192, 4096, 1024)  # kind, M, N, K
+
+
+def kernelpilot_entry():
+    return entry(*CONFIG)
+
+
+def kernelpilot_run(device):
+    return run(device, *CONFIG)
