@@ -20,12 +20,19 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import os
 import sys
 import traceback
 from pathlib import Path
+from typing import Literal, get_args
 
 from tools.errors import InputError, KernelpilotError
+from tools.files import write_atomic
+
+
+class ConventionError(Exception):
+    """The user's file does not follow the convention its tool documents (file mode's ``kernelpilot_entry()`` return
+    value, check's input makers and ``--shape`` keys): the child reports it as status ``convention``, which the parent
+    shows as a wrong input with the convention's text, never as the user's code failing."""
 
 
 def import_user_file(path: Path, name: str | None = None):
@@ -40,21 +47,26 @@ def import_user_file(path: Path, name: str | None = None):
     return module
 
 
-def write_result(path: Path, status: str, **fields) -> None:
+# What a child's result file says happened (the module docstring; ``failure`` maps an exception to one).
+Status = Literal["ok", "error", "user_error", "exited", "memory", "convention"]
+STATUSES: frozenset[str] = frozenset(get_args(Status))
+
+
+def write_result(path: Path, status: Status, **fields) -> None:
     """Write ``{"status": status, **fields}`` to ``path`` atomically (a reader never sees half a file)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps({"status": status, **fields}, default=str))
-    tmp.replace(path)
+    if status not in STATUSES:
+        raise ValueError(f"child result status {status!r} is none of {sorted(STATUSES)}")
+    write_atomic(path, json.dumps({"status": status, **fields}, default=str))
 
 
 def read_result(path: Path) -> dict | None:
-    """The child's report, or None when it ended before writing one (or wrote something unreadable)."""
+    """The child's report, or None when it ended before writing one (or wrote something unreadable: not a JSON
+    object, or a status none of ``STATUSES``)."""
     try:
         got = json.loads(Path(path).read_text())
     except (OSError, ValueError):
         return None
-    return got if isinstance(got, dict) and "status" in got else None
+    return got if isinstance(got, dict) and got.get("status") in STATUSES else None
 
 
 def user_traceback(exc: BaseException, path: Path) -> str:

@@ -32,7 +32,7 @@ import traceback
 from pathlib import Path
 
 from tools import readlog
-from tools.childproc import import_user_file, user_traceback, write_result
+from tools.childproc import ConventionError, import_user_file, user_traceback, write_result
 from tools.frontends._triton_jit import LaunchSpecError
 
 ENTRY = "kernelpilot_entry"
@@ -47,10 +47,6 @@ def compiler_cache_dirs() -> list[str]:
     home = Path.home()
     dirs = [home / ".triton", home / ".flydsl", os.environ.get("TRITON_CACHE_DIR"), os.environ.get("TRITON_HOME")]
     return [str(d) for d in dirs if d]
-
-
-class ConventionError(Exception):
-    """The entry's return value does not follow the file-mode convention (exit code 4)."""
 
 
 UNSPECIALISED = (
