@@ -69,6 +69,15 @@ def read_result(path: Path) -> dict | None:
     return got if isinstance(got, dict) and got.get("status") in STATUSES else None
 
 
+def exception_fields(exc: BaseException) -> dict:
+    """What the parent needs to tell one failure of the user's code from another without reading its stderr: the
+    exception's class and text, and for an import that failed, the module that was not found."""
+    fields = {"exception": type(exc).__name__, "exception_text": str(exc)[:4000]}
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        fields["missing_module"] = exc.name
+    return fields
+
+
 def user_traceback(exc: BaseException, path: Path) -> str:
     """The traceback from the user's file onward: our own frames are noise to the reader."""
     frames = traceback.extract_tb(exc.__traceback__)
@@ -92,7 +101,8 @@ def failure(exc: BaseException, where: str, path: Path | None = None) -> dict:
         return {"status": "error", "error_module": type(exc).__module__, "error_class": type(exc).__name__,
                 "message": exc.message, "hint": exc.hint, "details": exc.details, "fields": fields}  # fmt: skip
     tb = user_traceback(exc, path) if path else "".join(traceback.format_exception(exc, limit=-6))
-    return {"status": "user_error", "message": f"{type(exc).__name__}: {exc} ({where})", "traceback": tb[-6000:]}
+    return {"status": "user_error", "message": f"{type(exc).__name__}: {exc} ({where})", "traceback": tb[-6000:],
+            **exception_fields(exc)}  # fmt: skip
 
 
 def raise_recorded(result: dict) -> None:
