@@ -10,20 +10,12 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
-import os
 from pathlib import Path
 
 from tools.errors import InputError
+from tools.files import write_atomic
 
 FILES = ("ca.pem", "ca.key", "member.pem", "member.key")
-
-
-def _write_private(path: Path, data: bytes, mode: int) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
 
 
 def make_certs(out: Path, hosts: list[str], days: int = 365, *, overwrite: bool = False) -> dict[str, Path]:
@@ -40,7 +32,7 @@ def make_certs(out: Path, hosts: list[str], days: int = 365, *, overwrite: bool 
     pems = issue_certs(hosts, days)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("ca.key", "member.key", "ca.pem", "member.pem"):  # keys first: a member never sees a cert alone
-        _write_private(out / name, pems[name], 0o600 if name.endswith(".key") else 0o644)
+        write_atomic(out / name, pems[name], mode=0o600 if name.endswith(".key") else 0o644)
     return {f: out / f for f in FILES}
 
 

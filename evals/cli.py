@@ -187,8 +187,9 @@ def _agent_name(args: argparse.Namespace) -> str:
 def _run(args: argparse.Namespace) -> int:
     from evals.catalog import load_tasks
     from evals.harness.agents import BUILTIN_AGENTS
-    from evals.harness.runner import agent_dir, write_atomic
+    from evals.harness.runner import agent_dir
     from evals.metrics import run_metrics
+    from tools.files import write_atomic
 
     if args.agent and args.agent not in BUILTIN_AGENTS:
         raise InputError(
@@ -203,7 +204,7 @@ def _run(args: argparse.Namespace) -> int:
     with _says_how_to_resume(args):
         scores = runner(tasks, name, out, **_run_options(args))
     metrics = run_metrics(name, scores)
-    write_atomic(agent_dir(out, name) / "summary.json", metrics.model_dump_json(indent=1))
+    write_atomic(agent_dir(out, name) / "summary.json", metrics.model_dump_json(indent=1), durable=True)
     if args.json:
         print(metrics.model_dump_json(indent=2))
     else:
@@ -346,7 +347,7 @@ def _levels(levels: dict[str, int]) -> str:
 def _ab(args: argparse.Namespace) -> int:
     from evals.ab import run_ab, to_markdown
     from evals.catalog import load_tasks
-    from evals.harness.runner import write_atomic
+    from tools.files import write_atomic
 
     name = _agent_name(args)
     if "@" in name:
@@ -380,8 +381,8 @@ def _run_options(args: argparse.Namespace) -> dict:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from evals.harness.runner import write_atomic
     from evals.leaderboard import build, skipped_lines, to_html, to_markdown
+    from tools.files import write_atomic
 
     lb = build([Path(d) for d in args.dirs])
     if args.html:

@@ -186,15 +186,16 @@ def cancel_jobs(keys: list[str]) -> list[str]:
 
 def _store(out: Path, agent: str, payload: dict) -> TaskScore:
     """On the driver: write one job's files and its score atomically into the results layout."""
-    from evals.harness.runner import agent_dir, write_atomic
+    from evals.harness.runner import agent_dir
+    from tools.files import write_atomic
 
     score = TaskScore.model_validate_json(payload["score"])
     adir = agent_dir(out, agent)
     for name, text in payload.get("files", {}).items():
-        write_atomic(adir / score.task_id / name, text)
+        write_atomic(adir / score.task_id / name, text, durable=True)
     if score.agent_outcome and score.agent_outcome.log:
         score.agent_outcome.log = str(adir / score.task_id / "agent.log")
-    write_atomic(adir / f"{score.task_id}.json", score.model_dump_json(indent=1))
+    write_atomic(adir / f"{score.task_id}.json", score.model_dump_json(indent=1), durable=True)
     return score
 
 
@@ -457,9 +458,9 @@ def run_suite_on_cluster(
             r = _infra(t, agent, str(exc)[:300] if lost else f"{type(exc).__name__}: {str(exc)[:300]}", prompt_level)
             if not lost:
                 r.infra_error = r.infra_error.replace("the worker running this job was lost twice", "the job raised")
-            from evals.harness.runner import write_atomic
+            from tools.files import write_atomic
 
-            write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1))
+            write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1), durable=True)
         kind = kinds[fut.key]
         done[kind] = done.get(kind, 0) + 1
         results[tid] = r

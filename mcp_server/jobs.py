@@ -24,7 +24,9 @@ import anyio
 import anyio.to_thread
 
 from mcp_server.paths import allowed_roots, project_dir
+from mcp_server.worker import RESULT_FILE
 from tools import cache
+from tools.childproc import raise_recorded, read_result
 from tools.errors import CompileError, KernelpilotError
 from tools.executors import LOCAL, kill_process_tree
 from tools.toolchain import cache_root
@@ -158,19 +160,17 @@ def result(job: Job) -> dict[str, Any]:
         )
     if job.state == "cancelled":
         raise KernelpilotError(f"{job.label} was cancelled", hint="start it again")
-    result_file = job.dir / "result.json"
-    if not result_file.exists():
+    payload = read_result(job.dir / RESULT_FILE)
+    if payload is None:
         tail = "\n".join((job.dir / "stderr.log").read_text(errors="replace").splitlines()[-30:])
         raise KernelpilotError(
             f"{job.label} stopped unexpectedly (exit code {job.proc.returncode})",
             hint=f"this is a kernelpilot bug; the log is {job.dir / 'stderr.log'}",
             details=tail,
         )
-    payload = json.loads(result_file.read_text())
-    if payload["ok"]:
+    if payload["status"] == "ok":
         return payload["result"]
-    err = payload["error"]
-    raise KernelpilotError(err["message"], hint=err["hint"], details=err["details"])
+    raise_recorded(payload)  # the engine's InputError stays an InputError (a CompileError a CompileError)
 
 
 def _kill_all() -> None:

@@ -1,7 +1,8 @@
 """Child-process entry point: run one engine function and write its model (or its error) as JSON.
 
 ``python -m mcp_server.worker JOB_DIR`` reads ``JOB_DIR/request.json`` (``{"call": name, "kwargs": {...}}``), calls
-the function named in ``CALLS`` and writes ``JOB_DIR/result.json``. The server kills this process's group to cancel;
+the function named in ``CALLS`` and writes ``JOB_DIR/result.json`` by the child-result protocol every kernelpilot child
+follows (``tools.childproc``: ``ok`` with the model, or ``error`` naming the engine error's class). The server kills this process's group to cancel;
 SIGTERM is turned into an exception so that the engine's own children (which run in their own process groups) are
 killed by ``Executor.run``'s cleanup before this process exits.
 """
@@ -15,8 +16,11 @@ import signal
 import sys
 from pathlib import Path
 
+from tools.childproc import failure, write_result
 from tools.errors import KernelpilotError
 from tools.paths import confined_to
+
+RESULT_FILE = "result.json"  # tools.childproc's result: "ok" with the model under "result", or the engine's error
 
 # name -> "module:function"; only these can be called, whatever the request says.
 CALLS: dict[str, str] = {
@@ -48,13 +52,10 @@ def main(argv: list[str]) -> int:
     try:
         with confined_to(request.get("roots") or []) if "roots" in request else contextlib.nullcontext():
             result = fn(**request["kwargs"])
-        payload = {"ok": True, "result": result.model_dump(mode="json")}
-    except KernelpilotError as exc:
-        error = {"kind": type(exc).__name__, "message": exc.message, "hint": exc.hint, "details": exc.details}
-        payload = {"ok": False, "error": error}
-    tmp = job_dir / "result.json.tmp"
-    tmp.write_text(json.dumps(payload))
-    tmp.replace(job_dir / "result.json")
+    except KernelpilotError as exc:  # the engine's error, re-raised in the server as the same class (raise_recorded)
+        write_result(job_dir / RESULT_FILE, **failure(exc, f"in {request['call']}"))
+    else:
+        write_result(job_dir / RESULT_FILE, "ok", result=result.model_dump(mode="json"))
     return 0
 
 

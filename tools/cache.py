@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools import __version__, readlog
+from tools.files import write_atomic
 from tools.models.dump import DumpResult
 from tools.toolchain import cache_root
 
@@ -152,11 +153,7 @@ def _index(key: str) -> Path:
 
 def remember(key: str, located: str) -> None:
     """Point the folder-free ``key`` at the entry ``located`` (atomically; the last writer wins, any is right)."""
-    index = _index(key)
-    index.parent.mkdir(parents=True, exist_ok=True)
-    tmp = index.with_name(f".{key}.tmp{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    tmp.write_text(located)
-    os.replace(tmp, index)
+    write_atomic(_index(key), located)
 
 
 def lookup_elsewhere(key: str, folder: Path) -> DumpResult | None:

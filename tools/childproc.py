@@ -20,12 +20,19 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import os
 import sys
 import traceback
 from pathlib import Path
+from typing import Literal, get_args
 
 from tools.errors import InputError, KernelpilotError
+from tools.files import write_atomic
+
+
+class ConventionError(Exception):
+    """The user's file does not follow the convention its tool documents (file mode's ``kernelpilot_entry()`` return
+    value, check's input makers and ``--shape`` keys): the child reports it as status ``convention``, which the parent
+    shows as a wrong input with the convention's text, never as the user's code failing."""
 
 
 def import_user_file(path: Path, name: str | None = None):
@@ -40,21 +47,35 @@ def import_user_file(path: Path, name: str | None = None):
     return module
 
 
-def write_result(path: Path, status: str, **fields) -> None:
+# What a child's result file says happened (the module docstring; ``failure`` maps an exception to one).
+Status = Literal["ok", "error", "user_error", "exited", "memory", "convention"]
+STATUSES: frozenset[str] = frozenset(get_args(Status))
+
+
+def write_result(path: Path, status: Status, **fields) -> None:
     """Write ``{"status": status, **fields}`` to ``path`` atomically (a reader never sees half a file)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps({"status": status, **fields}, default=str))
-    tmp.replace(path)
+    if status not in STATUSES:
+        raise ValueError(f"child result status {status!r} is none of {sorted(STATUSES)}")
+    write_atomic(path, json.dumps({"status": status, **fields}, default=str))
 
 
 def read_result(path: Path) -> dict | None:
-    """The child's report, or None when it ended before writing one (or wrote something unreadable)."""
+    """The child's report, or None when it ended before writing one (or wrote something unreadable: not a JSON
+    object, or a status none of ``STATUSES``)."""
     try:
         got = json.loads(Path(path).read_text())
     except (OSError, ValueError):
         return None
-    return got if isinstance(got, dict) and "status" in got else None
+    return got if isinstance(got, dict) and got.get("status") in STATUSES else None
+
+
+def exception_fields(exc: BaseException) -> dict:
+    """What the parent needs to tell one failure of the user's code from another without reading its stderr: the
+    exception's class and text, and for an import that failed, the module that was not found."""
+    fields = {"exception": type(exc).__name__, "exception_text": str(exc)[:4000]}
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        fields["missing_module"] = exc.name
+    return fields
 
 
 def user_traceback(exc: BaseException, path: Path) -> str:
@@ -80,7 +101,8 @@ def failure(exc: BaseException, where: str, path: Path | None = None) -> dict:
         return {"status": "error", "error_module": type(exc).__module__, "error_class": type(exc).__name__,
                 "message": exc.message, "hint": exc.hint, "details": exc.details, "fields": fields}  # fmt: skip
     tb = user_traceback(exc, path) if path else "".join(traceback.format_exception(exc, limit=-6))
-    return {"status": "user_error", "message": f"{type(exc).__name__}: {exc} ({where})", "traceback": tb[-6000:]}
+    return {"status": "user_error", "message": f"{type(exc).__name__}: {exc} ({where})", "traceback": tb[-6000:],
+            **exception_fields(exc)}  # fmt: skip
 
 
 def raise_recorded(result: dict) -> None:

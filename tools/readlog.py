@@ -11,7 +11,7 @@ output folder, files the process wrote itself, temporary files gone by the end, 
 recorded by name when Python code reads one from ``os.environ`` (``os.getenv``, ``os.environ.get``, ``in``);
 C code's ``getenv`` is not seen, which is why each frontend also declares the variables its compiler reads.
 
-Standard library only: it runs before the user's imports in a child whose start-up time counts.
+Standard library only (tools.files is too): it runs before the user's imports in a child whose start-up time counts.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import site
 import sys
 import sysconfig
 from pathlib import Path
+
+from tools.files import write_atomic
 
 READS_FILE = "reads.json"
 MISSING = "missing"  # a file the code tried to open that did not exist
@@ -123,6 +125,4 @@ def reads() -> dict:
 
 def write(out_dir: Path) -> None:
     """Write ``reads()`` to ``out_dir/reads.json`` (atomically: the parent never sees half a record)."""
-    tmp = out_dir / (READS_FILE + ".tmp")
-    tmp.write_text(json.dumps(reads()))
-    tmp.replace(out_dir / READS_FILE)
+    write_atomic(out_dir / READS_FILE, json.dumps(reads()))

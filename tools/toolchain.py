@@ -11,11 +11,11 @@ import importlib.util
 import os
 import shutil
 import sys
-import uuid
 from functools import cache
 from pathlib import Path
 
 from tools.errors import ToolchainError
+from tools.files import write_atomic
 
 
 def cache_root() -> Path:
@@ -60,12 +60,8 @@ def rocm_path_for_flydsl() -> tuple[Path, str]:
     lld = shim / "llvm" / "bin" / "ld.lld"
     script = f'#!/bin/sh\nexec "{sys.executable}" -m ziglang ld.lld "$@"\n'
     if not lld.exists() or lld.read_text() != script:
-        lld.parent.mkdir(parents=True, exist_ok=True)
-        # unique per thread too: the eval scorer compiles the candidate and the baseline from two threads at once
-        tmp = lld.with_suffix(f".tmp{os.getpid()}-{uuid.uuid4().hex[:8]}")
-        tmp.write_text(script)
-        tmp.chmod(0o755)
-        tmp.replace(lld)
+        # the eval scorer compiles the candidate and the baseline from two threads at once: each writes its own copy
+        write_atomic(lld, script, mode=0o755)
     return shim, "ziglang"
 
 

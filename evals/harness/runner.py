@@ -5,7 +5,6 @@ interrupted run resumes where it stopped.
 
 from __future__ import annotations
 
-import os
 import queue
 import shutil
 import tempfile
@@ -23,16 +22,7 @@ from evals.harness.workspace import DiffCheck, GitFailed, capture_diff, check_ta
 from evals.models import TaskScore, read_score
 from tools.errors import Cancelled, InputError, Interrupted, stops_held
 from tools.executors import cancel_thread, release_thread
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+from tools.files import write_atomic
 
 
 def agent_name(name: str, option: str = "--name") -> str:
@@ -125,7 +115,7 @@ def run_one(
     result.prompt_level = prompt_for(task, prompt_level)[1]
     if result.prompt_level != prompt_level:
         result.flags.append(f"prompt: this task has no {prompt_level} prompt; the agent got the guided one")
-    write_atomic(adir / f"{task.id}.json", result.model_dump_json(indent=1))
+    write_atomic(adir / f"{task.id}.json", result.model_dump_json(indent=1), durable=True)
     return result
 
 
@@ -219,7 +209,7 @@ def run_suite(
                 r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
                 r.prompt_level = prompt_for(task, prompt_level)[1]
                 r.record_infra_error(f"the harness failed twice on this task: {why}")
-                write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1))
+                write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1), durable=True)
         except Cancelled:
             return  # the run is stopping: the task was cut off and leaves no result (the run's summary counts it)
         finally:

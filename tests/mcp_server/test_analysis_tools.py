@@ -19,6 +19,8 @@ SPILL_ISA = FIXTURES / "amdgcn_isa" / "gfx942_hipkittens_gemm_vgpr_spill94.s"
 
 
 async def call(name: str, args: dict) -> dict:
+    if name == "prefetch-data-load":  # compiles in a job: wait for it, not the 45 s default (a loaded machine)
+        args = {"wait_seconds": 300, **args}
     async with Client(mcp) as c:
         r = await c.call_tool(name, args)
     assert not r.is_error, r.content[0].text

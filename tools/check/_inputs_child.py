@@ -29,15 +29,11 @@ import sys
 from pathlib import Path
 
 from tools import readlog
-from tools.childproc import failure, import_user_file, write_result
+from tools.childproc import ConventionError, failure, import_user_file, write_result
 
 INPUTS = "kernelpilot_inputs"
 ENTRY = "kernelpilot_entry"
 RESULT_FILE = "result.json"
-
-
-class ConventionError(Exception):
-    """The file does not follow check's convention (no maker, a --shape key it does not take, a wrong return)."""
 
 
 # integers narrower than 32 bits are values (int8 weights, uint8 codes): their whole range; wider ones are most often

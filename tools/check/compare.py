@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import tempfile
 import time
@@ -28,6 +27,7 @@ from tools.check.launches import by_launch, paired, shared_outputs
 from tools.childproc import raise_recorded, read_result
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL
+from tools.files import write_atomic
 from tools.limits import MAX_MEMORY_GB, MIN_MEMORY_GB, out_of_range
 from tools.models.check import CaseResult, CheckEngine, CheckReport, MemoryEvent
 
@@ -502,10 +502,7 @@ def _git_revision(spec: str, after: Path) -> Path:
                              details=exc.details) from None  # fmt: skip
     target = cache_root() / "check-revisions" / hashlib.sha256(data).hexdigest()[:16] / Path(parsed[1]).name
     if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-        tmp.write_bytes(data)
-        tmp.replace(target)
+        write_atomic(target, data)
     return target
 
 

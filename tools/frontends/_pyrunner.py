@@ -32,7 +32,7 @@ import traceback
 from pathlib import Path
 
 from tools import readlog
-from tools.childproc import import_user_file, user_traceback, write_result
+from tools.childproc import ConventionError, exception_fields, import_user_file, user_traceback, write_result
 from tools.frontends._triton_jit import LaunchSpecError
 
 ENTRY = "kernelpilot_entry"
@@ -47,10 +47,6 @@ def compiler_cache_dirs() -> list[str]:
     home = Path.home()
     dirs = [home / ".triton", home / ".flydsl", os.environ.get("TRITON_CACHE_DIR"), os.environ.get("TRITON_HOME")]
     return [str(d) for d in dirs if d]
-
-
-class ConventionError(Exception):
-    """The entry's return value does not follow the file-mode convention (exit code 4)."""
 
 
 UNSPECIALISED = (
@@ -222,7 +218,7 @@ def main(argv: list[str]) -> int:
         return 3
     except Exception as exc:  # the user's module failed at import: show their traceback
         print(user_traceback(exc, path), file=sys.stderr)
-        _report(out_dir, "user_error", message="the module raised while it was being imported")
+        _report(out_dir, "user_error", message="the module raised while it was being imported", **exception_fields(exc))
         return 3
     entry = getattr(module, ENTRY, None)
     if call is not None:
@@ -277,7 +273,7 @@ def main(argv: list[str]) -> int:
     except Exception as exc:
         print(user_traceback(exc, path), file=sys.stderr)
         who = f"{json.loads(call)['fn']}() (--call)" if call else f"{ENTRY}()"
-        _report(out_dir, "user_error", message=f"{who} raised")
+        _report(out_dir, "user_error", message=f"{who} raised", **exception_fields(exc))
         return 3
     readlog.write(out_dir)  # what the compile read: the cache reuses this result only while it is unchanged
     _report(out_dir, "ok", **result)

@@ -8,6 +8,7 @@ adding a file here and a line in ``tools.frontends.registry.FRONTENDS``.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import re
@@ -15,6 +16,7 @@ import sys
 from abc import ABC, abstractmethod
 from pathlib import Path
 
+from tools.childproc import read_result
 from tools.errors import CompileError, InputError, KernelpilotError
 from tools.executors import LOCAL, RunResult
 from tools.frontends.registry import FRONTENDS, LANGUAGE_OF_SUFFIX, PYTHON_FRONTENDS
@@ -167,13 +169,12 @@ _SIGNAL_MEANING = {
 }
 
 
+COMPILER_PACKAGES = ("flydsl", "triton", "torch")  # what the frontends import in the compile child
+
+
 def runner_outcome(out_dir: Path) -> dict | None:
     """What ``_pyrunner`` reported in ``out_dir/runner.json``; None when it ended before reporting."""
-    try:
-        outcome = json.loads((out_dir / "runner.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return outcome if isinstance(outcome, dict) and "status" in outcome else None
+    return read_result(out_dir / "runner.json")
 
 
 def raise_for_runner(result: RunResult, path: Path, frontend: str, log_path: Path) -> None:
@@ -224,15 +225,17 @@ def raise_for_runner(result: RunResult, path: Path, frontend: str, log_path: Pat
             f"{ENTRY_NAME}()",
             details=tail,
         )
-    if "lld invocation failed" in err:
+    # the child's record of the exception decides (tools.childproc.exception_fields), not text the kernel printed
+    if "lld invocation failed" in outcome.get("exception_text", ""):
         raise CompileError(
             f"{frontend} could not link the code object for {path.name}",
             hint="check that ziglang is installed (pip install ziglang) or that $ROCM_PATH/llvm/bin/ld.lld works",
             details=tail,
         )
-    if "No module named" in err and ("flydsl" in err or "triton" in err or "torch" in err):
+    missing = outcome.get("missing_module") or ""
+    if missing.partition(".")[0] in COMPILER_PACKAGES and importlib.util.find_spec(missing.partition(".")[0]) is None:
         raise KernelpilotError(
-            f"a compiler package is missing: {err.splitlines()[-1]}",
+            f"a compiler package is missing: No module named {missing!r} (imported by {path.name})",
             hint="pip install -e '.[compilers]' in the kernelpilot checkout",
         )
     raise CompileError(
