@@ -1,4 +1,4 @@
-"""The FlyDSL tasks scored on outcomes (issue 22): a candidate passes when it is correct (the llvm-cpu oracle),
+"""The FlyDSL tasks scored on outcomes: a candidate passes when it is correct (the llvm-cpu oracle),
 predicted faster than the task's ``speed_bar`` (the kernels' predicted GPU time, the fixed per-launch overhead left
 out) and within the task's budgets. Every candidate here goes through the real scorer (``evals.harness.scoring.score``)
 on a copy of the task's workspace, on the CPU: the reference solution, the baseline (noop), and each trap, which

@@ -1,4 +1,4 @@
-"""The task set as data (issue 15): every task has both prompt levels and a difficulty; plain prompts are the user's
+"""The task set as data: every task has both prompt levels and a difficulty; plain prompts are the user's
 words, not the answer; "hard" means what it says; the FlyDSL tasks are our own kernels, not the bundled examples.
 (Whether each task's reference passes and its baseline fails is tests/test_eval_suite.py.)"""
 
@@ -53,7 +53,7 @@ def test_hard_means_a_60_line_reference_or_two_coupled_transformations():
             assert lines >= 60 or "coupled" in task.spec.tags, f"{task.id}: {lines} changed lines, not tagged coupled"
 
 
-# Budgets a task states (issue 22: they stay ISA checks, no reason needed): register counts, spills, occupancy, LDS
+# Budgets a task states (they stay ISA checks, no reason needed): register counts, spills, occupancy, LDS
 # and scratch bytes. Every other ISA check is a structure (a loop shape, an instruction pattern).
 BUDGET_CHECKS = {
     "vgpr_count",
@@ -256,7 +256,7 @@ def test_every_hard_flydsl_task_keeps_a_trap():
             assert list((ROOT / "evals" / "tasks" / task.id / "traps").glob("*.py")), task.id
 
 
-# The NVIDIA open-ended tasks (issue 25): whole kernels scored against the hardware, two answers of ours each.
+# The NVIDIA open-ended tasks: whole kernels scored against the hardware, two answers of ours each.
 OPEN_NV = [t for t in load_tasks() if "open-ended" in t.spec.tags and t.spec.track == "gpu-runtime"]
 # words that name a method: the open-ended prompts (both levels) state the goal and constraints only
 METHOD_WORDS = re.compile(

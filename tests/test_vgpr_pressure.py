@@ -126,7 +126,7 @@ def test_diff_fails_on_spills_and_warns_on_occupancy():
     failed = {c.name: (c.before, c.after) for c in d.kernels[0].changes if c.regression}
     warned = {c.name: (c.before, c.after) for c in d.kernels[0].changes if c.warning}
     assert d.regression
-    # 94 new spills fail; 8 → 2 waves/SIMD explains a time (issue 22: the speed decides, not the shape)
+    # 94 new spills fail; 8 → 2 waves/SIMD explains a time (the speed decides, not the shape)
     assert failed["vgpr_spill_count"] == (0, 94) and "waves_per_simd" not in failed
     assert warned["waves_per_simd"] == (8, 2)
 
