@@ -183,6 +183,17 @@ def test_the_isa_traps_cover_the_coupled_tasks_and_the_spill_task():
     }
 
 
+def test_a_task_with_pinned_figures_says_in_its_readme_how_it_is_scored():
+    # the figures live in task.yaml expected:, the reasons beside them in the task's README.md (one folder per task)
+    pinned = [t for t in load_tasks() if t.spec.expected.traps or t.spec.expected.predicted]
+    assert len(pinned) >= 20
+    for task in pinned:
+        readme = task.dir / "README.md"
+        assert readme.is_file(), f"{task.id}: no README.md"
+        text = readme.read_text()
+        assert text.startswith(f"# {task.id}: ") and "## How it is scored, and why" in text, task.id
+
+
 def test_every_hard_flydsl_task_keeps_a_trap():
     for task in load_tasks(["flydsl-*"]):
         if task.spec.difficulty == "hard":
