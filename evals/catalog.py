@@ -81,6 +81,9 @@ def load_task(folder: Path) -> Task:
         raise InputError(f"{spec_file}: correctness.reference {spec.correctness.reference} is not in {ws}")
     if not (folder / "solution.patch").is_file():
         raise InputError(f"{folder} has no solution.patch", hint="every task ships its reference answer")
+    for trap in spec.expected.traps:
+        if not (folder / "traps" / trap.file).is_file():
+            raise InputError(f"{spec_file}: expected.traps names {trap.file}, which is not in {folder / 'traps'}")
     return Task(spec, folder)
 
 

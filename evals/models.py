@@ -115,6 +115,55 @@ class PredictionSpec(_Strict):
     why: str = Field(description="where the figure comes from (the entry's arguments)")
 
 
+class TrapIsaChecks(_Strict):
+    """Which of the task's ISA checks a trap fails on one arch (every other check passes)."""
+
+    arch: str = "gfx942"
+    failing: list[str] = Field(description="the failing checks in task order: ``check``, or ``check/pattern``")
+    observed: float | int = Field(description="what the last failing check observed")
+
+
+class TrapScore(_Strict):
+    """How the real scorer fails a trap: its stage code and, where the prediction decides, the predicted speedup."""
+
+    code: StageCode = Field(description="the failing stage code of the score (e.g. isa_check_failed, needs_gpu)")
+    speedup: float | None = Field(None, description="the predicted speedup over the baseline it must show (±0.01)")
+
+
+class Trap(_Strict):
+    """A wrong or half-done answer kept in ``traps/<file>``, and how the task must fail it."""
+
+    file: str
+    why: str = Field(description="what the trap gets wrong, in the figures the checks and the predictor see")
+    isa_checks: TrapIsaChecks | None = None
+    score: TrapScore | None = None
+
+
+class PredictedSpeed(_Strict):
+    """The predicted speedup of the reference over the baseline on one arch (``tools.outcome.predict_speed``)."""
+
+    arch: str
+    speedup: float = Field(description="pinned within ±0.006")
+    bound: str = Field(description="the bound the prediction names for the reference (e.g. memory_latency)")
+    why: str = ""
+
+
+class Expected(_Strict):
+    """What the tests pin about this task, read from here by generic tests (tests/test_eval_tasks.py,
+    tests/test_eval_task_predictions.py): a new task brings its own figures and traps in its folder."""
+
+    reference_speedup: float | None = Field(
+        None, description="the scorer's predicted speedup of solution.patch (±0.01), which must pass on outcomes"
+    )
+    reference_why: str = ""
+    predicted: list[PredictedSpeed] = Field(
+        default_factory=list,
+        description="a task without a speed_bar: its reference predicted no clearly faster than the baseline, the "
+        "figures its structural checks' whys rest on",
+    )
+    traps: list[Trap] = Field(default_factory=list)
+
+
 class TaskSpec(_Strict):
     """A task folder, top to bottom: ``workspace/`` is what the agent gets, ``solution.patch`` the reference answer."""
 
@@ -148,6 +197,7 @@ class TaskSpec(_Strict):
     allow_streams: bool = False
     time_limit_s: int = 1800
     tags: list[str] = Field(default_factory=list)
+    expected: Expected = Field(default_factory=Expected, description="the figures and traps the tests pin")
 
 
 # --- results --------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Advice checked against its own numbers (issue 23 §3): each suggestion is recomputed from the facts the report
+"""Advice checked against its own numbers: each suggestion is recomputed from the facts the report
 prints, on kernels written and compiled here, and is not given where those facts refute it."""
 
 from __future__ import annotations

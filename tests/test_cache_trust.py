@@ -1,4 +1,4 @@
-"""Never a stale answer (issue 23 §1, issue 24 case 8): a cached dump or check input is reused only while every file
+"""Never a stale answer: a cached dump or check input is reused only while every file
 the compile read and every environment variable that steers it is unchanged; ``--no-cache`` always publishes its
 result; parallel writers of one entry never break a reader.
 
@@ -79,7 +79,7 @@ def op(result) -> str:
 
 @pytest.mark.slow
 def test_an_entry_in_a_sub_folder_follows_the_parent_folders_kernel_it_imports(tmp_path):
-    # issue 23: scratch/entry.py importing ../kernel.py kept answering for the kernel as it was before an edit
+    # scratch/entry.py importing ../kernel.py kept answering for the kernel as it was before an edit
     parent = tmp_path / "proj"
     kernel(parent / "kernel.py", 'OP = "add"')
     entry = parent / "scratch" / "entry.py"
@@ -129,7 +129,7 @@ def test_a_package_loaded_with_import_module_is_in_the_manifest(tmp_path):
 
 @pytest.mark.slow
 def test_no_cache_publishes_its_result_and_pythonpath_modules_are_in_the_manifest(tmp_path, monkeypatch):
-    # issue 23: with PYTHONPATH=ext, --no-cache after switching ext/extcfg.py to mul still gave v_add_f32
+    # with PYTHONPATH=ext, --no-cache after switching ext/extcfg.py to mul still gave v_add_f32
     ext = tmp_path / "ext"
     ext.mkdir()
     (ext / "extcfg.py").write_text('OP = "add"\n')
@@ -159,7 +159,7 @@ def _cli_dump(kernel: Path, env: dict[str, str], cache_dir: Path) -> dict:
 
 @pytest.mark.slow
 def test_parallel_runs_with_different_environments_each_get_their_own_configuration(tmp_path):
-    # issue 23: three parallel dump-ir runs of one entry with different environment variables answered alike.
+    # three parallel dump-ir runs of one entry with different environment variables answered alike.
     # AMDGCN_USE_BUFFER_OPS is read by Triton's C++ (declared by the frontend, in the key); KP_OP by the kernel
     # file through os.environ (recorded by the compile child, in the manifest).
     k = kernel(tmp_path / "k" / "k.py", 'OP = os.environ.get("KP_OP", "add")')
@@ -261,7 +261,7 @@ def copy_pair(folder: Path, n: int) -> tuple[Path, Path]:
 
 @pytest.mark.slow
 def test_check_inputs_follow_the_size_a_helper_module_sets(tmp_path):
-    # issue 23: N from 4096 to 4000 in cfg.py still answered SAME on 4096 elements from the cached inputs
+    # N from 4096 to 4000 in cfg.py still answered SAME on 4096 elements from the cached inputs
     before, after = copy_pair(tmp_path / "k", 4096)
     same = check(before, after)
     assert same.verdict == "same" and same.cases[0].buffers[0].elements == 4096
@@ -281,7 +281,7 @@ def _cli_check(args: list[str], cache_dir: Path) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_sixteen_parallel_checks_of_one_file_all_succeed_and_no_cache_replaces_the_inputs(tmp_path):
-    # issue 24 case 8: 1 of 16 parallel runs failed with "Directory not empty" publishing the inputs
+    # 1 of 16 parallel runs failed with "Directory not empty" publishing the inputs
     before, after = copy_pair(tmp_path / "k", 4096)
     cache_dir = tmp_path / "cache"
     assert _cli_check([str(before), str(after)], cache_dir).returncode == 0  # compiles both once
@@ -302,7 +302,7 @@ def test_sixteen_parallel_checks_of_one_file_all_succeed_and_no_cache_replaces_t
 
 @pytest.mark.slow
 def test_four_concurrent_mcp_checks_of_one_file_end_without_a_traceback(tmp_path, monkeypatch):
-    # issue 24 case 8 through MCP: 1 of 4 concurrent jobs ended with a raw traceback
+    # through MCP: 1 of 4 concurrent jobs ended with a raw traceback
     from mcp import Client
 
     from mcp_server.server import mcp

@@ -1,5 +1,5 @@
 """check is bounded: the kernels run in a child with a deadline and a memory cap; a kernel file's own exit code is
-never read as one of ours (issue 24 #3, issue 23 "one way for a child process to report")."""
+never read as one of ours."""
 
 from __future__ import annotations
 

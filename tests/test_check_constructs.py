@@ -1,4 +1,4 @@
-"""check runs what compilers emit and says `undetermined` for the rest (issue 23 §2): DPP controls on i32 and i64,
+"""check runs what compilers emit and says `undetermined` for the rest: DPP controls on i32 and i64,
 inline asm moves, <8 x i1> bitcasts, splat constants, loads through FlyDSL's unchecked descriptor, do_not_specialize.
 
 Kernels are ours (tests/data/check/xlane_rewrites.py, FlyDSL; triton_dns.py, Triton), compiled in the test: a plain

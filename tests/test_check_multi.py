@@ -1,5 +1,5 @@
 """check with several launches per entry, a --shape that changes a compile-time value, and a FlyDSL grid computed
-from the entry's arguments (issue 23 §2), on kernels compiled in the test."""
+from the entry's arguments, on kernels compiled in the test."""
 
 from __future__ import annotations
 

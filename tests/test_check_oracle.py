@@ -1,4 +1,4 @@
-"""check as a CPU oracle that is never silently wrong (issue 33): the interpreter's bf16 trap, Triton files checked by
+"""check as a CPU oracle that is never silently wrong: the interpreter's bf16 trap, Triton files checked by
 the llvm engine whatever their target, inline PTX asked for sm_90, and a host function's own output under the
 interpreter. Kernels are compiled in the tests from tests/data/check/."""
 

@@ -1,4 +1,4 @@
-"""check's BEFORE as a git revision is never an option to git, and never reaches outside the roots (issue 24 #1, #2).
+"""check's BEFORE as a git revision is never an option to git, and never reaches outside the roots.
 
 Each test builds a real git repository in tmp_path; the kernel files are never compiled: every refusal happens
 before a compile starts, so these run in about a second.

@@ -1,4 +1,4 @@
-"""check runs FlyDSL's scalar buffer loads and says `undetermined` for whatever else it cannot run (issue 23 §2).
+"""check runs FlyDSL's scalar buffer loads and says `undetermined` for whatever else it cannot run.
 
 A buffer resource (``ptr addrspace(8)``) travels as a 128-bit integer (``ptrtoint … to i128``, ``bitcast`` to
 ``<4 x i32>``, ``inttoptr`` back) into ``llvm.amdgcn.s.buffer.load``; hand-written IR pins each step to the

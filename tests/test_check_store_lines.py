@@ -1,5 +1,5 @@
 """A planted bug that changes values only (no access moves) is reported with the source line of the store that wrote
-the first mismatching element, on each side (issue 23 §2): check tracks, per output byte, the last store to it.
+the first mismatching element, on each side: check tracks, per output byte, the last store to it.
 
 Our own Triton kernel (tests/data/check/triton_two_stores.py, compiled in the test) stores ``2 x`` at one line and
 ``x + 1`` at another; AFTER plants ``+ 1`` in the second and moves it two lines down, so each side's line differs.

@@ -1,4 +1,4 @@
-"""Golden CLI output of the fixture reports, taken before the tools/ restructuring (issue 16).
+"""Golden CLI output of the fixture reports, taken before the tools/ restructuring.
 
 Each case runs ``kernelpilot …`` in-process on a file in ../shared/fixtures and compares stdout with
 ``tests/data/golden/<case>.txt`` byte for byte (after replacing the fixture and temp directories with ``<FIXTURES>``

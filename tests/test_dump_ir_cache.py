@@ -1,4 +1,4 @@
-"""The dump-ir cache is keyed by what a compile reads, not by the folder it sits in (issue 15: the eval harness
+"""The dump-ir cache is keyed by what a compile reads, not by the folder it sits in (the eval harness
 scores every candidate from a fresh temp dir, and a path-keyed cache never hit there).
 
 A kernel file's compile reads the file, the helpers it imports from beside it (Python puts the kernel's folder first

@@ -1,4 +1,4 @@
-"""The plugin A/B (issue 15, part 3): the same scripted agent with kernelpilot and without it, the paired tests
+"""The plugin A/B: the same scripted agent with kernelpilot and without it, the paired tests
 (exact McNemar and sign test, our own few lines), and the arms' environments."""
 
 import shutil

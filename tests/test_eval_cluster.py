@@ -1,4 +1,4 @@
-"""Eval runs on Dask (issue 11): the amd-static track through `--cluster local:2` gives the single-host verdicts,
+"""Eval runs on Dask: the amd-static track through `--cluster local:2` gives the single-host verdicts,
 a worker lost mid-job is retried once (and a second loss is an infrastructure failure, not the agent's), and the
 Slurm job script is generated without submitting anything."""
 

@@ -1,4 +1,4 @@
-"""A TLS eval cluster (issue 25): a scheduler and a worker with certificates from `eval certs`, two amd-static tasks
+"""A TLS eval cluster: a scheduler and a worker with certificates from `eval certs`, two amd-static tasks
 scored through them by the CLI, a worker without the certificate refused, and a plain non-loopback address refused
 before any connection is made."""
 

@@ -1,4 +1,4 @@
-"""A control is caught by the typed stage codes its score records, never by the words of a reason (issue 16)."""
+"""A control is caught by the typed stage codes its score records, never by the words of a reason."""
 
 from evals.controls import CONTROLS, judge
 from evals.harness.static_checks import STATIC_CHECK_NAMES, static_checks

@@ -1,4 +1,4 @@
-"""An eval run stopped by SIGTERM (``timeout``) or Ctrl-C (issue 15): it stops promptly, every process it started
+"""An eval run stopped by SIGTERM (``timeout``) or Ctrl-C: it stops promptly, every process it started
 dies, the tasks cut off leave no result (no FAIL line, no infra_error JSON), the finished tasks keep theirs, the
 summary counts what was cut off and prints the command that resumes, the exit status is 128 + the signal, and
 re-running that command scores exactly the tasks that were cut off.
@@ -133,7 +133,7 @@ def _rerun_scores_only_the_cut_off_task(tmp_path: Path, run: subprocess.Complete
     stalled = TaskScore.model_validate_json((tmp_path / "out" / "staller" / f"{STALLED}.json").read_text())
     assert stalled.infra_error is None and stalled.complete
     summary = next(ln for ln in again.stdout.splitlines() if ln.startswith("staller: "))
-    assert "; 0/2 passed;" in summary  # both tasks counted (the line opens with the SOL score since issue 25)
+    assert "; 0/2 passed;" in summary  # both tasks counted (the line opens with the SOL score)
 
 
 @pytest.mark.slow

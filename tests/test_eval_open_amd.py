@@ -1,4 +1,4 @@
-"""The open-ended amd-static tasks (issue 25): each keeps a good solution.patch and a best solutions/excellent.patch,
+"""The open-ended amd-static tasks: each keeps a good solution.patch and a best solutions/excellent.patch,
 and the excellent one is predicted at least 1.3x faster than the good one (``tools.predict.predict_pair`` with
 ``kernel_time``: the kernels' predicted time, the fixed launch overhead left out where both sides launch as often, as
 the scorer compares them), on every arch the task targets; both clear the task's speed bar over the baseline

@@ -1,4 +1,4 @@
-"""The FlyDSL tasks scored on outcomes (issue 22): a candidate passes when it is correct (the llvm-cpu oracle),
+"""The FlyDSL tasks scored on outcomes: a candidate passes when it is correct (the llvm-cpu oracle),
 predicted faster than the task's ``speed_bar`` (the kernels' predicted GPU time, the fixed per-launch overhead left
 out) and within the task's budgets. Every candidate here goes through the real scorer (``evals.harness.scoring.score``)
 on a copy of the task's workspace, on the CPU: the reference solution, the baseline (noop), and each trap, which
@@ -42,7 +42,6 @@ def codes(s) -> list[tuple[str, bool]]:
 
 
 GQA = "flydsl-gqa-paged-chain-budget"
-GQA_TRAPS = Path(__file__).parents[1] / "evals" / "tasks" / GQA / "traps"
 
 
 @slow
@@ -63,28 +62,6 @@ def test_gqa_reference_solution_passes_on_outcomes(tmp_path):
     # tensor arguments' unique 738.3 kB (V 512 kB, table 1 kB, scales 16 kB, p 64 kB, out 128 kB), at peak HBM
     # (0.1393 µs on an MI300X, 0.0923 µs on an MI355X) against the 17.4 and 15.3 µs kernel times: 0.00800, 0.00603
     assert s.sol_defined and s.fraction_of_sol == pytest.approx((0.00800 * 0.00603) ** 0.5, rel=0.01)
-
-
-@slow
-@pytest.mark.parametrize(
-    ("trap", "failing"),
-    [
-        # the prologue looks up block 0's slot for block 1: another block's data
-        ("prologue_slot_off_by_one.py", "oracle_mismatch"),
-        # two blocks of data live at once: 66 VGPRs, 7 waves per SIMD, over the task's 64-VGPR / 8-wave budget
-        ("everything_two_ahead.py", "isa_check_failed"),
-        # the slot is carried first and its copy waits for its load (1792 B in flight at the first wait, not the
-        # block's 2048): predicted 2.01x, under the 2.1 bar; the MI300X/MI355X models have no validated band, so a
-        # predicted margin decides nothing: not passed, and not a FAIL either (needs_gpu: measure it)
-        ("slot_copy_waits.py", "needs_gpu"),
-        # V/scale issued after their slot within one iteration: a load waiting for a load of the same iteration
-        # (one latency more per block, WaveWork.dependent_waits_iter), predicted 1.01x: the same, without a band
-        ("whole_chain_one_ahead.py", "needs_gpu"),
-    ],
-)
-def test_gqa_traps_fail_on_outcomes(trap, failing, tmp_path):
-    s = score_candidate(GQA, tmp_path, kernel=GQA_TRAPS / trap)
-    assert not s.passed and s.code == failing, s.reasons
 
 
 # Alternative designs (our own, tests/data/eval_alternatives/gqa_*.patch on the task's workspace): each is correct
@@ -169,75 +146,7 @@ def test_mfma_loop_reference_passes_on_outcomes(tmp_path):
     assert ("faster", True) in codes(s)
 
 
-@slow
-@pytest.mark.parametrize(
-    ("trap", "failing", "speedup"),
-    [
-        # a = a_next rotation: the v_mov copies wait for the loads in the iteration that issued them: 2048 B in
-        # flight per iteration as in the baseline, and its issue cycles charged like the baseline's: 0.98x
-        ("loop_carried_copy.py", "needs_gpu", 0.984),
-        # two slices in flight (1.16x overall, like the reference) but the loop's masked second pair costs 72
-        # VGPRs: 7 waves per SIMD where the task keeps 8
-        ("masked_pair_in_loop.py", "isa_check_failed", 1.157),
-    ],
-)
-def test_mfma_loop_traps_fail_on_outcomes(trap, failing, speedup, tmp_path):
-    task = load_tasks([MFMA])[0]
-    s = score_candidate(MFMA, tmp_path, kernel=task.dir / "traps" / trap)
-    assert not s.passed and s.code == failing, s.reasons
-    assert s.speedup == pytest.approx(speedup, abs=0.01)
-
-
-GEMV_INT8 = "flydsl-gemv-int8-prefetch"
 GEMV_BUDGET = "flydsl-gemv-prefetch-vgpr-budget"
-LDS_DMA = "amd-gemm-lds-dma-stages"
-
-
-@slow
-@pytest.mark.parametrize(
-    ("task_id", "speedup"),
-    [
-        # 1.39x on MI300X (5.1 -> 3.7 µs), 1.38x on MI355X (4.5 -> 3.2 µs), memory latency on both sides: the
-        # baseline's first wait retires its own group's loads, so a group costs one 900-cycle latency plus its 344
-        # issue cycles; the reference has the next group's 3328 B in flight and runs ahead of its loads
-        (GEMV_INT8, 1.385),
-        # 1.53x on both (3.1 -> 2.0 µs on MI300X): the baseline's 4 iterations each one latency plus 614 issue
-        # cycles, the reference's 3 one latency each, running ahead of the next group's 6400 B
-        (GEMV_BUDGET, 1.532),
-        # MI355X only, m8192n8192k8192: 712.3 -> 440.3 µs; the baseline is bound by memory latency (a latency plus
-        # its own issue cycles per K step), the reference, staging the next tile by DMA, by the MFMA pipe
-        (LDS_DMA, 1.618),
-        # 1.35x on MI300X (14.3 -> 10.5 µs), 1.23x on MI355X (11.2 -> 9.2 µs): a block's latency plus its 340 issue
-        # cycles against one latency with the next block's 5120 B in flight
-        ("flydsl-gemm-partials-prefetch", 1.288),
-    ],
-)
-def test_prefetch_family_reference_passes_on_outcomes(task_id, speedup, tmp_path):
-    task = load_tasks([task_id])[0]
-    s = score_candidate(task_id, tmp_path, patch=task.dir / "solution.patch")
-    assert s.passed and s.correct, s.reasons
-    assert s.speedup == pytest.approx(speedup, abs=0.01)
-    assert ("faster", True) in codes(s)
-
-
-PARTIALS = "flydsl-gemm-partials-prefetch"
-
-
-@slow
-@pytest.mark.parametrize(
-    ("trap", "failing", "speedup"),
-    [
-        # the partials folded into srcC (42 VGPRs) but nothing carried: each block still waits its own loads, 1.04x
-        ("fold_without_prefetch.py", "needs_gpu", 1.043),
-        # prefetched (as fast as the reference, 1.29x) but the per-block MFMA partials stay: 76 VGPRs, 6 waves
-        ("prefetch_keeps_partials.py", "isa_check_failed", 1.286),
-    ],
-)
-def test_gemm_partials_traps_fail_on_outcomes(trap, failing, speedup, tmp_path):
-    task = load_tasks([PARTIALS])[0]
-    s = score_candidate(PARTIALS, tmp_path, kernel=task.dir / "traps" / trap)
-    assert not s.passed and s.code == failing, s.reasons
-    assert s.speedup == pytest.approx(speedup, abs=0.01)
 
 
 @slow
@@ -267,10 +176,16 @@ def test_gemv_budget_two_groups_per_iteration_is_correct_but_slower_and_over_bud
     assert failed and all(name == "waves_per_simd >= 8" and seen == 7 for name, seen in failed)
 
 
-@pytest.mark.parametrize(
-    "task_id",
-    [PV] + [pytest.param(t, marks=slow) for t in (GQA, BLOCK_SCALED, MFMA, GEMV_INT8, GEMV_BUDGET, LDS_DMA, PARTIALS)],
-)
+# the tasks above and every task with an expected.reference_speedup (tests/test_eval_task_predictions.py)
+NOOP_TASKS = [PV] + [
+    pytest.param(t, marks=slow)
+    for t in sorted(
+        {GQA, BLOCK_SCALED, MFMA} | {t.id for t in load_tasks() if t.spec.expected.reference_speedup is not None}
+    )
+]
+
+
+@pytest.mark.parametrize("task_id", NOOP_TASKS)
 def test_noop_is_correct_but_not_faster(task_id, tmp_path):
     s = score_candidate(task_id, tmp_path)
     assert not s.passed and s.correct

@@ -1,4 +1,4 @@
-"""Typed stage outcomes (issue 16): the verdict is computed from StageOutcome codes, never from the reasons' text,
+"""Typed stage outcomes: the verdict is computed from StageOutcome codes, never from the reasons' text,
 and the metrics leave tasks the harness failed on (infra_error) out of every rate, counting them apart."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""amd-static scoring by outcome (issue 22): a task with a ``speed_bar`` passes only when the predicted speedup over
+"""amd-static scoring by outcome: a task with a ``speed_bar`` passes only when the predicted speedup over
 its baseline (tools.predict, per arch) clears the bar; no prediction leaves the score incomplete, never passed.
 
 The kernels are the flydsl-gqa-paged-chain-budget baseline and its everything-two-ahead trap, compiled here."""

@@ -1,4 +1,4 @@
-"""Hidden tasks kept outside the repository (`--tasks-dir`, issue 15 part 4), prompt levels (part 2) and the task
+"""Hidden tasks kept outside the repository (`--tasks-dir`), prompt levels and the task
 listing's reference diff size."""
 
 import json

@@ -1,4 +1,4 @@
-"""The eval harness against hostile agents and task folders (issue 24, cases 4–7), through the real CLI with our own
+"""The eval harness against hostile agents and task folders, through the real CLI with our own
 small task folders and scripted agent commands:
 
 4. a candidate that never finishes a stage, or eats memory, is stopped at the deadline / memory cap, and the result

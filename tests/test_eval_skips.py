@@ -1,5 +1,5 @@
 """Controls that cannot run on this host are `skipped (reason)`, never MISSED, and only real misses set the exit
-status (issue 15, part 6)."""
+status."""
 
 import subprocess
 import sys
@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 HOISTED = next(c for c in CONTROLS if c.name == "hoisted-prefetch")
 
 # A host without flydsl, made real for one interpreter: sys.modules["flydsl"] = None is Python's own "not
-# importable" marker, so `import flydsl` fails and importlib.util.find_spec("flydsl") is None, as on the GPU host
-# of issue 15.
+# importable" marker, so `import flydsl` fails and importlib.util.find_spec("flydsl") is None, as on a GPU host
+# without it.
 _NO_FLYDSL = """
 import sys
 sys.modules["flydsl"] = None
@@ -23,7 +23,7 @@ sys.exit(main(sys.argv[1:]))
 
 
 def test_incomplete_score_that_did_not_catch_is_skipped_with_the_hosts_reason():
-    # the verdict issue 15 saw on the GPU host: the compile could not run, so the cheat was never examined
+    # the verdict a GPU host without flydsl gave: the compile could not run, so the cheat was never examined
     score = TaskScore(task_id=HOISTED.task, track="amd-static", agent=HOISTED.agent, passed=False, complete=False)
     # the first reason says "here" and "GPU" but is a compile error; the host's lack is the toolchain_missing stage
     score.record("compile_failed", False, "kernel.py does not compile for gfx950: here is a GPU error")

@@ -1,4 +1,4 @@
-"""The SOL score ranks agents by how close their kernels get to the hardware (issue 25): a geometric mean over
+"""The SOL score ranks agents by how close their kernels get to the hardware: a geometric mean over
 tasks of the fraction of speed-of-light, a failed task scoring 0 (floored at 1 % in the mean), with a seeded
 bootstrap CI; `eval ab` reports the paired difference with its CI and a permutation test."""
 

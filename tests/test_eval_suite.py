@@ -4,7 +4,7 @@ have one): the reference agent passes every task, the noop agent fails every tas
 scoring again.
 
 ``KP_EVAL_SUITE_TASKS`` (comma-separated ids or tracks, default ``amd-static``) narrows the selection: .ci/run repeats
-the suite on a few tasks to prove the scorer's concurrency stable (issue 17 case 10) without recompiling every task.
+the suite on a few tasks to prove the scorer's concurrency stable without recompiling every task.
 """
 
 import os
@@ -38,7 +38,7 @@ def test_reference_agent_passes_every_amd_static_task(out):
 
 
 def _speed_scored(score) -> bool:
-    """Tasks with a ``speed_bar`` are scored on the predicted speedup over their baseline (issue 22)."""
+    """Tasks with a ``speed_bar`` are scored on the predicted speedup over their baseline."""
     return next(t for t in load_tasks(SELECTION) if t.id == score.task_id).spec.speed_bar is not None
 
 

@@ -1,4 +1,4 @@
-"""The task set as data (issue 15): every task has both prompt levels and a difficulty; plain prompts are the user's
+"""The task set as data: every task has both prompt levels and a difficulty; plain prompts are the user's
 words, not the answer; "hard" means what it says; the FlyDSL tasks are our own kernels, not the bundled examples.
 (Whether each task's reference passes and its baseline fails is tests/test_eval_suite.py.)"""
 
@@ -53,7 +53,7 @@ def test_hard_means_a_60_line_reference_or_two_coupled_transformations():
             assert lines >= 60 or "coupled" in task.spec.tags, f"{task.id}: {lines} changed lines, not tagged coupled"
 
 
-# Budgets a task states (issue 22: they stay ISA checks, no reason needed): register counts, spills, occupancy, LDS
+# Budgets a task states (they stay ISA checks, no reason needed): register counts, spills, occupancy, LDS
 # and scratch bytes. Every other ISA check is a structure (a loop shape, an instruction pattern).
 BUDGET_CHECKS = {
     "vgpr_count",
@@ -68,24 +68,17 @@ BUDGET_CHECKS = {
     "lds_bytes",
     "scratch_bytes",
 }
-# amd-static tasks whose structural checks have not been reviewed against the predictor yet (issue 22): neither
-# scored on predicted speed (speed_bar) nor given a why: for each structural check. The debt is paid (the last 17 tasks
-# in tests/test_eval_outcome_debt.py) and stays so: a new amd-static task comes with a speed_bar or its whys.
-STRUCTURE_DEBT: set[str] = set()
 
 
-def test_every_amd_static_structural_check_says_why_it_stays_outside_the_debt():
+def test_every_amd_static_structural_check_says_why_it_stays():
+    # a structural check stays only with a why in the predictor's own figures (the figures are pinned in each task's
+    # expected.predicted, tests/test_eval_task_predictions.py); a new amd-static task comes with a speed_bar or whys
     tasks = load_tasks(["amd-static"])
     unexplained = {
-        t.id: sorted({c.check for c in t.spec.isa_checks if c.check not in BUDGET_CHECKS and not c.why})
-        for t in tasks
-        if t.id not in STRUCTURE_DEBT
+        t.id: sorted({c.check for c in t.spec.isa_checks if c.check not in BUDGET_CHECKS and not c.why}) for t in tasks
     }
     assert {k: v for k, v in unexplained.items() if v} == {}
-    # the debt names real tasks that still owe a why: one paid off leaves the set
-    owing = {t.id for t in tasks if any(c.check not in BUDGET_CHECKS and not c.why for c in t.spec.isa_checks)}
-    assert STRUCTURE_DEBT == owing
-    # the prefetch family of issue 22 is out of the debt: scored on predicted speed, or each shape check says why
+    # the prefetch family: scored on predicted speed, or each shape check says why
     family = {
         "flydsl-gemv-int8-prefetch",
         "flydsl-gemv-prefetch-vgpr-budget",
@@ -98,7 +91,7 @@ def test_every_amd_static_structural_check_says_why_it_stays_outside_the_debt():
         "amd-dequant-gemm-carry-raw",
         "amd-gemm-lds-dma-stages",
     }
-    assert family <= {t.id for t in tasks} and not family & STRUCTURE_DEBT
+    assert family <= {t.id for t in tasks}
     scored = {t.id for t in tasks if t.spec.speed_bar is not None}
     assert {
         "flydsl-block-scaled-gemm-prefetch",
@@ -154,100 +147,51 @@ def _checks_on(task_id: str, kernel: Path, arch: str = "gfx942") -> dict:
     }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("task_id", "trap", "arch", "failing", "observed"),
-    [
-        # a whole-block register double buffer: 82 VGPRs -> 5 waves, the task asks for 7 (verify_prefetch itself
-        # only warns: the entry gives no grid, so it cannot tell whether the launch feels the drop — issue 12)
-        (
-            "flydsl-block-scaled-gemm-prefetch",
-            "whole_block_double_buffer.py",
-            "gfx942",
-            ["waves_per_simd"],
-            5,
-        ),
-        # prefetched, but the 32-wide accumulator stays: 4 waves, the task asks for 8
-        ("flydsl-gemv-prefetch-vgpr-budget", "double_buffer_wide_accumulator.py", "gfx942", ["waves_per_simd"], 4),
-        # prefetched, but issued after the first barrier: 1 of the 2 barriers waits with a load in flight
-        (
-            "flydsl-lds-staged-gemm-prefetch",
-            "loads_after_first_barrier.py",
-            "gfx942",
-            ["loads_in_flight_at_barrier"],
-            1,
-        ),
-        (
-            "flydsl-attention-barrier-prefetch",
-            "loads_after_first_barrier.py",
-            "gfx942",
-            ["loads_in_flight_at_barrier"],
-            1,
-        ),
-        # flydsl-lds-dma-double-buffer, flydsl-flash-prefill-lds-dma and flydsl-fp8-blockscale-gemm-lds-dma are scored
-        # on outcomes (issue 22): their synchronous single-stage DMA traps and the fp8 task's scales waited for in their
-        # own k-block fail as predicted slower than the bar, in tests/test_eval_outcome_debt.py
-        # flash prefill: double-buffered DMA written as two blocks per iteration: 96 VGPRs, 5 waves, not 8
-        ("flydsl-flash-prefill-lds-dma", "two_stage_pairs.py", "gfx950", ["waves_per_simd"], 5),
-        # fp8 GEMM: scales carried ahead, but the tiles still staged through VGPRs and ds_write
-        (
-            "flydsl-fp8-blockscale-gemm-lds-dma",
-            "scale_prefetch_register_staging.py",
-            "gfx950",
-            [r"isa_contains/buffer_load_dword\S*\s.*\blds\b"],
-            0,
-        ),
-        # prefetched, but the per-block MFMA partials stay: 56 + 20 -> 76 VGPRs, 6 waves, the task asks for 8
-        ("flydsl-gemm-partials-prefetch", "prefetch_keeps_partials.py", "gfx942", ["waves_per_simd"], 6),
-        # prefetched with one barrier, but into a single 8 KB LDS stage: the next writes race with slower readers
-        ("flydsl-gemm-lds-ping-pong", "one_stage_one_barrier.py", "gfx942", ["lds_bytes"], 8192),
-        # the correct single-stage form: a second barrier per k-tile instead of a second stage
-        (
-            "flydsl-gemm-lds-ping-pong",
-            "one_stage_two_barriers.py",
-            "gfx942",
-            ["isa_contains/s_barrier", "lds_bytes"],
-            8192,
-        ),
-        # two LDS stages and one barrier, but the global loads are waited for before the LDS writes of their iteration
-        (
-            "flydsl-gemm-lds-ping-pong",
-            "two_stages_loads_not_ahead.py",
-            "gfx942",
-            ["hot_loop_prefetched", "loads_in_flight_at_barrier"],
-            0,
-        ),
-        # flydsl-gqa-paged-chain-budget is scored on outcomes (issue 22: correct, predicted faster than its bar, its
-        # VGPR/wave budget): tests/test_eval_outcome_tasks.py fails each of its traps for that reason (the copy that
-        # waits is slower, the chain one ahead waits a latency per block, everything two ahead breaks the budget)
-        # mfma-loop-prefetch is scored on outcomes (issue 22): its a = a_next rotation trap (loop_carried_copy.py)
-        # fails as predicted no faster than the baseline, in tests/test_eval_outcome_tasks.py
-        # Triton, two slices in flight but the loop's second pair masked: 72 VGPRs, 7 waves where the task keeps 8
-        ("mfma-loop-prefetch", "masked_pair_in_loop.py", "gfx942", ["waves_per_simd"], 7),
-    ],
-)
-def test_hard_tasks_are_coupled_one_transformation_alone_fails_them(task_id, trap, arch, failing, observed):
-    results = _checks_on(task_id, ROOT / "evals" / "tasks" / task_id / "traps" / trap, arch)
-    # every other check passes: the trap did one of the two transformations (prefetch, or the DMA)
-    assert [name for name, (ok, _) in results.items() if not ok] == failing
-    assert results[failing[-1]][1] == observed
+# Every trap a task's expected.traps gives ISA checks for: the trap fails exactly those checks on that arch (every
+# other check passes: a hard task's trap did one of its two coupled transformations), the last one at that figure.
+# Traps the scorer fails on outcomes (predicted slower, wrong, over budget) are tests/test_eval_task_predictions.py.
+ISA_TRAPS = [
+    pytest.param(task.id, trap, id=f"{task.id}/{trap.file}")
+    for task in load_tasks()
+    for trap in task.spec.expected.traps
+    if trap.isa_checks is not None
+]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("trap", "failing", "observed"),
-    [
-        # waves_per_eu=2 lifts the ceiling to 256 VGPRs: no spills (180 VGPRs), but 2 waves per SIMD, not 4
-        ("waves_per_eu_2.py", ["waves_per_simd"], 2),
-        # w reloaded per row: the 56 spilled weight registers go, but 128 VGPRs still spill one (8 B of scratch)
-        ("reload_weights_per_row.py", ["vgpr_spill_count", "scratch_bytes"], 8),
-    ],
-)
-def test_the_spill_task_rejects_a_lower_occupancy_and_a_partial_fix(trap, failing, observed):
-    task_id = "vgpr-spill-row-norm"
-    results = _checks_on(task_id, ROOT / "evals" / "tasks" / task_id / "traps" / trap)
-    assert [name for name, (ok, _) in results.items() if not ok] == failing
-    assert results[failing[-1]][1] == observed
+@pytest.mark.parametrize(("task_id", "trap"), ISA_TRAPS)
+def test_each_trap_fails_exactly_the_isa_checks_its_task_names(task_id, trap):
+    expected = trap.isa_checks
+    results = _checks_on(task_id, ROOT / "evals" / "tasks" / task_id / "traps" / trap.file, expected.arch)
+    assert [name for name, (ok, _) in results.items() if not ok] == expected.failing, trap.why
+    assert results[expected.failing[-1]][1] == expected.observed
+
+
+def test_the_isa_traps_cover_the_coupled_tasks_and_the_spill_task():
+    # the traps read from the task folders: the hard coupled tasks and the spill task each keep one with ISA figures
+    assert {task_id for task_id, _ in (p.values for p in ISA_TRAPS)} >= {
+        "flydsl-block-scaled-gemm-prefetch",
+        "flydsl-gemv-prefetch-vgpr-budget",
+        "flydsl-lds-staged-gemm-prefetch",
+        "flydsl-attention-barrier-prefetch",
+        "flydsl-flash-prefill-lds-dma",
+        "flydsl-fp8-blockscale-gemm-lds-dma",
+        "flydsl-gemm-partials-prefetch",
+        "flydsl-gemm-lds-ping-pong",
+        "mfma-loop-prefetch",
+        "vgpr-spill-row-norm",
+    }
+
+
+def test_a_task_with_pinned_figures_says_in_its_readme_how_it_is_scored():
+    # the figures live in task.yaml expected:, the reasons beside them in the task's README.md (one folder per task)
+    pinned = [t for t in load_tasks() if t.spec.expected.traps or t.spec.expected.predicted]
+    assert len(pinned) >= 20
+    for task in pinned:
+        readme = task.dir / "README.md"
+        assert readme.is_file(), f"{task.id}: no README.md"
+        text = readme.read_text()
+        assert text.startswith(f"# {task.id}: ") and "## How it is scored, and why" in text, task.id
 
 
 def test_every_hard_flydsl_task_keeps_a_trap():
@@ -256,7 +200,7 @@ def test_every_hard_flydsl_task_keeps_a_trap():
             assert list((ROOT / "evals" / "tasks" / task.id / "traps").glob("*.py")), task.id
 
 
-# The NVIDIA open-ended tasks (issue 25): whole kernels scored against the hardware, two answers of ours each.
+# The NVIDIA open-ended tasks: whole kernels scored against the hardware, two answers of ours each.
 OPEN_NV = [t for t in load_tasks() if "open-ended" in t.spec.tags and t.spec.track == "gpu-runtime"]
 # words that name a method: the open-ended prompts (both levels) state the goal and constraints only
 METHOD_WORDS = re.compile(

@@ -17,10 +17,10 @@ from tools.frontends import detect_frontend, get_frontend
 from tools.frontends.registry import FRONTEND_NAMES, FRONTENDS, LANGUAGE_OF_SUFFIX, PYTHON_FRONTENDS
 from tools.inputs import SOURCE_SUFFIXES
 
-from .test_tool_gaps import KERNEL as TOOL_GAPS_KERNEL
+from .test_frontend_detection_through_imports import KERNEL as WRAPPED_KERNEL
 
-# test_tool_gaps's add_one kernel, its imports written as agents often do: both packages on one line
-KERNEL = TOOL_GAPS_KERNEL.replace(
+# the wrapped add_one kernel, its imports written as agents often do: both packages on one line
+KERNEL = WRAPPED_KERNEL.replace(
     "import triton\nimport triton.language as tl", "import torch, triton\nfrom triton import language as tl"
 )
 assert KERNEL.startswith("\nimport torch, triton\n")

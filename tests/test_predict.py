@@ -122,7 +122,7 @@ def test_a_long_fma_loop_is_compute_bound_with_trips_from_the_loop_bounds(arch, 
 
 @pytest.mark.slow
 def test_stated_trips_never_override_evidence():
-    # issue 22's order: evidence first, a stated count only where none gives the loop's (FlyDSL cases with a loaded
+    # the order: evidence first, a stated count only where none gives the loop's (FlyDSL cases with a loaded
     # bound: tests/test_predict_flydsl_trips.py); fma_loop's bounds are known: 4096 / 8 (unrolled) as without it
     k = dump_ir(DATA / "fma_loop.py", "gfx942").kernels[0]
     p = predict_launch(k, trips=10)

@@ -1,4 +1,4 @@
-"""The H100 speed model's mechanisms, passes 2 and 3 (issue 22), each on SASS an H100 ran: the recorded artifacts of
+"""The H100 speed model's mechanisms, passes 2 and 3, each on SASS an H100 ran: the recorded artifacts of
 benchmarks/predict_data (h100-2026-11-25.tgz, h100-2026-11-25-cuda.tgz), unpacked once per module.
 
 Each test pins one mechanism with figures the ISA, the launch and the machine file fix, and fails on the model

@@ -1,5 +1,5 @@
 """benchmarks/predict_bands.py: per-kind bands from validation residuals, written into the machine file, and their
-leave-one-family-out test (issue 31 items 1 and 3).
+leave-one-family-out test.
 
 The method on rows whose figures are worked out by hand (two families of residuals that disagree: in-sample every
 one is inside, held out none is), the machine file block it writes (read back by the loader), and the whole script

@@ -1,4 +1,4 @@
-"""Each prediction carries its own evidence and band (issue 31): a prediction resting on nothing assumed prints its
+"""Each prediction carries its own evidence and band: a prediction resting on nothing assumed prints its
 kind's validated band (the validation residuals of predictions of the same kind, tools/predict/kinds.py); one resting
 on an assumption says so in its summary line and its band is ``assumed`` (widened) or ``undetermined``; verdicts on
 predicted speed decide only outside the pair's band, built from both sides' kinds.

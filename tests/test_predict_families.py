@@ -1,4 +1,4 @@
-"""The generated validation corpus (issue 31 item 3): benchmarks/predict_families' families x problems x designs, as
+"""The generated validation corpus: benchmarks/predict_families' families x problems x designs, as
 benchmarks/predict_collect.py enumerates, pairs and packs them and benchmarks/predict_validate.py scores them.
 The GPU side (compile and check in workers, then timing) runs on the device (benchmarks/predict_device.sh --only
 gen.); its H200 data is benchmarks/predict_data/h200-2026-12-02-gen-*.tgz."""
@@ -228,7 +228,7 @@ def test_the_h200_data_of_one_family_is_predicted_and_scored(tmp_path):
     g = report["gen"]
     assert g["variants"] == len(keep) == 15 and g["scored"] == 15 and list(g["families"]) == ["tiny_chain"]
     rows = [r for r in report["variants"] if r["family"] == "tiny_chain"]
-    for r in rows:  # the fields the band calibration reads (issue 31, helper bands)
+    for r in rows:  # the fields the band calibration reads (benchmarks/predict_bands.py)
         assert r["predicted_us"] > 0 and r["measured_us"] > 0 and r["band_status"] in ("validated", "assumed")
         assert r["bound"] and r["evidence"] and r["correct"] is True and r["design"]
     assert (

@@ -1,4 +1,4 @@
-"""Trip evidence for FlyDSL loops whose bounds are runtime values (issue 22: trips "from evidence ... the loop bounds
+"""Trip evidence for FlyDSL loops whose bounds are runtime values (trips "from evidence ... the loop bounds
 evaluated on the example arguments, or a stated assumption"; the hot loop is the one with the most executed
 instructions). FlyDSL bakes constexprs into the IR, but a runtime scalar (``n: fx.Int32``) is only an argument of
 the host function: the runner records the @flyc.jit call's values, and the predictor evaluates the origin stage's

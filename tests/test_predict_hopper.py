@@ -1,4 +1,4 @@
-"""predict on Hopper kernels as agents write them (issue 36): TMA loads counted as the boxes each pipeline stage's
+"""predict on Hopper kernels as agents write them: TMA loads counted as the boxes each pipeline stage's
 mbarrier expects, mbarrier waits not taken for loops, a persistent flatten=True loop with its real trips (tiles per
 program x K steps), wgmma at the device's sustained rate, and --trips naming any loop by its source line.
 

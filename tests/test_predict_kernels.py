@@ -1,4 +1,4 @@
-"""The speed model's validation set (issue 22): the kernel pairs in benchmarks/predict_kernels compile for sm_90, and
+"""The speed model's validation set: the kernel pairs in benchmarks/predict_kernels compile for sm_90, and
 the CPU side of benchmarks/predict_collect.py (variants, patches, launch records, artifacts) does what
 benchmarks/predict_data/FORMAT.md says. The GPU side runs on the device (benchmarks/predict_device.sh)."""
 

@@ -1,4 +1,4 @@
-"""Loop bounds read from tensors (issue 31): a Triton kernel whose loop bound is loaded from a tensor argument
+"""Loop bounds read from tensors: a Triton kernel whose loop bound is loaded from a tensor argument
 (``ctx_len = tl.load(lens + pid)``, then ``for i in range(0, ctx_len, BLOCK)``) gets its trips per program from the
 example tensor's values, recorded with the launch; without them the bound is assumed, and the band says so.
 

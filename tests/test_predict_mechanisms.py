@@ -1,4 +1,4 @@
-"""Predict's misses fixed by mechanism (issue 31 item 2, issue 36's floors), each on a small kernel written here and
+"""Predict's misses fixed by mechanism (and the floors), each on a small kernel written here and
 compiled for sm_90 on this CPU:
 
 * a prediction under the device's own floors (the source's FP32 / tensor work at peak, the bytes its accesses must

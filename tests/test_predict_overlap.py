@@ -1,5 +1,5 @@
 """A round's latency chain and its DRAM transfer overlap only as far as other resident blocks fill the gaps
-(tools/predict/model.py closed_round_us, issue 31): with one resident block per SM nothing overlaps, with many the
+(tools/predict/model.py closed_round_us): with one resident block per SM nothing overlaps, with many the
 SM's share of the bandwidth is approached smoothly. Designs of one memory-bound problem that keep the same bytes
 moving but differ in how many blocks an SM holds are no longer predicted the same time."""
 

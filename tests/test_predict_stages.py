@@ -1,4 +1,4 @@
-"""The cp.async pipeline depth (Triton's ``num_stages``) in bytes in flight (issue 31): a pipelined loop waits with
+"""The cp.async pipeline depth (Triton's ``num_stages``) in bytes in flight: a pipelined loop waits with
 ``DEPBAR.LE SB0, N``, which leaves N commit groups outstanding, the loads of the iterations ahead; so num_stages - 1
 iterations' loads are in flight at the wait (Little's law), and a latency-bound GEMM loop's time falls with each
 stage.

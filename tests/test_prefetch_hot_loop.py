@@ -1,6 +1,6 @@
 """The hot loop of a prefetch-data-load report is the loop with the most executed instructions (instructions x trips
 per wave, from the predictor's trip evidence), every loop reported with its trips; without trip evidence it is the
-static pick (most MFMA + memory instructions) and the report says so (issue 22, case 2b: a fallback loop the launch
+static pick (most MFMA + memory instructions) and the report says so (a fallback loop the launch
 never enters is not "the" hot loop)."""
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def _hot(rep):
     return next(lp for lp in rep.loops if lp.is_hot)
 
 
-# --- the three views of one loop agree (issue 12 §4) ----------------------------------------------------------------
+# --- the three views of one loop agree -------------------------------------------------------------------------
 
 
 def test_masked_triton_loop_counts_agree_in_summary_lines_and_records():
@@ -67,7 +67,7 @@ def test_masked_triton_loop_waits_are_in_order_copies_and_a_drained_vmcnt():
 def test_verify_and_eval_check_read_the_same_counts_on_the_masked_loop():
     rep = verify_prefetch(MASKED, MASKED_AHEAD, "gfx942", gpu=False)
     feed = next(c for c in rep.checks if c.name == "loads-feed-next-iteration")
-    # a structural finding explains the time: a warning, never the verdict (issue 22)
+    # a structural finding explains the time: a warning, never the verdict
     assert (
         feed.ok
         and feed.severity == "warning"
@@ -368,7 +368,7 @@ def test_baseline_flags_an_occupancy_loss_the_file_alone_would_call_fine(tmp_pat
     assert f"vs {MASKED}: occupancy 8 → 5 waves/SIMD" in rep.summary
 
 
-# --- latency_hidden says what the latency model says (issue 16: one answer per question) ------------------------
+# --- latency_hidden says what the latency model says (one answer per question) ------------------------------
 
 
 def test_loads_staged_for_the_next_iteration_that_the_model_still_stalls_on_are_not_hidden(fixtures_dir):

@@ -69,7 +69,7 @@ def test_a_traced_grid_that_fills_the_gpu_warns_on_occupancy(trace):
     rep = _verify(trace, "AbsFunctor")
     check = _occupancy(rep)
     # the AbsFunctor kernel: 2097152 work-items / 256 = 8192 workgroups, ceil(8192 / 256) = 32 per CU: every lost
-    # slot is felt: fewer resident waves explain a slower time (a warning), they do not decide the verdict (issue 22)
+    # slot is felt: fewer resident waves explain a slower time (a warning), they do not decide the verdict
     assert check.ok and check.severity == "warning"
     assert (
         "felt by this launch: 8192 workgroups on AMD Instinct MI355X (256 CUs) need 32 per CU at once" in check.detail

@@ -1,4 +1,4 @@
-"""The issue-15 gpu-runtime tasks, scored on a CPU host: every kernel compiles for sm_90 (Triton's and nvcc's
+"""The gpu-runtime tasks, scored on a CPU host: every kernel compiles for sm_90 (Triton's and nvcc's
 ptxas), the reference solution passes every SASS check, the Triton tasks' reference and baseline are correct on
 their public and hidden shapes through the Triton interpreter, and no task claims a pass without a GPU
 (complete: false). The GPU figures are in benchmarks/RESULTS.md."""

@@ -1,9 +1,9 @@
-"""prefetch-data-load --verify judges by outcome (issue 22): correct, then faster (measured, else predicted with its
+"""prefetch-data-load --verify judges by outcome: correct, then faster (measured, else predicted with its
 band); structural findings are notes and warnings that explain the time, never a FAIL on their own.
 
 The kernels are compiled here (tests/data/prefetch/masked_paged_decode*.py: a Triton paged decode and our hand
 prefetch of it, whose loads are not all carried: the prefetch detector calls its hot loop exposed-latency). The GPU
-figures are the ones recorded in issue 22, case 1 (a hand prefetch of a Triton paged-decode loop on an H100 through
+figures are the ones recorded for a hand prefetch of a Triton paged-decode loop on an H100 (through
 ``--verify`` with ``kernelpilot_run``: both correct, 2916.9 → 1150.9 µs, 2.534×, 95 % CI 2.532–2.539), turned into
 per-call samples around those medians so the statistics are the real ones (``compare_times``).
 """
@@ -51,7 +51,7 @@ def structural(arch: str):
 
 @pytest.mark.parametrize("arch", ["gfx942", "sm_90"])
 @pytest.mark.slow
-def test_case1_measured_correct_and_faster_passes_although_the_loads_are_not_carried(arch):
+def test_measured_correct_and_faster_passes_although_the_loads_are_not_carried(arch):
     rep, (hb, ha), checks = structural(arch)
     feed = next(c for c in checks if c.name == "loads-feed-next-iteration")
     # the structure the old verdict failed on: AFTER's hot loop is not "prefetched"

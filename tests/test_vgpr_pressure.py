@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.isa_fixtures import BATCHED, SPILL, fixtures_dir, isa_text
+from tests.test_frontend_detection_through_imports import KERNEL as ADD_ONE_TRITON
 from tools.cli import main
 from tools.errors import InputError
 from tools.vgpr_pressure import analyze_isa, analyze_isa_all, analyze_path, diff_reports
@@ -126,7 +127,7 @@ def test_diff_fails_on_spills_and_warns_on_occupancy():
     failed = {c.name: (c.before, c.after) for c in d.kernels[0].changes if c.regression}
     warned = {c.name: (c.before, c.after) for c in d.kernels[0].changes if c.warning}
     assert d.regression
-    # 94 new spills fail; 8 → 2 waves/SIMD explains a time (issue 22: the speed decides, not the shape)
+    # 94 new spills fail; 8 → 2 waves/SIMD explains a time (the speed decides, not the shape)
     assert failed["vgpr_spill_count"] == (0, 94) and "waves_per_simd" not in failed
     assert warned["waves_per_simd"] == (8, 2)
 
@@ -491,3 +492,32 @@ def test_sm90_local_spills_in_the_hot_loop(sm90):
         "R[58:61]), e.g. #126 `LDL R14, [R1+0xc] ;`"
     )
     assert _suggestion(sm90[0], "local_spills_in_hot_loop") is None
+
+
+# --- --diff on NVIDIA dump directories: dump-ir's sm_90 folders hold SASS and cubins, no AMDGCN --------------------
+
+
+@pytest.mark.slow
+def test_vgpr_pressure_diff_reads_an_sm90_dump_directory(tmp_path):
+    # dump-ir's sm_90 directory holds NN_sass.sass and NN_cubin.cubin, no AMDGCN: before, "contains no ISA files".
+    # Now the cubins are read (nvdisasm's life ranges), and BLOCK 256 → 1024 shows in the registers per thread.
+    from tools.dump_ir import dump_ir
+    from tools.vgpr_pressure import analyze_path, diff_reports
+
+    dirs = []
+    for block in (256, 1024):
+        src = tmp_path / f"k{block}" / "kernel.py"
+        src.parent.mkdir()
+        src.write_text(
+            ADD_ONE_TRITON.replace('"BLOCK": 256', f'"BLOCK": {block}').replace("empty(256)", f"empty({block})")
+        )
+        out = tmp_path / f"dump{block}"
+        dump_ir(src, "sm_90", out=out)
+        assert not list(out.rglob("*.s")) and list(out.rglob("*.cubin"))
+        dirs.append(out)
+    before, after = analyze_path(dirs[0]), analyze_path(dirs[1])
+    assert [r.kernel for r in before.reports] == ["add_one"] and before.reports[0].vendor == "nvidia"
+    d = diff_reports(before, after)
+    # 256 floats over 128 threads = 2 per thread (one 8-byte load); 1024 = 8 per thread (two 16-byte loads): ptxas
+    # gives 8 → 14 registers and the live peak goes 5 → 11, no regression past the threshold
+    assert d.summary == "add_one: ok (registers_per_thread 8→14, max_live_gprs 5→11)"

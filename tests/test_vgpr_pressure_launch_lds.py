@@ -1,4 +1,4 @@
-"""vgpr-pressure counts the LDS / shared memory a launch allocates, as dump-ir does (issue 12).
+"""vgpr-pressure counts the LDS / shared memory a launch allocates, as dump-ir does.
 
 Triton allocates its shared memory at launch (``metadata.shared``): the ISA's static group segment (AMD) or
 cuobjdump's SHARED (NVIDIA) leave it out, so occupancy must be computed from the launch figure.

@@ -1,4 +1,4 @@
-"""The kinds of live values vgpr-pressure reports form a closed vocabulary (issue 16: contracts as types, not free
+"""The kinds of live values vgpr-pressure reports form a closed vocabulary (contracts as types, not free
 strings): ``AmdValueKind`` / ``SassValueKind``. AMD used to report the raw instruction category of any defining
 instruction outside the named kinds (``vmem_atomic``, ``other``, ...); now a returning atomic is ``other`` and the
 LDS lane shuffles of a reduction keep their name, ``lds_other``."""

@@ -91,7 +91,7 @@ async def test_prefetch_verify_catches_the_hoisted_rewrite_through_a_child():
         "prefetch-data-load", {"source": ex + "hoisted_wrong.py", "before": ex + "baseline.py", "arch": "gfx942"}
     )
     assert out["summary"].startswith("FAIL") and out["verify"]["ok"] is False
-    # It fails on its outcome (check on the CPU: every element of C differs, issue 22), named first; the shape
+    # It fails on its outcome (check on the CPU: every element of C differs), named first; the shape
     # warning that explains it follows: LLVM hoisted the loop-invariant loads out of the loop.
     steps = out["next_steps"]
     assert steps[0].startswith("fix: outputs-correct: ") and "1024 element(s) differ in C" in steps[0]

@@ -1,4 +1,4 @@
-"""Five launches with global atomics, for the speed model's same-address term (issue 22): every program adds its row
+"""Five launches with global atomics, for the speed model's same-address term: every program adds its row
 to the same column sums; programs along axis 1 share the addresses of their axis-0 column block; a histogram whose
 bins come from the loaded data; every program adds two half rows (relaxed) to two arrays; programs along axis 0 share
 the addresses of their axis-1 column block."""
