@@ -1,4 +1,4 @@
-"""The second generated corpus (``hold.*``, issue 31: held out by construction): benchmarks/predict_families'
+"""The second generated corpus (``hold.*``, held out by construction): benchmarks/predict_families'
 HOLD_PROBLEMS x hold_designs, disjoint in shapes from the first corpus (``gen.*``, whose names and definitions stay
 those of the recorded H200 data), and benchmarks/predict_freeze.py, which predicts it from sm_90 compiles made on this
 CPU before any GPU runs it."""

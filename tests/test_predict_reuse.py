@@ -1,4 +1,4 @@
-"""Predict's memory-path mechanisms of issue 31 (the depthwise convolution and the paged decode of the generated
+"""Predict's memory-path mechanisms (the depthwise convolution and the paged decode of the generated
 corpus), each on a small kernel written here and compiled for sm_90 on this CPU:
 
 * a program re-reading its own lines (a stencil's taps) is served by the SM's L1, not the L2: the L2 term counts the
