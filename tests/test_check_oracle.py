@@ -101,3 +101,15 @@ def test_the_interpreter_compares_the_output_a_host_function_allocates(tmp_path)
     assert same.verdict == "same" and [(b.name, b.elements) for b in same.cases[0].buffers] == [("return", 300)]
     wrong = check(before, after, engine="interpreter", call="scale(x=fp32[300])")
     assert wrong.verdict == "different" and wrong.cases[0].buffers[0].mismatches == 300
+
+
+@pytest.mark.slow
+def test_a_kernel_on_tma_descriptors_asked_for_sm_90_has_a_cpu_oracle(tmp_path):
+    # tl.make_tensor_descriptor loads and stores, as Hopper kernels are written: the llvm engine runs the gfx942 IR
+    # Triton lowers them to, and decides both ways
+    before = _copy(tmp_path, "triton_tma_copy.py", "before")
+    after = _copy(tmp_path, "triton_tma_copy.py", "after", "SCALE = 1.0", "SCALE = 2.0")
+    same = check(before, before, arch="sm_90")
+    assert same.verdict == "same" and same.engine == "llvm" and "sm_90" in same.target_note
+    wrong = check(before, after, arch="sm_90")
+    assert wrong.verdict == "different" and wrong.cases[0].buffers[0].mismatches > 0
