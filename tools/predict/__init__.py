@@ -19,8 +19,8 @@ from tools.models.predict import Band, LaunchFigures, LaunchPrediction, PairPred
 from tools.predict.evidence import (
     asm_assumptions,
     atomic_assumptions,
+    band_of,
     band_words,
-    combined_band,
     floor_assumptions,
     histogram_op_assumptions,
     launch_band,
@@ -36,6 +36,7 @@ from tools.predict.flydsl_launch import flydsl_called_launch, flydsl_launch
 from tools.predict.kinds import kind_band, kind_of
 from tools.predict.loops import fused_loops, stated_assumptions, stated_plan
 from tools.predict.model import LaunchShape, predict
+from tools.predict.totals import kernel_bound, kernel_us, not_modelled_notes, sum_band, total_of
 
 __all__ = [
     "band_of",
@@ -47,25 +48,10 @@ __all__ = [
     "predict_launch",
     "predict_pair",
     "sum_band",
+    "total_of",
 ]
 
 DEFAULT_TRIPS = 1.0
-
-
-def band_of(m: Machine) -> Band:
-    """The device's error band, from its machine file (the one place it is kept)."""
-    b = m.band
-    status = "validated" if b.get("status") == "validated" and b.get("low") and b.get("high") else "unvalidated"
-    ok = status == "validated"
-    return Band(
-        low=b.get("low") if ok else None,
-        high=b.get("high") if ok else None,
-        speedup_low=b.get("speedup_low") if ok else None,
-        speedup_high=b.get("speedup_high") if ok else None,
-        status=status,
-        source=b.get("source") or "no validation",
-        note=b.get("note"),
-    )
 
 
 # PyTorch's own kernels (a zeros() before the user's kernel): the artifacts hold no ISA for them
@@ -513,56 +499,6 @@ def predict_kernels(
         check_named_loops(loop_trips, seen)
         return got
     return [predict_launch(k, executed=e, **kw) for k, e in zip(kernels, runs, strict=True)]
-
-
-def total_of(launches: list[LaunchPrediction]) -> tuple[float | None, str | None]:
-    """The launches' summed time and the bound of the longest one; None if any launch is undetermined, except
-    library ops that are ``not_modelled`` (left out of the sum, see ``not_modelled_notes``) beside a modelled one."""
-    modelled = [p for p in launches if not p.not_modelled]
-    if not modelled or any(p.predicted_us is None for p in modelled):
-        return None, None
-    longest = max(modelled, key=lambda p: p.predicted_us)
-    return round(sum(p.predicted_us for p in modelled), 3), longest.bound
-
-
-def not_modelled_notes(launches: list[LaunchPrediction]) -> list[str]:
-    """One line per launch the total leaves out, and why."""
-    return [f"launch {i} {p.name}: not modelled ({p.not_modelled})" for i, p in enumerate(launches) if p.not_modelled]
-
-
-def sum_band(m: Machine, launches: list[LaunchPrediction]) -> Band:
-    """The band of a call's summed time: its modelled launches' bands combined (``evidence.combined_band``)."""
-    modelled = [p for p in launches if not p.not_modelled]
-    times = [p.predicted_us or 0.0 for p in modelled]
-    longest = times.index(max(times)) if times else 0
-    return combined_band(band_of(m), [p.band for p in modelled], [p.name for p in modelled], longest)
-
-
-# the model's terms of one launch's time, by the bound they name (tools.predict.model)
-_TERMS = {
-    "memory_latency": "latency_us",
-    "hbm_bandwidth": "hbm_us",
-    "l2_bandwidth": "l2_us",
-    "block_launch": "block_launch_us",
-    "atomic_contention": "atomic_us",
-    "issue": "issue_us",
-    "valu": "valu_us",
-    "mfma": "matrix_us",
-    "lds": "lds_us",
-}
-
-
-def kernel_us(p: LaunchPrediction) -> float:
-    """One launch's predicted GPU time without the device's fixed per-launch overhead."""
-    return p.predicted_us - (p.figures.launch_overhead_us or 0.0)
-
-
-def kernel_bound(p: LaunchPrediction) -> str | None:
-    """What bounds the kernel itself: the model's bound, or under a launch-overhead bound its largest term."""
-    if p.bound != "launch_overhead":
-        return p.bound
-    terms = {b: getattr(p.figures, f) or 0.0 for b, f in _TERMS.items()}
-    return max(terms, key=terms.get)
 
 
 def predict_pair(

@@ -218,6 +218,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "the baseline); past it: an error")  # fmt: skip
     add_frontend_argument(p, "kernel files (SOURCE and --baseline): the language, instead of detecting it")
     p.add_argument("--json", action="store_true", help="print the PredictResult model as JSON")
+    p.add_argument("--explain", action="store_true",
+                   help="after the prediction, each launch's terms: their time and share, the one that decided, the "
+                   "formula and the device figures read with their sources (text; --json holds the same figures)")  # fmt: skip
 
 
 def trips_value(text: str) -> tuple[str | None, float]:
@@ -259,6 +262,9 @@ def parse_trips(values: list[tuple[str | None, float]] | None) -> tuple[float | 
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.explain and args.json:
+        raise InputError("--explain prints text; --json already holds every term's time (launches[].figures)",
+                         hint="drop one of --explain / --json")  # fmt: skip
     plain, named = parse_trips(args.trips)
     r = predict_file(
         args.source,
@@ -272,4 +278,12 @@ def run(args: argparse.Namespace) -> int:
         call=args.call,
     )
     print(r.model_dump_json(indent=2) if args.json else format_result(r))
+    if args.explain:
+        from tools.isa.machines import machine
+        from tools.predict.terms import format_explain
+
+        m = machine(r.device)
+        for launch in [*r.baseline_launches, *r.launches]:
+            if launch.predicted_us is not None and not launch.not_modelled:
+                print("\n".join(format_explain(launch, m)))
     return 0

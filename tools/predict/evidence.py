@@ -314,3 +314,19 @@ def band_words(b: Band) -> str:
     return f"band assumed{kind}: measured / predicted {low}-{high}{why}" + (
         f" (from {b.residuals})" if b.residuals else ""
     )
+
+
+def band_of(m: Machine) -> Band:
+    """The device's error band, from its machine file (the one place it is kept)."""
+    b = m.band
+    status = "validated" if b.get("status") == "validated" and b.get("low") and b.get("high") else "unvalidated"
+    ok = status == "validated"
+    return Band(
+        low=b.get("low") if ok else None,
+        high=b.get("high") if ok else None,
+        speedup_low=b.get("speedup_low") if ok else None,
+        speedup_high=b.get("speedup_high") if ok else None,
+        status=status,
+        source=b.get("source") or "no validation",
+        note=b.get("note"),
+    )
