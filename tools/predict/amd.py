@@ -12,9 +12,9 @@ import re
 from tools.isa.amdgcn import Instruction, find_kernel, parse_isa
 from tools.isa.cfg import build_cfg
 from tools.isa.machines import Machine
+from tools.isa.waitcnt import counts_in_vmcnt, vmcnt_of
 from tools.predict.model import WaveWork
 from tools.predict.work import InstCost, IsaLoop, wave_work
-from tools.prefetch.amd import counts_in_vmcnt, vmcnt_of
 
 _WIDTH_RE = re.compile(r"_(dwordx(\d)|dword|b(\d+)|ubyte|sbyte|byte|ushort|sshort|short|u8|i8|u16|i16|d16\w*)(?:_|$)")
 _TR_SUFFIX_RE = re.compile(r"_tr_b\d+$")

@@ -31,6 +31,7 @@ from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
 from tools.isa.machines import device_for
 from tools.isa.source_attr import attribute_loc
+from tools.isa.waitcnt import LOAD_CATEGORIES, counts_in_vmcnt, is_scalar_load, lgkm_want, lgkmcnt_of, vmcnt_of
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch.descriptors import unchecked_lookahead
 from tools.prefetch.loops import (
@@ -63,10 +64,6 @@ MEMORY_ISSUE_CYCLES = 4
 LOAD_LATENCY_CYCLES = load_latency_cycles("gfx942", "gfx942")
 LDS_LATENCY_CYCLES = int(device_for("gfx942").value("lds_latency_cycles"))  # the machine table's figure
 
-LOAD_CATEGORIES = ("vmem_load", "vmem_load_lds")
-_VMCNT_RE = re.compile(r"vmcnt\((\d+)\)")
-_LGKMCNT_RE = re.compile(r"lgkmcnt\((\d+)\)")
-_COUNT_RE = re.compile(r"(0x[0-9a-fA-F]+|\d+)\s*$")
 _COPY_RE = re.compile(
     r"^(v_mov_b32|v_mov_b64|v_pk_mov_b32|s_mov_b32|s_mov_b64|v_readfirstlane_b32|"
     r"v_accvgpr_write|v_accvgpr_read|v_accvgpr_mov)(_e32|_e64|_b32)?$"
@@ -88,53 +85,9 @@ def issue_cycles(inst: Instruction) -> int:
     return CATEGORY_CYCLES.get(inst.category, 4)
 
 
-def counts_in_vmcnt(inst: Instruction, arch: str | None) -> bool:
-    """Does this instruction occupy a vmcnt (loadcnt on gfx12) slot?"""
-    c = inst.category
-    gfx9 = arch is None or arch.startswith("gfx9")
-    if c in LOAD_CATEGORIES or c == "scratch_load":
-        return True
-    if c in ("vmem_store", "scratch_store"):
-        return gfx9
-    if c == "vmem_atomic":
-        return gfx9 or "_rtn" in inst.mnemonic
-    return False
-
-
-def is_scalar_load(inst: Instruction) -> bool:
-    return inst.category == "smem" and inst.mnemonic.startswith(("s_load", "s_buffer_load"))
-
-
 def is_loop_load(inst: Instruction) -> bool:
     """The loads a loop record is kept for: vector-memory loads and scalar loads."""
     return inst.category in LOAD_CATEGORIES or is_scalar_load(inst)
-
-
-def _explicit_count(inst: Instruction) -> int | None:
-    m = _COUNT_RE.search(inst.text)
-    return int(m.group(1), 0) if m else None
-
-
-def vmcnt_of(inst: Instruction) -> int | None:
-    """The vmcnt/loadcnt a wait asks for, or None when it does not wait on vector memory."""
-    if inst.mnemonic == "s_waitcnt":
-        m = _VMCNT_RE.search(inst.modifiers + " " + inst.text)
-        return int(m.group(1)) if m else None
-    if inst.mnemonic in ("s_waitcnt_vmcnt", "s_wait_loadcnt"):
-        return _explicit_count(inst)
-    if inst.mnemonic == "s_wait_loadcnt_dscnt" and _explicit_count(inst) == 0:
-        return 0
-    return None
-
-
-def lgkmcnt_of(inst: Instruction) -> int | None:
-    """The lgkmcnt (kmcnt on gfx12) a wait asks for, or None when it does not wait on scalar memory."""
-    if inst.mnemonic == "s_waitcnt":
-        m = _LGKMCNT_RE.search(inst.modifiers + " " + inst.text)
-        return int(m.group(1)) if m else None
-    if inst.mnemonic in ("s_waitcnt_lgkmcnt", "s_wait_kmcnt"):
-        return _explicit_count(inst)
-    return None
 
 
 def source_of(inst: Instruction) -> str | None:
@@ -560,13 +513,6 @@ def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
     latencies = round(sum(stall_by_load.values()) / LOAD_LATENCY_CYCLES, 1)
     work = sum(issue_cycles(i) for i in g.seq)
     return LatencyEstimate(ends[3] - ends[2], work, latencies, stall_by_load, note)
-
-
-def lgkm_want(inst: Instruction, gfx12: bool) -> int | None:
-    """The lgkmcnt a wait asks for (gfx12: the dscnt of ``s_wait_dscnt`` too), or None when it does not wait on it."""
-    if gfx12 and inst.mnemonic == "s_wait_dscnt":
-        return _explicit_count(inst)
-    return lgkmcnt_of(inst)
 
 
 # --- copies ------------------------------------------------------------------------------------------------------
