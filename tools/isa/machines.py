@@ -231,8 +231,8 @@ def _instruction_classes(path: Path, raw: dict, figures: dict, tables: dict) -> 
             if ref not in where:
                 raise InputError(
                     f"{path}: instruction_classes.{name}.{key} names '{ref}', which the file does not define",
-                    hint=f"{key} names a {'table' if key == 'by_shape' else 'figure'} of the same file, e.g. "
-                    + ("mfma_cycles" if key == "by_shape" else "valu_cycles, dram_latency_cycles"),
+                    hint=f"{key} names a {'table' if key == 'by_shape' else 'figure'} of the same file; compare "
+                    f"with {MACHINE_DIR / path.name if (MACHINE_DIR / path.name).is_file() else MACHINE_DIR}",
                 )
         issue = e["issue"]
         shape = tables[e["by_shape"]][0] if e.get("by_shape") else {}

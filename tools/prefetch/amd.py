@@ -98,6 +98,7 @@ class LoopGraph:
     order: list[int] = field(default_factory=list)
     seq: list[Instruction] = field(default_factory=list)
     pos: dict[int, int] = field(default_factory=dict)  # instruction index -> position in seq
+    cycles: dict[int, int] = field(default_factory=dict)  # instruction index -> issue cycles on machine (read once)
 
     @classmethod
     def build(cls, kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None) -> LoopGraph:
@@ -117,6 +118,7 @@ class LoopGraph:
         g.order = post[::-1] + sorted(g.blocks - seen)  # blocks not reached from the header keep layout order
         g.seq = [kernel.instructions[i] for b in g.order for i in range(cfg.blocks[b].start, cfg.blocks[b].end)]
         g.pos = {inst.index: p for p, inst in enumerate(g.seq)}
+        g.cycles = {inst.index: issue_cycles(inst, g.machine) for inst in g.seq}
         return g
 
     def successors(self, b: int, it: int):
@@ -171,7 +173,7 @@ def _walk_wait(g: LoopGraph, load: Instruction, scalar: bool, out: _Walk) -> Non
                 break
             if not scalar and counts_in_vmcnt(inst, g.arch):
                 cnt = min(cnt + 1, 64)
-            cyc += issue_cycles(inst, g.machine)
+            cyc += g.cycles[inst.index]
             n += 1
         if hit:
             continue
@@ -479,7 +481,7 @@ def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
                     if it == 3 and index >= 0 and ready > t:
                         stall_by_load[index] = stall_by_load.get(index, 0) + ready - t
                     t = max(t, ready)
-            t += issue_cycles(inst, m)
+            t += g.cycles[inst.index]
             if counts_in_vmcnt(inst, g.arch):
                 vm.append((t + _latency(inst, m), inst.index if is_loop_load(inst) else -1))
             elif is_scalar_load(inst):
@@ -492,7 +494,7 @@ def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
         f"~{lds_latency}, every block of the loop issued once per iteration"
     )
     latencies = round(sum(stall_by_load.values()) / load_latency, 1)
-    work = sum(issue_cycles(i, m) for i in g.seq)
+    work = sum(g.cycles.values())
     return LatencyEstimate(ends[3] - ends[2], work, latencies, stall_by_load, note)
 
 
@@ -565,7 +567,7 @@ def _move_or_second_buffer(g: LoopGraph, load: Instruction, last_read: Instructi
     stays a memory latency away; otherwise (a prefetch whose overlap that move would remove) a second buffer."""
     n = len(g.seq)
     a, b = g.pos[load.index], g.pos[last_read.index]
-    lost = sum(issue_cycles(g.seq[(a + k) % n], g.machine) for k in range(1, (b - a) % n + 1))
+    lost = sum(g.cycles[g.seq[(a + k) % n].index] for k in range(1, (b - a) % n + 1))
     latency = load_latency_cycles(g.machine)
     buffer = (
         "unroll the loop by two so consecutive iterations' data alternate between two register buffers (or load "
@@ -631,9 +633,7 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
     body_insts = g.seq
     mfma = sum(1 for i in body_insts if i.category == "mfma")
     valu = sum(1 for i in body_insts if i.category in ("valu", "cndmask", "accvgpr_move"))
-    compute = sum(
-        issue_cycles(i, g.machine) for i in body_insts if i.category in ("mfma", "valu", "cndmask", "accvgpr_move")
-    )
+    compute = sum(g.cycles[i.index] for i in body_insts if i.category in ("mfma", "valu", "cndmask", "accvgpr_move"))
     latency = load_latency_cycles(g.machine)
     copies = diagnose_copies(g, loads)
 
