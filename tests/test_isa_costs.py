@@ -12,6 +12,7 @@ from tools.errors import InputError
 from tools.isa.amdgcn import parse_isa
 from tools.isa.costs import cost
 from tools.isa.machines import MACHINE_DIR, MACHINES_ENV, machine, machine_names
+from tools.isa.mnemonics import INSTRUCTION_CLASSES
 from tools.predict.amd import inst_cost
 from tools.prefetch.amd import issue_cycles
 
@@ -118,3 +119,10 @@ def test_a_negative_issue_figure_is_an_error_naming_the_class(edited_mi300x):
     with pytest.raises(InputError) as exc:
         machine("mi300x")
     assert "instruction_classes.salu.issue" in exc.value.message, exc.value.message
+
+
+@pytest.mark.parametrize("device", AMD)
+def test_every_amd_device_file_costs_exactly_the_instruction_classes(device):
+    """The file's instruction_classes are the classifier's closed set (tools.isa.mnemonics.INSTRUCTION_CLASSES): none
+    missing, none the classifier never returns."""
+    assert sorted(machine(device).instruction_classes) == sorted(INSTRUCTION_CLASSES)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tools.errors import InputError
 from tools.isa.amdgcn import Instruction
-from tools.isa.machines import InstructionClass, Machine
+from tools.isa.machines import ClassCost, Machine
 from tools.isa.sass import SassInst
 
 _NOP_COUNT_RE = re.compile(r"\d+")
@@ -32,7 +32,7 @@ class InstructionCost:
     latency_source: str | None = None
 
 
-def instruction_class(inst: Instruction | SassInst, machine: Machine) -> InstructionClass:
+def class_cost(inst: Instruction | SassInst, machine: Machine) -> ClassCost:
     """The device file's entry for the instruction's class; an InputError naming the file when it has none."""
     name = ("mma" if inst.is_mma else "other") if isinstance(inst, SassInst) else inst.category
     entry = machine.instruction_classes.get(name)
@@ -47,7 +47,7 @@ def instruction_class(inst: Instruction | SassInst, machine: Machine) -> Instruc
 
 def cost(inst: Instruction | SassInst, machine: Machine) -> InstructionCost:
     """The issue cycles and (memory) latency of ``inst`` on ``machine``, with their sources."""
-    c = instruction_class(inst, machine)
+    c = class_cost(inst, machine)
     issue, source = c.issue, c.source
     if c.by_shape:
         mnemonic = inst.mnemonic

@@ -207,7 +207,7 @@ def _read_machine(path: Path) -> tuple[dict, dict[str, tuple[float, str]], dict[
 
 
 @dataclass(frozen=True)
-class InstructionClass:
+class ClassCost:
     """One class's cost with the figures it names resolved: ``issue`` cycles and its source, ``by_shape`` (substring
     of the mnemonic, cycles) tried first, ``latency`` cycles and its figure's source (None: not a memory class)."""
 
@@ -220,7 +220,7 @@ class InstructionClass:
     latency_source: str | None = None
 
 
-def _instruction_classes(path: Path, raw: dict, figures: dict, tables: dict) -> dict[str, InstructionClass]:
+def _instruction_classes(path: Path, raw: dict, figures: dict, tables: dict) -> dict[str, ClassCost]:
     """The file's ``instruction_classes`` with every figure and table they name looked up; an InputError naming the
     file, the class and the missing name."""
     out = {}
@@ -237,7 +237,7 @@ def _instruction_classes(path: Path, raw: dict, figures: dict, tables: dict) -> 
         issue = e["issue"]
         shape = tables[e["by_shape"]][0] if e.get("by_shape") else {}
         lat = e.get("latency")
-        out[name] = InstructionClass(
+        out[name] = ClassCost(
             name,
             float(figures[issue][0] if isinstance(issue, str) else issue),
             figures[issue][1] if isinstance(issue, str) else e["source"],
@@ -262,7 +262,7 @@ class Machine:
     band: dict
     kind_bands: dict = field(default_factory=dict)  # per-kind bands (tools.predict.kinds), {} where none
     # issue cost and latency per instruction class (tools.isa.costs.cost reads them), {} where the file has none
-    instruction_classes: dict[str, InstructionClass] = field(default_factory=dict)
+    instruction_classes: dict[str, ClassCost] = field(default_factory=dict)
     path: str = ""  # the file it was read from (errors name it)
 
     def value(self, key: str) -> float:

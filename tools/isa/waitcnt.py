@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 
 from tools.isa.amdgcn import Instruction
+from tools.isa.mnemonics import VMEM_LOAD_CLASSES
 
-# vector-memory loads: the categories whose data a vmcnt/loadcnt wait retires
-LOAD_CATEGORIES = ("vmem_load", "vmem_load_lds")
 _VMCNT_RE = re.compile(r"vmcnt\((\d+)\)")
 _LGKMCNT_RE = re.compile(r"lgkmcnt\((\d+)\)")
 _COUNT_RE = re.compile(r"(0x[0-9a-fA-F]+|\d+)\s*$")
@@ -24,7 +23,7 @@ def counts_in_vmcnt(inst: Instruction, arch: str | None) -> bool:
     """Does this instruction occupy a vmcnt (loadcnt on gfx12) slot?"""
     c = inst.category
     gfx9 = arch is None or arch.startswith("gfx9")
-    if c in LOAD_CATEGORIES or c == "scratch_load":
+    if c in VMEM_LOAD_CLASSES or c == "scratch_load":
         return True
     if c in ("vmem_store", "scratch_store"):
         return gfx9

@@ -31,8 +31,9 @@ from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
 from tools.isa.costs import cost
 from tools.isa.machines import Machine
+from tools.isa.mnemonics import VMEM_LOAD_CLASSES
 from tools.isa.source_attr import attribute_loc
-from tools.isa.waitcnt import LOAD_CATEGORIES, counts_in_vmcnt, is_scalar_load, lgkm_want, lgkmcnt_of, vmcnt_of
+from tools.isa.waitcnt import counts_in_vmcnt, is_scalar_load, lgkm_want, lgkmcnt_of, vmcnt_of
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch.descriptors import unchecked_lookahead
 from tools.prefetch.loops import (
@@ -58,7 +59,7 @@ def issue_cycles(inst: Instruction, m: Machine) -> int:
 
 def is_loop_load(inst: Instruction) -> bool:
     """The loads a loop record is kept for: vector-memory loads and scalar loads."""
-    return inst.category in LOAD_CATEGORIES or is_scalar_load(inst)
+    return inst.category in VMEM_LOAD_CLASSES or is_scalar_load(inst)
 
 
 def source_of(inst: Instruction) -> str | None:
@@ -710,7 +711,7 @@ def analyze_kernel(kernel: Kernel, arch: str | None, hot_header: str | None = No
     if hot_loop is not None:
         written = 0
         for i in kernel.instructions[: min(hot_loop.instruction_indices(cfg))]:
-            if i.category in LOAD_CATEGORIES or (is_scalar_load(i) and i.uses & written):
+            if i.category in VMEM_LOAD_CLASSES or (is_scalar_load(i) and i.uses & written):
                 prologue += 1
             written |= i.defs
     return reports, prologue
