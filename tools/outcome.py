@@ -15,7 +15,7 @@ from pathlib import Path
 from tools.errors import KernelpilotError
 from tools.models.dump import CompilerVersions, KernelDump
 from tools.models.outcome import Correctness, OutcomeVerdict, SpeedOutcome
-from tools.profilers.timing import Comparison
+from tools.models.timing import Comparison
 
 # what `kernelpilot check` compares with inside a verdict: another fp32 summation order passes, another block's data
 # does not (the eval tasks' llvm-cpu oracles use the same figures)

@@ -13,6 +13,7 @@ import re
 
 from tools.check.ir import Ty, split_top, unsupported
 from tools.errors import InputError
+from tools.isa.ttir import strip_loc
 
 _FUNC = re.compile(r"func\.func @([\w.$]+)\((.*?)\)\s*(?:attributes|\{)", re.S)
 _LAUNCH = re.compile(
@@ -21,10 +22,6 @@ _LAUNCH = re.compile(
     re.M,
 )
 _GPU_FUNC = re.compile(r"gpu\.func @([\w.$]+)\((.*?)\)\s*kernel", re.S)
-
-
-def _strip_locs(text: str) -> str:
-    return re.sub(r"\s*loc\((?:[^()]|\([^()]*\))*\)", "", text)
 
 
 def _split_args(sig: str) -> list[tuple[str, str]]:
@@ -98,7 +95,7 @@ def host_values(body: str, known: dict[str, int]) -> dict[str, int]:
 def read_launch(origin_text: str, kernel: str, scalars: dict[int, int] | None = None) -> dict:
     """Grid, block, and for each kernel argument its host-argument index and MLIR type. ``scalars``: the values of
     the host function's integer arguments by index (the entry's), for a grid computed from them at run time."""
-    text = _strip_locs(origin_text)
+    text = strip_loc(origin_text)
     host = _FUNC.search(text)
     if not host:
         raise unsupported("a FlyDSL module without a host func.func (origin stage)")

@@ -1,5 +1,6 @@
 """Machine models as data: one YAML per device in ``tools/isa/machines/`` (CUs/SMs, clocks, HBM bandwidth and
-latency, issue and matrix rates, the prediction's error band and its per-kind bands), each figure with its source.
+latency, issue and matrix rates, each instruction class's issue cost and latency, the prediction's error band and its
+per-kind bands), each figure with its source.
 
 The analyses read figures by name (``machine("h100").value("dram_latency_cycles")``) and report the source beside
 any figure they print; no analysis keeps its own copy of a device constant.
@@ -132,6 +133,17 @@ class KindBands(_Strict):
         return kinds
 
 
+class InstructionClassEntry(_Strict):
+    """One instruction class's cost: ``issue`` cycles (a number, or the name of a figure such as ``valu_cycles``),
+    ``by_shape`` a per-shape table (MFMA: ``mfma_cycles``, ``issue`` then the cost of a shape it does not list),
+    ``latency`` the name of the figure whose cycles its result takes (memory), and the source of ``issue``."""
+
+    issue: Positive | Annotated[str, Field(min_length=1)]
+    by_shape: Annotated[str, Field(min_length=1)] | None = None
+    latency: Annotated[str, Field(min_length=1)] | None = None
+    source: Source
+
+
 class MachineFile(_Strict):
     """What a device file holds; top-level ``{value, source}`` entries beside ``figures`` are figures or tables."""
 
@@ -143,6 +155,7 @@ class MachineFile(_Strict):
     figures: dict[str, FigureEntry]
     band: BandEntry | None = None
     kind_bands: KindBands | None = None
+    instruction_classes: dict[str, InstructionClassEntry] | None = None
 
     @field_validator("figures")
     @classmethod
@@ -194,6 +207,49 @@ def _read_machine(path: Path) -> tuple[dict, dict[str, tuple[float, str]], dict[
 
 
 @dataclass(frozen=True)
+class ClassCost:
+    """One class's cost with the figures it names resolved: ``issue`` cycles and its source, ``by_shape`` (substring
+    of the mnemonic, cycles) tried first, ``latency`` cycles and its figure's source (None: not a memory class)."""
+
+    name: str
+    issue: float
+    source: str
+    by_shape: tuple[tuple[str, float], ...] = ()
+    by_shape_source: str | None = None
+    latency: float | None = None
+    latency_source: str | None = None
+
+
+def _instruction_classes(path: Path, raw: dict, figures: dict, tables: dict) -> dict[str, ClassCost]:
+    """The file's ``instruction_classes`` with every figure and table they name looked up; an InputError naming the
+    file, the class and the missing name."""
+    out = {}
+    for name, e in (raw.get("instruction_classes") or {}).items():
+        named = [("issue", e["issue"], figures)] if isinstance(e["issue"], str) else []
+        named += [(k, e[k], tables if k == "by_shape" else figures) for k in ("by_shape", "latency") if e.get(k)]
+        for key, ref, where in named:
+            if ref not in where:
+                raise InputError(
+                    f"{path}: instruction_classes.{name}.{key} names '{ref}', which the file does not define",
+                    hint=f"{key} names a {'table' if key == 'by_shape' else 'figure'} of the same file; compare "
+                    f"with {MACHINE_DIR / path.name if (MACHINE_DIR / path.name).is_file() else MACHINE_DIR}",
+                )
+        issue = e["issue"]
+        shape = tables[e["by_shape"]][0] if e.get("by_shape") else {}
+        lat = e.get("latency")
+        out[name] = ClassCost(
+            name,
+            float(figures[issue][0] if isinstance(issue, str) else issue),
+            figures[issue][1] if isinstance(issue, str) else e["source"],
+            tuple(shape.items()),
+            tables[e["by_shape"]][1] if e.get("by_shape") else None,
+            float(figures[lat][0]) if lat else None,
+            figures[lat][1] if lat else None,
+        )
+    return out
+
+
+@dataclass(frozen=True)
 class Machine:
     """One device: ``figures`` maps a name to (value, source); ``tables`` holds the per-dtype / per-shape rates."""
 
@@ -205,6 +261,9 @@ class Machine:
     tables: dict[str, tuple[dict[str, float], str]]
     band: dict
     kind_bands: dict = field(default_factory=dict)  # per-kind bands (tools.predict.kinds), {} where none
+    # issue cost and latency per instruction class (tools.isa.costs.cost reads them), {} where the file has none
+    instruction_classes: dict[str, ClassCost] = field(default_factory=dict)
+    path: str = ""  # the file it was read from (errors name it)
 
     def value(self, key: str) -> float:
         return self.figures[key][0]
@@ -257,7 +316,7 @@ def _machine(path: Path, mtime_ns: int, size: int) -> Machine:
         )
     return Machine(
         raw["name"], raw["product"], raw["arch"], raw["vendor"], figures, tables, dict(raw.get("band") or {}),
-        dict(raw.get("kind_bands") or {}),
+        dict(raw.get("kind_bands") or {}), _instruction_classes(path, raw, figures, tables), str(path),
     )  # fmt: skip
 
 

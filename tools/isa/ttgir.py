@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 
 from tools.isa.amdgcn import SourceLoc
 from tools.isa.source_attr import LIBRARY_DIR_MARKERS, callee_at
+from tools.isa.ttir import LOC_DEF_RE as _LOC_DEF_RE
+from tools.isa.ttir import VALUE_RE as _VALUE_RE
 
 WHOLE_TILE_OPS = ("tt.reduce", "tt.scan", "tt.dot", "ttg.convert_layout", "tt.histogram", "tt.dot_scaled")
 LOAD_OPS = ("tt.load", "amdg.buffer_load", "ttg.async_copy_global_to_local", "amdg.buffer_load_to_local")
 STORE_OPS = ("tt.store", "amdg.buffer_store")
 
 _LAYOUT_DEF_RE = re.compile(r"^(#[\w.]+)\s*=\s*#ttg\.(\w+)<(.*)>\s*$")
-_LOC_DEF_RE = re.compile(r"^(#loc\d*)\s*=\s*loc\((.*)\)\s*$")
 _LIST_RE = r"\s*=\s*\[([\d,\s]*)\]"
 _RESULT_RE = re.compile(r"^(%[\w.$-]+)(?::\d+)?\s*=\s*\"?([\w.]+)\"?")
-_VALUE_RE = re.compile(r"%[\w.$-]+")
 _TRAILING_LOC_RE = re.compile(r"\s+loc\((#loc\d*)\)\s*$")
 _ARG_RE = re.compile(r"(%[\w.$-]+):\s*([^{%]+?)(\{[^}]*\})?\s+loc\(")
 

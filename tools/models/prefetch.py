@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from tools.models.dump import LaunchInfo, OccupancyLimiter
 from tools.models.outcome import Correctness, OutcomeVerdict, SpeedOutcome
-from tools.profilers.timing import Comparison
+from tools.models.timing import Comparison
 
 LoopVerdict = Literal["exposed-latency", "prefetched", "memory-bound", "no-loads", "undetermined"]
 Consumed = Literal["same-iteration", "next-iteration", "after-loop", "unused", "undetermined"]

@@ -11,10 +11,11 @@ import re
 
 from tools.isa.amdgcn import Instruction, find_kernel, parse_isa
 from tools.isa.cfg import build_cfg
+from tools.isa.costs import cost
 from tools.isa.machines import Machine
+from tools.isa.waitcnt import counts_in_vmcnt, vmcnt_of
 from tools.predict.model import WaveWork
 from tools.predict.work import InstCost, IsaLoop, wave_work
-from tools.prefetch.amd import counts_in_vmcnt, vmcnt_of
 
 _WIDTH_RE = re.compile(r"_(dwordx(\d)|dword|b(\d+)|ubyte|sbyte|byte|ushort|sshort|short|u8|i8|u16|i16|d16\w*)(?:_|$)")
 _TR_SUFFIX_RE = re.compile(r"_tr_b\d+$")
@@ -51,8 +52,7 @@ def inst_cost(inst: Instruction, m: Machine) -> InstCost:
     lanes = m.value("wave_size")
     valu = m.value("valu_cycles")
     if c == "mfma":
-        table = m.table("mfma_cycles")
-        cyc = next((v for k, v in table.items() if k in inst.mnemonic), max(table.values(), default=32))
+        cyc = cost(inst, m).issue  # the device file's mfma class: its mfma_cycles by shape
         shape = _MFMA_SHAPE_RE.search(inst.mnemonic)
         flops = 0
         if shape:

@@ -24,10 +24,11 @@ import math
 import re
 from dataclasses import dataclass
 
-_LOC_RE = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
+from tools.isa.ttir import LOC_RE as _LOC_RE
+from tools.isa.ttir import PID_RE as _PID_RE
+from tools.isa.ttir import VALUE_RE as _NAME_RE
+
 _DEF_RE = re.compile(r"^\s*(%[\w.$-]+)(?::(\d+))?\s*=\s*(\"?[\w.]+\"?)(.*)$")
-_NAME_RE = re.compile(r"%[\w.$-]+")
-_PID_RE = re.compile(r"tt\.get_program_id\s+([xyz])")
 _ELEMS_RE = re.compile(r"tensor<([\dx]+)x!tt\.ptr")
 _TENSOR_RE = re.compile(r"tensor<([\dx]+)x")
 _ELEM_TYPE_RE = re.compile(r"!tt\.ptr<([a-z]+)(\d+)>")

@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 import re
 
+from tools.isa.ttir import ARG_RE as _ARG_RE
+from tools.isa.ttir import LOC_RE as _LOC_RE
+from tools.isa.ttir import OP_RE as _OP_RE
 from tools.predict.trips import access_bytes
 
-_LOC_RE = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
-_OP_RE = re.compile(r"^\s*(%[\w.$-]+)(?::\d+)?\s*=\s*([\w.]+)\s*(.*)$")
-_ARG_RE = re.compile(r"(%[\w.$-]+)\s*:\s*(![\w.]+<[^>]*>|\w+)")
 _DENSE_RE = re.compile(r"dense<(-?\d+)>")
 _SHAPE_RE = re.compile(r"tensor<([\dx]+)x")
 

@@ -28,13 +28,13 @@ import re
 from dataclasses import dataclass, field
 
 from tools.isa.machines import Machine
+from tools.isa.ttir import FOR_RE as _FOR_RE
+from tools.isa.ttir import LOC_RE as _LOC_RE
+from tools.isa.ttir import PID_RE as _PID_RE
+from tools.isa.ttir import VALUE_RE as _NAME_RE
 from tools.predict.evidence import Assumption
 
-_LOC_RE = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
 _DEF_RE = re.compile(r"^\s*(%[\w.$-]+)(?::\d+)?\s*=\s*(\"?[\w.]+\"?)(.*)$")
-_NAME_RE = re.compile(r"%[\w.$-]+")
-_PID_RE = re.compile(r"tt\.get_program_id\s+([xyz])")
-_FOR_RE = re.compile(r"scf\.for\s+(%[\w.$-]+)\s*=\s*(%[\w.$-]+)\s+to\s+(%[\w.$-]+)\s+step\s+(%[\w.$-]+)")
 _ITER_RE = re.compile(r"(%[\w.$-]+)\s*=\s*(%[\w.$-]+)")
 _SHAPE_RE = re.compile(r"tensor<([\dx]+)x(?:!tt\.ptr<)?([a-z]+\d*)")
 _SCALAR_PTR_RE = re.compile(r"!tt\.ptr<([a-z]+)(\d+)>")

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_LOC_RE = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
-_DEF_RE = re.compile(r"^\s*(%[\w.$-]+)(?::\d+)?\s*=\s*([\w.]+)\s*(.*)$")
-_NAME_RE = re.compile(r"%[\w.$-]+")
+from tools.isa.ttir import LOC_RE as _LOC_RE
+from tools.isa.ttir import OP_RE as _DEF_RE
+from tools.isa.ttir import VALUE_RE as _NAME_RE
+
 _FUNC_RE = re.compile(r"tt\.func\b[^(]*\((.*)\)\s*(?:attributes|\{)")
 _ARG_RE = re.compile(r"(%[\w.$-]+)\s*:\s*(!tt\.ptr<(\w+)>|i\d+)")
 _RESULT_TENSOR_RE = re.compile(r"tensor<([\dx]+)x(?:!tt\.ptr<)?(\w+)>*\s*$")

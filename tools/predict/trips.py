@@ -17,6 +17,12 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from tools.isa.ttir import ARG_RE as _ARG_RE
+from tools.isa.ttir import FOR_RE as _FOR_RE
+from tools.isa.ttir import LOC_RE as _LOC_RE
+from tools.isa.ttir import LOC_REF_RE as _LOC_REF_RE
+from tools.isa.ttir import OP_RE as _OP_RE
+from tools.isa.ttir import loc_lines
 from tools.predict import bounds
 from tools.predict.loaded import compile_loaded as _compile_loaded
 from tools.predict.loaded import seed_tensors as _seed_tensors
@@ -25,10 +31,6 @@ MAX_PROGRAMS = 256
 MAX_OUTER = 64
 MAX_EVALUATED_OPS = 1 << 20  # operations one evaluation walks, over every program sampled (~1-2 s of Python)
 
-_LOC_RE = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
-_OP_RE = re.compile(r"^\s*(%[\w.$-]+)(?::\d+)?\s*=\s*([\w.]+)\s*(.*)$")
-_FOR_RE = re.compile(r"scf\.for\s+(%[\w.$-]+)\s*=\s*(%[\w.$-]+)\s+to\s+(%[\w.$-]+)\s+step\s+(%[\w.$-]+)")
-_ARG_RE = re.compile(r"(%[\w.$-]+)\s*:\s*(![\w.]+<[^>]*>|\w+)")
 _TENSOR_RE = re.compile(r"tensor<([\dx]+)x(?:!tt\.ptr<)?(\w+)")
 _SCALAR_PTR_RE = re.compile(r"^!tt\.ptr<(\w+)>")
 _VECTOR_RE = re.compile(r"vector<([\dx]+)x(\w+)>")
@@ -114,33 +116,6 @@ def access_shape(type_text: str) -> tuple[int, int]:
         return math.prod(int(d) for d in m.group(1).split("x")), _elem_bytes(m.group(2))
     m = _SCALAR_PTR_RE.match(type_text.strip())
     return (1, _elem_bytes(m.group(1))) if m else (0, 0)
-
-
-_LOC_REF_RE = re.compile(r"\bloc\((#loc\d*|\"[^\"]*\":\d+:\d+)\)\s*$")
-_LOC_DEF_RE = re.compile(r"^(#loc\d*)\s*=\s*loc\((.*)\)\s*$", re.M)
-_LOC_LINE_RE = re.compile(r"\"[^\"]*\":(\d+):\d+")
-_LOC_ALIAS_RE = re.compile(r"#loc\d*")
-
-
-def loc_lines(text: str, refs: list[str | None]) -> list[int | None]:
-    """The source line each location reference names (``#loc6`` → ``#loc6 = loc("k.py":40:5)`` → 40), through
-    named and call-site locations (their first file location); None where none is found."""
-    defs = dict(_LOC_DEF_RE.findall(text))
-    out = []
-    for ref in refs:
-        line = None
-        for _ in range(16):
-            if ref is None:
-                break
-            body = defs.get(ref, ref)
-            hit = _LOC_LINE_RE.search(body)
-            if hit:
-                line = int(hit.group(1))
-                break
-            alias = _LOC_ALIAS_RE.search(body)
-            ref = alias.group(0) if alias and alias.group(0) != ref else None
-        out.append(line)
-    return out
 
 
 def _tree(text: str, head: str = "tt.func") -> tuple[list[str], list[_Node], list[_Node]]:

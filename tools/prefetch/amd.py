@@ -29,8 +29,11 @@ from dataclasses import dataclass, field
 
 from tools.isa.amdgcn import SGPR_MASK, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, Loop, build_cfg, find_hot_loop
-from tools.isa.machines import device_for
+from tools.isa.costs import cost
+from tools.isa.machines import Machine
+from tools.isa.mnemonics import VMEM_LOAD_CLASSES
 from tools.isa.source_attr import attribute_loc
+from tools.isa.waitcnt import counts_in_vmcnt, is_scalar_load, lgkm_want, lgkmcnt_of, vmcnt_of
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 from tools.prefetch.descriptors import unchecked_lookahead
 from tools.prefetch.loops import (
@@ -38,35 +41,10 @@ from tools.prefetch.loops import (
     classify_loop,
     load_and_copy_counts,
     load_latency_cycles,
+    machine_for,
     short_iteration_note,
 )
 
-# Issue cycles per instruction class, wave64 on CDNA (estimates: VALU issues over 4 cycles, an MFMA occupies the
-# matrix core for its passes x 4 cycles; CDNA3 ISA §7 "MFMA passes" table). Good for comparing two versions of a loop.
-MFMA_CYCLES = (("_4x4x", 8), ("_16x16x", 32), ("_32x32x", 64))
-CATEGORY_CYCLES = {
-    "valu": 4,
-    "cndmask": 4,
-    "accvgpr_move": 4,
-    "salu": 1,
-    "smem": 1,
-    "waitcnt": 1,
-    "barrier": 1,
-    "branch": 1,
-    "lds_read": 4,
-    "lds_write": 4,
-    "lds_other": 4,
-}
-MEMORY_ISSUE_CYCLES = 4
-# A load that misses to HBM: the MI300X figure of the machine table (tools/isa/machines/mi300x.yaml); below this the
-# latency is exposed. gfx90a and gfx950 have the same figure there.
-LOAD_LATENCY_CYCLES = load_latency_cycles("gfx942", "gfx942")
-LDS_LATENCY_CYCLES = int(device_for("gfx942").value("lds_latency_cycles"))  # the machine table's figure
-
-LOAD_CATEGORIES = ("vmem_load", "vmem_load_lds")
-_VMCNT_RE = re.compile(r"vmcnt\((\d+)\)")
-_LGKMCNT_RE = re.compile(r"lgkmcnt\((\d+)\)")
-_COUNT_RE = re.compile(r"(0x[0-9a-fA-F]+|\d+)\s*$")
 _COPY_RE = re.compile(
     r"^(v_mov_b32|v_mov_b64|v_pk_mov_b32|s_mov_b32|s_mov_b64|v_readfirstlane_b32|"
     r"v_accvgpr_write|v_accvgpr_read|v_accvgpr_mov)(_e32|_e64|_b32)?$"
@@ -74,67 +52,14 @@ _COPY_RE = re.compile(
 MAX_PATH_STATES = 20000  # per load: beyond this the paths are too many to follow; the load is undetermined
 
 
-def issue_cycles(inst: Instruction) -> int:
-    if inst.category == "mfma":
-        for key, cyc in MFMA_CYCLES:
-            if key in inst.mnemonic:
-                return cyc
-        return 32
-    if inst.category == "nop":
-        m = re.search(r"\d+", inst.modifiers or "")
-        return int(m.group()) + 1 if m else 1
-    if inst.category.startswith(("vmem", "scratch")):
-        return MEMORY_ISSUE_CYCLES
-    return CATEGORY_CYCLES.get(inst.category, 4)
-
-
-def counts_in_vmcnt(inst: Instruction, arch: str | None) -> bool:
-    """Does this instruction occupy a vmcnt (loadcnt on gfx12) slot?"""
-    c = inst.category
-    gfx9 = arch is None or arch.startswith("gfx9")
-    if c in LOAD_CATEGORIES or c == "scratch_load":
-        return True
-    if c in ("vmem_store", "scratch_store"):
-        return gfx9
-    if c == "vmem_atomic":
-        return gfx9 or "_rtn" in inst.mnemonic
-    return False
-
-
-def is_scalar_load(inst: Instruction) -> bool:
-    return inst.category == "smem" and inst.mnemonic.startswith(("s_load", "s_buffer_load"))
+def issue_cycles(inst: Instruction, m: Machine) -> int:
+    """Cycles ``inst`` occupies its issue slot on ``m`` (tools.isa.costs, from the device file)."""
+    return int(cost(inst, m).issue)
 
 
 def is_loop_load(inst: Instruction) -> bool:
     """The loads a loop record is kept for: vector-memory loads and scalar loads."""
-    return inst.category in LOAD_CATEGORIES or is_scalar_load(inst)
-
-
-def _explicit_count(inst: Instruction) -> int | None:
-    m = _COUNT_RE.search(inst.text)
-    return int(m.group(1), 0) if m else None
-
-
-def vmcnt_of(inst: Instruction) -> int | None:
-    """The vmcnt/loadcnt a wait asks for, or None when it does not wait on vector memory."""
-    if inst.mnemonic == "s_waitcnt":
-        m = _VMCNT_RE.search(inst.modifiers + " " + inst.text)
-        return int(m.group(1)) if m else None
-    if inst.mnemonic in ("s_waitcnt_vmcnt", "s_wait_loadcnt"):
-        return _explicit_count(inst)
-    if inst.mnemonic == "s_wait_loadcnt_dscnt" and _explicit_count(inst) == 0:
-        return 0
-    return None
-
-
-def lgkmcnt_of(inst: Instruction) -> int | None:
-    """The lgkmcnt (kmcnt on gfx12) a wait asks for, or None when it does not wait on scalar memory."""
-    if inst.mnemonic == "s_waitcnt":
-        m = _LGKMCNT_RE.search(inst.modifiers + " " + inst.text)
-        return int(m.group(1)) if m else None
-    if inst.mnemonic in ("s_waitcnt_lgkmcnt", "s_wait_kmcnt"):
-        return _explicit_count(inst)
-    return None
+    return inst.category in VMEM_LOAD_CLASSES or is_scalar_load(inst)
 
 
 def source_of(inst: Instruction) -> str | None:
@@ -162,20 +87,23 @@ def _load_regs(inst: Instruction) -> int:
 @dataclass
 class LoopGraph:
     """One loop: its blocks, header, a linear order (reverse post-order from the header, back edges ignored) and that
-    order's instruction sequence (one iteration)."""
+    order's instruction sequence (one iteration); ``machine``: the device whose costs and latencies it is walked
+    with (``arch``'s default; gfx942's where the ISA names none)."""
 
     kernel: Kernel
     cfg: Cfg
     loop: Loop
     arch: str | None
+    machine: Machine
     blocks: set[int] = field(default_factory=set)
     order: list[int] = field(default_factory=list)
     seq: list[Instruction] = field(default_factory=list)
     pos: dict[int, int] = field(default_factory=dict)  # instruction index -> position in seq
+    cycles: dict[int, int] = field(default_factory=dict)  # instruction index -> issue cycles on machine (read once)
 
     @classmethod
     def build(cls, kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None) -> LoopGraph:
-        g = cls(kernel, cfg, loop, arch, set(loop.blocks))
+        g = cls(kernel, cfg, loop, arch, machine_for(arch, "gfx942"), set(loop.blocks))
         seen = {loop.header}
         post: list[int] = []
         stack = [(loop.header, iter(cfg.blocks[loop.header].succs))]
@@ -191,6 +119,7 @@ class LoopGraph:
         g.order = post[::-1] + sorted(g.blocks - seen)  # blocks not reached from the header keep layout order
         g.seq = [kernel.instructions[i] for b in g.order for i in range(cfg.blocks[b].start, cfg.blocks[b].end)]
         g.pos = {inst.index: p for p, inst in enumerate(g.seq)}
+        g.cycles = {inst.index: issue_cycles(inst, g.machine) for inst in g.seq}
         return g
 
     def successors(self, b: int, it: int):
@@ -245,7 +174,7 @@ def _walk_wait(g: LoopGraph, load: Instruction, scalar: bool, out: _Walk) -> Non
                 break
             if not scalar and counts_in_vmcnt(inst, g.arch):
                 cnt = min(cnt + 1, 64)
-            cyc += issue_cycles(inst)
+            cyc += g.cycles[inst.index]
             n += 1
         if hit:
             continue
@@ -450,7 +379,7 @@ def _trace_load(g: LoopGraph, load: Instruction, est: LatencyEstimate | None) ->
 
     cycles = wait[3] if wait else None
     carried = staged or bool(wait_iters and 0 not in wait_iters)
-    if carried or (cycles is not None and cycles >= LOAD_LATENCY_CYCLES):
+    if carried or (cycles is not None and cycles >= load_latency_cycles(g.machine)):
         placed_late = True
     elif not wait_iters:
         placed_late = True  # retired after the loop: nothing in the loop waits for it
@@ -516,19 +445,27 @@ def load_hidden(placed_late: bool | None, stall_cycles: int | None) -> bool | No
 class LatencyEstimate:
     iteration_cycles: int
     work_cycles: int  # issue cycles of one iteration, stalls not counted
-    latencies: float  # memory stall cycles per steady-state iteration / LOAD_LATENCY_CYCLES
+    latencies: float  # memory stall cycles per steady-state iteration / the DRAM load latency
     stall_by_load: dict[int, int]  # load instruction index -> stall cycles its retiring wait spends on it
     note: str
+
+
+def _latency(inst: Instruction, m: Machine) -> int:
+    """Cycles until a memory instruction's result (or its counter slot) is back on ``m``."""
+    return int(cost(inst, m).latency)
 
 
 def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
     """How many memory latencies one steady-state iteration exposes, and which load each stall cycle waits for.
 
     The iteration (every block of the loop once, in reverse post-order) is issued in order for four iterations;
-    each memory operation is ready ``LOAD_LATENCY_CYCLES`` after issue (LDS: ``LDS_LATENCY_CYCLES``), and a wait
+    each memory operation is ready its latency after issue (a DRAM miss; LDS: ``lds_latency_cycles``), and a wait
     stalls until what it retires is ready (vmcnt in issue order; lgkmcnt retires the oldest first). A chain of
     dependent loads stalls once per link, because the next address is computed only after the wait. The fourth
-    iteration's stall cycles on global/scalar memory (not LDS), divided by the latency, are the figure."""
+    iteration's stall cycles on global/scalar memory (not LDS), divided by the latency, are the figure. The
+    latencies are the device's (``g.machine``: each class's ``latency`` in its file)."""
+    m = g.machine
+    load_latency, lds_latency = load_latency_cycles(m), int(m.value("lds_latency_cycles"))
     gfx12 = (g.arch or "").startswith("gfx12")
     t = 0
     stall_by_load: dict[int, int] = {}
@@ -545,28 +482,21 @@ def estimate_latencies(g: LoopGraph) -> LatencyEstimate:
                     if it == 3 and index >= 0 and ready > t:
                         stall_by_load[index] = stall_by_load.get(index, 0) + ready - t
                     t = max(t, ready)
-            t += issue_cycles(inst)
+            t += g.cycles[inst.index]
             if counts_in_vmcnt(inst, g.arch):
-                vm.append((t + LOAD_LATENCY_CYCLES, inst.index if is_loop_load(inst) else -1))
+                vm.append((t + _latency(inst, m), inst.index if is_loop_load(inst) else -1))
             elif is_scalar_load(inst):
-                lgkm.append((t + LOAD_LATENCY_CYCLES, inst.index))
+                lgkm.append((t + _latency(inst, m), inst.index))
             elif inst.category.startswith("lds_"):
-                lgkm.append((t + LDS_LATENCY_CYCLES, -1))
+                lgkm.append((t + _latency(inst, m), -1))
         ends.append(t)
     note = (
-        f"every load assumed to take ~{LOAD_LATENCY_CYCLES} cycles (a miss to HBM; scalar loads too), LDS "
-        f"~{LDS_LATENCY_CYCLES}, every block of the loop issued once per iteration"
+        f"every load assumed to take ~{load_latency} cycles (a miss to HBM; scalar loads too), LDS "
+        f"~{lds_latency}, every block of the loop issued once per iteration"
     )
-    latencies = round(sum(stall_by_load.values()) / LOAD_LATENCY_CYCLES, 1)
-    work = sum(issue_cycles(i) for i in g.seq)
+    latencies = round(sum(stall_by_load.values()) / load_latency, 1)
+    work = sum(g.cycles.values())
     return LatencyEstimate(ends[3] - ends[2], work, latencies, stall_by_load, note)
-
-
-def lgkm_want(inst: Instruction, gfx12: bool) -> int | None:
-    """The lgkmcnt a wait asks for (gfx12: the dscnt of ``s_wait_dscnt`` too), or None when it does not wait on it."""
-    if gfx12 and inst.mnemonic == "s_wait_dscnt":
-        return _explicit_count(inst)
-    return lgkmcnt_of(inst)
 
 
 # --- copies ------------------------------------------------------------------------------------------------------
@@ -638,7 +568,8 @@ def _move_or_second_buffer(g: LoopGraph, load: Instruction, last_read: Instructi
     stays a memory latency away; otherwise (a prefetch whose overlap that move would remove) a second buffer."""
     n = len(g.seq)
     a, b = g.pos[load.index], g.pos[last_read.index]
-    lost = sum(issue_cycles(g.seq[(a + k) % n]) for k in range(1, (b - a) % n + 1))
+    lost = sum(g.cycles[g.seq[(a + k) % n].index] for k in range(1, (b - a) % n + 1))
+    latency = load_latency_cycles(g.machine)
     buffer = (
         "unroll the loop by two so consecutive iterations' data alternate between two register buffers (or load "
         "into a second buffer)"
@@ -646,14 +577,14 @@ def _move_or_second_buffer(g: LoopGraph, load: Instruction, last_read: Instructi
     flight = site.load_to_wait_cycles if site is not None else None
     if flight is None:
         return f"issuing that load after [{last_read.index}] takes ~{lost} cycles from its flight; or {buffer}"
-    if flight - lost >= LOAD_LATENCY_CYCLES:
+    if flight - lost >= latency:
         return (
             f"issuing that load after [{last_read.index}] lets the compiler drop the copy: its wait stays ~"
-            f"{flight - lost} cycles away (from ~{flight}), still past the ~{LOAD_LATENCY_CYCLES}-cycle latency"
+            f"{flight - lost} cycles away (from ~{flight}), still past the ~{latency}-cycle latency"
         )
     return (
         f"the copy keeps the prefetch's overlap: issuing that load after [{last_read.index}] would cut its "
-        f"load-to-wait from ~{flight} to ~{max(flight - lost, 0)} cycles (under the ~{LOAD_LATENCY_CYCLES}-cycle "
+        f"load-to-wait from ~{flight} to ~{max(flight - lost, 0)} cycles (under the ~{latency}-cycle "
         f"latency); to drop the copy, {buffer}"
     )
 
@@ -703,7 +634,8 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
     body_insts = g.seq
     mfma = sum(1 for i in body_insts if i.category == "mfma")
     valu = sum(1 for i in body_insts if i.category in ("valu", "cndmask", "accvgpr_move"))
-    compute = sum(issue_cycles(i) for i in body_insts if i.category in ("mfma", "valu", "cndmask", "accvgpr_move"))
+    compute = sum(g.cycles[i.index] for i in body_insts if i.category in ("mfma", "valu", "cndmask", "accvgpr_move"))
+    latency = load_latency_cycles(g.machine)
     copies = diagnose_copies(g, loads)
 
     # each load is in flight from its issue to its retiring wait (positions in the walk, later iterations + n)
@@ -735,12 +667,10 @@ def analyze_loop(kernel: Kernel, cfg: Cfg, loop: Loop, arch: str | None, is_hot:
             )
         )
 
-    verdict, reason = classify_loop(loads, mfma, valu, compute, LOAD_LATENCY_CYCLES)
+    verdict, reason = classify_loop(loads, mfma, valu, compute, latency)
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     if verdict == "prefetched" and est is not None:
-        reason += short_iteration_note(
-            est.latencies, est.work_cycles, LOAD_LATENCY_CYCLES, min(waits) if waits else None
-        )
+        reason += short_iteration_note(est.latencies, est.work_cycles, latency, min(waits) if waits else None)
     header = cfg.blocks[loop.header]
     return LoopReport(
         header=header.label or f"block {loop.header}",
@@ -781,7 +711,7 @@ def analyze_kernel(kernel: Kernel, arch: str | None, hot_header: str | None = No
     if hot_loop is not None:
         written = 0
         for i in kernel.instructions[: min(hot_loop.instruction_indices(cfg))]:
-            if i.category in LOAD_CATEGORIES or (is_scalar_load(i) and i.uses & written):
+            if i.category in VMEM_LOAD_CLASSES or (is_scalar_load(i) and i.uses & written):
                 prologue += 1
             written |= i.defs
     return reports, prologue

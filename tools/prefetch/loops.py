@@ -1,5 +1,5 @@
 """The vendor-neutral half of prefetch-data-load: a kernel's loop reports, the loop verdict from its load records,
-the counts every view reads, and the memory latency the vendor paths assume (from the machine table).
+the counts every view reads, and the device whose costs and memory latency the vendor paths read (the machine table).
 
 ``amd.py`` and ``nvidia.py`` import these; neither imports the other.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tools.isa.machines import device_for
+from tools.isa.machines import Machine, device_for
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
 
@@ -17,13 +17,19 @@ MAX_COPIES = 16
 WALK_ITERATIONS = 3  # the loop body is walked as this many consecutive iterations
 
 
-def load_latency_cycles(arch: str | None, default_arch: str) -> int:
-    """Cycles a load that misses to DRAM takes on ``arch``'s default device (``dram_latency_cycles`` in
-    tools/isa/machines/<device>.yaml); ``default_arch`` when the ISA names no architecture."""
+def machine_for(arch: str | None, default_arch: str) -> Machine:
+    """``arch``'s default device (tools/isa/machines/<device>.yaml: its instruction costs and memory latencies);
+    ``default_arch``'s when the ISA names no architecture or one without a device model (e.g. RDNA)."""
     try:
-        return int(device_for(arch or default_arch).value("dram_latency_cycles"))
-    except Exception:  # an architecture without a device model (e.g. RDNA): the vendor default's device
-        return int(device_for(default_arch).value("dram_latency_cycles"))
+        return device_for(arch or default_arch)
+    except Exception:  # an architecture without a device model: the vendor default's device
+        return device_for(default_arch)
+
+
+def load_latency_cycles(m: Machine) -> int:
+    """Cycles a load that misses to DRAM takes on ``m`` (its ``dram_latency_cycles``): below this between a load and
+    its wait, the latency is exposed."""
+    return int(m.value("dram_latency_cycles"))
 
 
 @dataclass

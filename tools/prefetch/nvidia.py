@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections import deque
 
+from tools.isa.costs import cost
+from tools.isa.machines import Machine
 from tools.isa.sass import SassFunction, SassInst, find_hot_loop, find_loops, parse_sass
 from tools.models.dump import Resources
 from tools.models.prefetch import BarrierRegion, CopySite, LoadSite, LoopReport
@@ -19,19 +21,17 @@ from tools.prefetch.loops import (
     classify_loop,
     load_and_copy_counts,
     load_latency_cycles,
+    machine_for,
     short_iteration_note,
 )
 
 LOADS = ("LDG", "LDGSTS", "LD", "LDS128")
-# A global load that misses L2: the H100 figure of the machine table (tools/isa/machines/h100.yaml).
-LOAD_LATENCY_CYCLES = load_latency_cycles("sm_90", "sm_90")
-# Issue cycles (estimates): tensor-core MMA occupies its pipe for ~16 cycles, everything else issues in ~2.
-MMA_CYCLES = 16
-DEFAULT_CYCLES = 2
+DEFAULT_ARCH = "sm_90"  # whose device (h100.yaml) the costs and latency are read from where the SASS names none
 
 
-def _cycles(i: SassInst) -> int:
-    return MMA_CYCLES if i.is_mma else DEFAULT_CYCLES
+def _cycles(i: SassInst, m: Machine) -> int:
+    """Issue cycles of ``i`` on ``m`` (tools.isa.costs: ``mma`` or ``other`` in the device file)."""
+    return int(cost(i, m).issue)
 
 
 def _is_load(i: SassInst) -> bool:
@@ -52,7 +52,7 @@ def _clean(text: str) -> str:
     return text.split("*/", 1)[-1].strip()
 
 
-def _trace(seq: list[SassInst], n: int, p: int) -> LoadSite:
+def _trace(seq: list[SassInst], n: int, p: int, m: Machine) -> LoadSite:
     """One load's record: an LDG waits at its first use (the scoreboard), copies (MOV) are followed to the consumer;
     an LDGSTS waits at the DEPBAR that retires its commit group."""
     inst = seq[p]
@@ -94,8 +94,8 @@ def _trace(seq: list[SassInst], n: int, p: int) -> LoadSite:
         consumed = "same-iteration" if consumer_p < n else "next-iteration"
     else:
         consumed = "after-loop"
-    cycles = sum(_cycles(seq[q]) for q in range(p + 1, wait_p)) if wait_p is not None else None
-    placed_late = wait_p is None or wait_p >= n or (cycles or 0) >= LOAD_LATENCY_CYCLES
+    cycles = sum(_cycles(seq[q], m) for q in range(p + 1, wait_p)) if wait_p is not None else None
+    placed_late = wait_p is None or wait_p >= n or (cycles or 0) >= load_latency_cycles(m)
     return LoadSite(
         index=inst.index,
         text=_clean(inst.text),
@@ -122,10 +122,11 @@ def _trace(seq: list[SassInst], n: int, p: int) -> LoadSite:
     )
 
 
-def _estimate_latencies(body: list[SassInst]) -> tuple[int, float]:
+def _estimate_latencies(body: list[SassInst], m: Machine) -> tuple[int, float]:
     """(cycles of one steady-state iteration, memory latencies exposed per iteration): four iterations issued in
-    order; an LDG's registers are ready ``LOAD_LATENCY_CYCLES`` after issue and its first reader stalls until then;
+    order; an LDG's registers are ready ``dram_latency_cycles`` (the device file's) after issue and its first reader stalls until then;
     a DEPBAR stalls until enough cp.async groups are ready."""
+    latency = load_latency_cycles(m)
     t = stall = 0
     ready: dict[int, int] = {}
     group: list[int] = []  # ready time of the LDGSTS issued since the last commit
@@ -142,20 +143,20 @@ def _estimate_latencies(body: list[SassInst]) -> tuple[int, float]:
                     t = max(t, groups.popleft())
             if it == 3:
                 stall += t - before
-            t += _cycles(inst)
+            t += _cycles(inst, m)
             if inst.opcode.startswith("LDGSTS"):
-                group.append(t + LOAD_LATENCY_CYCLES)
+                group.append(t + latency)
             elif inst.opcode.startswith("LDGDEPBAR"):
                 groups.append(max(group, default=t))
                 group = []
             elif _is_load(inst):
                 for r in inst.defs:
-                    ready[r] = t + LOAD_LATENCY_CYCLES
+                    ready[r] = t + latency
             else:
                 for r in inst.defs:
                     ready.pop(r, None)
         ends.append(t)
-    return ends[3] - ends[2], round(stall / LOAD_LATENCY_CYCLES, 1)
+    return ends[3] - ends[2], round(stall / latency, 1)
 
 
 def _copies(body: list[SassInst], loads: list[LoadSite]) -> list[CopySite]:
@@ -190,10 +191,10 @@ def _copies(body: list[SassInst], loads: list[LoadSite]) -> list[CopySite]:
     return out
 
 
-def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: int) -> LoopReport:
+def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: int, m: Machine) -> LoopReport:
     n = end - start + 1
     seq = f.insts[start : end + 1] * WALK_ITERATIONS  # a 3-stage cp.async ring retires a group 2 iterations on
-    loads = [_trace(seq, n, p) for p in range(n) if _is_load(seq[p])]
+    loads = [_trace(seq, n, p, m) for p in range(n) if _is_load(seq[p])]
     body = seq[:n]
     mma = sum(1 for i in body if i.is_mma)
     compute = [i for i in body if i.is_compute]
@@ -212,13 +213,13 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
                     else "no load issues after this barrier",
                 )
             )
-    verdict, reason = classify_loop(loads, mma, len(compute), 0, LOAD_LATENCY_CYCLES)
+    verdict, reason = classify_loop(loads, mma, len(compute), 0, load_latency_cycles(m))
     copies = _copies(body, loads)
-    iteration, latencies = _estimate_latencies(body)
+    iteration, latencies = _estimate_latencies(body, m)
     waits = [ld.load_to_wait_cycles for ld in loads if ld.load_to_wait_cycles is not None]
     if verdict == "prefetched":
         reason += short_iteration_note(
-            latencies, sum(_cycles(i) for i in body), LOAD_LATENCY_CYCLES, min(waits) if waits else None
+            latencies, sum(_cycles(i, m) for i in body), load_latency_cycles(m), min(waits) if waits else None
         )
     return LoopReport(
         header=f.insts[start].labels[0] if f.insts[start].labels else f"/*{f.insts[start].addr:04x}*/",
@@ -230,17 +231,18 @@ def _analyze_loop(f: SassFunction, start: int, end: int, is_hot: bool, depth: in
         verdict=verdict,
         reason=reason,
         **load_and_copy_counts(loads, copies, barriers),
-        compute_cycles=sum(_cycles(i) for i in compute),
+        compute_cycles=sum(_cycles(i, m) for i in compute),
         mfma_count=mma,
         valu_count=len(compute),
         iteration_cycles=iteration,
         memory_latencies_per_iteration=latencies,
-        latency_note=f"every global load assumed to take ~{LOAD_LATENCY_CYCLES} cycles; the loop body issued in order",
+        latency_note=f"every global load assumed to take ~{load_latency_cycles(m)} cycles; the loop body issued in order",
     )
 
 
 def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources | None) -> list[KernelLoops]:
     """Every (selected) function's loops, as the AMD path returns them."""
+    m = machine_for(arch, DEFAULT_ARCH)
     out = []
     funcs = parse_sass(text)
     for f in funcs:
@@ -251,7 +253,7 @@ def analyze_sass(text: str, arch: str | None, kernel: str | None, res: Resources
         hot = (chosen.loop.first, chosen.loop.last) if chosen else None
         loops = []
         for lp in found:
-            loops.append(_analyze_loop(f, lp.first, lp.last, (lp.first, lp.last) == hot, lp.depth))
+            loops.append(_analyze_loop(f, lp.first, lp.last, (lp.first, lp.last) == hot, lp.depth, m))
         loops.sort(key=lambda r: (not r.is_hot, r.first_instruction))
         prologue = sum(1 for i in f.insts[: hot[0]] if _is_load(i)) if hot else 0
         has_lines = any(i.source for i in f.insts)

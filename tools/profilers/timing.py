@@ -12,52 +12,12 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from pydantic import BaseModel, Field
-
 from tools.errors import ToolchainError
+from tools.models.timing import Comparison, Timing, TimingStats
 
 # MI300's Infinity Cache is 256 MB; a flush buffer must be larger than every cache level in the way.
 AMD_FLUSH_BYTES = 512 * 1024 * 1024
 NVIDIA_MIN_FLUSH_BYTES = 256 * 1024 * 1024
-
-
-class TimingStats(BaseModel):
-    """Per-call times of one callable, in microseconds."""
-
-    samples: int
-    median_us: float
-    mean_us: float
-    min_us: float
-    max_us: float
-    q1_us: float
-    q3_us: float
-    iqr_us: float
-    median_ci_us: tuple[float, float] = Field(description="95% bootstrap confidence interval of the median")
-    rel_spread: float = Field(description="IQR / median: above ~0.05 the measurement is noisy")
-
-
-class Timing(BaseModel):
-    """What ``time_callable`` measured and how."""
-
-    device: str
-    warmup: int
-    flush_bytes: int = Field(description="bytes written between calls to evict L2 (0 = no flush)")
-    stats: TimingStats
-    times_us: list[float]
-
-
-class Comparison(BaseModel):
-    """An interleaved A/B measurement; ``speedup`` > 1 means the candidate is faster than the baseline."""
-
-    summary: str
-    device: str
-    rounds: int
-    baseline: TimingStats
-    candidate: TimingStats
-    speedup: float = Field(description="median(baseline) / median(candidate)")
-    speedup_ci: tuple[float, float] = Field(description="95% bootstrap confidence interval of the speedup")
-    verdict: str = Field(description="faster | slower | inconclusive (the candidate relative to the baseline)")
-    threshold: float = Field(description="relative change below which a difference is called inconclusive")
 
 
 # --- statistics (pure) -------------------------------------------------------------------------------------------

@@ -24,16 +24,10 @@ from tools.isa.amdgcn import Instruction, Kernel
 from tools.isa.cfg import build_cfg, find_hot_loop
 from tools.isa.machines import Machine
 from tools.isa.mnemonics import LDS_CLASSES
+from tools.isa.waitcnt import counts_in_vmcnt, is_scalar_load, lgkm_want, vmcnt_of
 from tools.models.schedule import Cluster, LoadRecord, ScheduleClass, WaitRecord
 from tools.predict.amd import access_bytes, inst_cost
-from tools.prefetch.amd import (
-    LoopGraph,
-    counts_in_vmcnt,
-    is_scalar_load,
-    lgkm_want,
-    source_of,
-    vmcnt_of,
-)
+from tools.prefetch.amd import LoopGraph, source_of
 
 MARKER_RE = re.compile(r"^\s*;\s*(sched_barrier|sched_group_barrier)\b")
 LOOP_PASSES = 4
