@@ -496,7 +496,7 @@ class _ClusterRun:
 
     def collect(self, fut) -> None:
         """A finished job: its score stored and reported, or (a worker lost once) the job queued again."""
-        from evals.harness.runner import agent_dir
+        from evals.harness.runner import agent_dir, result_line
         from tools.files import write_atomic
 
         tid = next(i for i, f in self.pending.items() if f is fut)
@@ -519,10 +519,7 @@ class _ClusterRun:
         kind = self.kinds[fut.key]
         self.done[kind] = self.done.get(kind, 0) + 1
         self.results[tid] = r
-        verdict = "PASS" if r.passed else "FAIL"
-        why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
-        sp = f" {r.speedup:.2f}×" if r.speedup else ""
-        self.progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
+        self.progress(result_line(tid, r, kind))
 
     def cancel(self) -> None:
         """Every outstanding job cancelled; the running ones have their agent/compiler processes stopped on their
