@@ -309,6 +309,8 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
             gc.enable()
 
 
+# Long because: one pass over the lines whose state (current kernel, .loc, .file table, pending labels, section,
+# block comment) lives in locals; it is the hot path of every AMD analysis (run with gc off), one line per iteration
 def _parse(text: str, origin: str) -> IsaFile:
     fn_names = {m.group(1) for m in (_TYPE_FN_RE.match(ln) for ln in text.splitlines() if ".type" in ln) if m}
     try:
