@@ -4,7 +4,9 @@ Each (agent, task) job is submitted with the worker resources it needs — ``{"G
 gpu-runtime task, none for an amd-static one (any worker's CPU) — and runs ``runner.run_one`` on the worker:
 workspace, agent and scoring all happen there. The TaskScore, the diff and the logs (each capped) come back to the
 driver, which writes them atomically into the usual results layout (``OUT/<agent>/<task>.json`` and
-``OUT/<agent>/<task>/``), so ``eval leaderboard`` and resume work unchanged.
+``OUT/<agent>/<task>/``), so ``eval leaderboard`` and resume work unchanged. Each worker's running jobs are held
+by a worker plugin (``evals.dask_nodes.RunningJobs``); starting workers (``eval worker``, Slurm) is
+``evals.cluster_workers``.
 
 Security: a Dask scheduler runs whatever pickled function reaches it, so a cluster that other machines can reach
 must speak TLS with certificates (``--tls-ca-file``, ``--tls-cert``, ``--tls-key``, the same on ``eval run
