@@ -18,11 +18,12 @@ PACKAGES = ("tools", "mcp_server", "evals")
 MAX_LINES = 600
 MAX_FUNCTION_LINES = 100
 LONG_BECAUSE = "# Long because: "
-# Functions over 100 lines that are scheduled to be split (issue 34: the predictor's terms become a table of named
-# terms while other helpers change tools/predict/; its model and launch reading are split there, not here).
+# A module (its path) or function (path::name) over the limit that is scheduled to be split (issue 34: the
+# predictor's terms became a table of named terms while other helpers change tools/predict/; its model and launch
+# reading are split there, not here).
 SCHEDULED_SPLIT: set[str] = {
-    "tools/predict/model.py::predict",
     "tools/predict/__init__.py::predict_launch",
+    "tools/predict/model.py::predict",
 }
 
 
@@ -133,7 +134,7 @@ def test_modules_stay_under_600_lines_or_say_why():
     for path in _length_checked():
         rel = str(path.relative_to(REPO))
         lines = len(path.read_text().splitlines())
-        if lines <= MAX_LINES:
+        if lines <= MAX_LINES or rel in SCHEDULED_SPLIT:
             continue
         doc = ast.get_docstring(ast.parse(path.read_text())) or ""
         if "Long because" not in doc.split("\n", 1)[0]:
@@ -186,6 +187,7 @@ def test_a_long_because_reason_is_only_on_what_is_over_the_limit():
         stale += [f"{rel}::{name}" for name, _, n, why in functions(path) if why and n <= MAX_FUNCTION_LINES]
     assert stale == []
     long = {f"{p.relative_to(REPO)}::{name}" for p in _length_checked() for name, _, _ in long_functions(p)}
+    long |= {str(p.relative_to(REPO)) for p in _length_checked() if len(p.read_text().splitlines()) > MAX_LINES}
     assert SCHEDULED_SPLIT <= long
 
 
