@@ -145,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
     if cmd == "ab":
         return _ab(args)
     if cmd == "worker":
-        from evals.cluster import ClusterTLS, start_workers
+        from evals.cluster import ClusterTLS
+        from evals.cluster_workers import start_workers
 
         tls = ClusterTLS.from_options(args.tls_ca_file, args.tls_cert, args.tls_key)
         gpus = args.gpus.split(",") if args.gpus else None
@@ -257,7 +258,8 @@ def _runner(args: argparse.Namespace):
             scheduler_address(args.cluster, tls, args.insecure_cluster)  # refused before any work, not at the end
         return functools.partial(run_suite_on_cluster, cluster=args.cluster, tls=tls, insecure=args.insecure_cluster)
     if args.slurm_partition:
-        from evals.cluster import require_dask, run_suite_on_cluster, slurm_cluster
+        from evals.cluster import require_dask, run_suite_on_cluster
+        from evals.cluster_workers import slurm_cluster
 
         distributed = require_dask("--slurm-partition")
         cluster = slurm_cluster(

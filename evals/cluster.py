@@ -4,7 +4,9 @@ Each (agent, task) job is submitted with the worker resources it needs — ``{"G
 gpu-runtime task, none for an amd-static one (any worker's CPU) — and runs ``runner.run_one`` on the worker:
 workspace, agent and scoring all happen there. The TaskScore, the diff and the logs (each capped) come back to the
 driver, which writes them atomically into the usual results layout (``OUT/<agent>/<task>.json`` and
-``OUT/<agent>/<task>/``), so ``eval leaderboard`` and resume work unchanged.
+``OUT/<agent>/<task>/``), so ``eval leaderboard`` and resume work unchanged. Each worker's running jobs are held
+by a worker plugin (``evals.dask_nodes.RunningJobs``); starting workers (``eval worker``, Slurm) is
+``evals.cluster_workers``.
 
 Security: a Dask scheduler runs whatever pickled function reaches it, so a cluster that other machines can reach
 must speak TLS with certificates (``--tls-ca-file``, ``--tls-cert``, ``--tls-key``, the same on ``eval run
@@ -28,7 +30,6 @@ import json
 import logging
 import os
 import socket
-import sys
 import tempfile
 import threading
 import time
@@ -147,7 +148,14 @@ def worker_slot() -> str | None:
     return ids[int(idx)] if idx.isdigit() and int(idx) < len(ids) else None
 
 
-_RUNNING: dict[str, int] = {}  # on a worker: job key -> ident of the thread running it
+def _running_jobs(worker) -> dict[str, int]:
+    """This worker's running jobs (``evals.dask_nodes.RunningJobs``, which ``run_suite_on_cluster`` registers)."""
+    from evals.dask_nodes import RunningJobs
+
+    plugin = worker.plugins.get(RunningJobs.name)
+    if plugin is None:  # a job submitted by something other than run_suite_on_cluster
+        raise RuntimeError(f"the {RunningJobs.name} worker plugin is not registered: submit with run_suite_on_cluster")
+    return plugin.threads
 
 
 def run_job(task: Task, agent: str, template: str | None, options: dict) -> dict:
@@ -159,9 +167,10 @@ def run_job(task: Task, agent: str, template: str | None, options: dict) -> dict
 
     from evals.harness.runner import agent_dir, run_one
 
-    key, ident = str(get_worker().get_current_task()), threading.get_ident()
+    worker = get_worker()
+    key, ident, running = str(worker.get_current_task()), threading.get_ident(), _running_jobs(worker)
     restore_host_env()  # the scoring and kernel processes get this host's threads and allocator, not the nanny's
-    _RUNNING[key] = ident
+    running[key] = ident
     try:
         with tempfile.TemporaryDirectory(prefix=f"kp-job-{task.id}-") as tmp:
             out = Path(tmp)
@@ -171,16 +180,21 @@ def run_job(task: Task, agent: str, template: str | None, options: dict) -> dict
     except Cancelled as exc:  # an Exception for Dask: a BaseException would take the worker's thread down with it
         raise RuntimeError(f"job {key} cancelled by its driver: {exc}") from None
     finally:
-        _RUNNING.pop(key, None)
+        running.pop(key, None)
         release_thread(ident)
     return {"score": score.model_dump_json(), "files": files, "host": socket.gethostname()}
 
 
-def cancel_jobs(keys: list[str]) -> list[str]:
-    """On every worker (``client.run``): cancel the running jobs among ``keys``; returns the keys it cancelled."""
-    hit = [k for k in keys if k in _RUNNING]
+def cancel_jobs(keys: list[str], dask_worker=None) -> list[str]:
+    """On every worker (``client.run``, which passes ``dask_worker``): cancel the running jobs among ``keys``;
+    returns the keys it cancelled."""
+    from evals.dask_nodes import RunningJobs
+
+    plugin = dask_worker.plugins.get(RunningJobs.name) if dask_worker is not None else None
+    running = plugin.threads if plugin is not None else {}  # a worker that has run no job of ours
+    hit = [k for k in keys if k in running]
     for k in hit:
-        cancel_thread(_RUNNING[k])
+        cancel_thread(running[k])
     return hit
 
 
@@ -396,6 +410,8 @@ def run_suite_on_cluster(
     score_memory_gb: float | None = None,
 ) -> list[TaskScore]:
     """``runner.run_suite`` with every job on a Dask worker; same results layout, same resume."""
+    from evals.dask_nodes import RunningJobs
+    from evals.harness.limits import SCORE_DEADLINE_S, ScoreLimits
     from evals.harness.runner import agent_dir, already_scored
 
     distributed = require_dask()
@@ -403,98 +419,16 @@ def run_suite_on_cluster(
     own = None
     if client is None:
         client, own = open_client(cluster, tls, insecure)
-    from evals.harness.limits import SCORE_DEADLINE_S, ScoreLimits
-
     memory = int(score_memory_gb * 2**30) if score_memory_gb else None  # None: each worker's host decides
     limits = ScoreLimits(total_s=score_timeout or SCORE_DEADLINE_S, memory_bytes=memory)
     options = {"time_limit": time_limit, "prompt_level": prompt_level, "plugin": plugin, "limits": limits}
-    by_id = {t.id: t for t in todo}
-    kinds: dict[str, str] = {}
-    pending: dict[str, object] = {}  # task id -> future
-    attempts: dict[str, int] = {}
-    done: dict[str, int] = {}
-    bar = Progress(progress)
-
-    def submit(t: Task) -> None:
-        attempts[t.id] = attempts.get(t.id, 0) + 1
-        key = f"kp-{agent}-{t.id}-{attempts[t.id]}-{time.time_ns()}"
-        res = resources_for(t)
-        f = client.submit(run_job, t, agent, template, options, key=key, resources=res or None, pure=False)
-        kinds[key] = kind_of(res)
-        pending[t.id] = f
-
-    # The driver holds the jobs and submits one as a slot of its kind frees (a pull queue): submitted all at once,
-    # a job is placed on a worker when it is submitted, and one GPU's queue can still be full while the other GPU
-    # idles (2x H200, 2026-11-26). A kind no worker serves yet gets one job, which waits on the scheduler for one.
-    held = list(todo)
-
-    def top_up() -> None:
-        slots = job_slots(client)
-        busy = Counter(kinds[f.key] for f in pending.values())
-        for t in list(held):
-            kind = kind_of(resources_for(t))
-            if busy[kind] < max(1, slots.get(kind, 0)):
-                held.remove(t)
-                submit(t)
-                busy[kind] += 1
-
-    def held_kinds() -> Counter:
-        return Counter(kind_of(resources_for(t)) for t in held)
-
-    def collect(fut) -> None:
-        """A finished job: its score stored and reported, or (a worker lost once) the job queued again."""
-        tid = next(i for i, f in pending.items() if f is fut)
-        t = by_id[tid]
-        del pending[tid]
-        try:
-            r = _store(out, agent, fut.result())
-        except Exception as exc:
-            lost = isinstance(exc, distributed.KilledWorker)
-            if lost and attempts[tid] < 2:
-                progress(f"{tid}: its worker was lost; retrying once")
-                held.insert(0, t)
-                return
-            # lost twice, or the job itself raised on the worker: the harness's failure, not the agent's
-            r = _infra(t, agent, str(exc)[:300] if lost else f"{type(exc).__name__}: {str(exc)[:300]}", prompt_level)
-            if not lost:
-                r.infra_error = r.infra_error.replace("the worker running this job was lost twice", "the job raised")
-            from tools.files import write_atomic
-
-            write_atomic(agent_dir(out, agent) / f"{tid}.json", r.model_dump_json(indent=1), durable=True)
-        kind = kinds[fut.key]
-        done[kind] = done.get(kind, 0) + 1
-        results[tid] = r
-        verdict = "PASS" if r.passed else "FAIL"
-        why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
-        sp = f" {r.speedup:.2f}×" if r.speedup else ""
-        progress(f"{tid}: {verdict}{sp} [{kind}]{why}")
-
+    run = _ClusterRun(client, distributed, todo, agent, template, options, out, progress, results)
     try:
-        top_up()
-        bar.update(client, pending, kinds, done, held_kinds())
-        while pending:
-            try:  # woken by a finished job, or every 2 s to take workers that joined meanwhile
-                finished = distributed.wait(list(pending.values()), timeout=2, return_when="FIRST_COMPLETED").done
-            except distributed.TimeoutError:
-                finished = set()
-            for fut in finished:
-                collect(fut)
-            if held:
-                top_up()
-            bar.update(client, pending, kinds, done, held_kinds())
+        client.register_plugin(RunningJobs())  # each worker's running jobs, for a Ctrl-C to stop (cancel_jobs)
+        run.drive()
     except (KeyboardInterrupt, Interrupted):  # Ctrl-C, or SIGTERM/SIGHUP (timeout, a batch system): the same stop
         with stops_held():  # a second Ctrl-C while the workers are told cannot cut the cancel or its report off
-            futures = list(pending.values())
-            stopped = 0
-            try:  # running jobs: stop their agent/compiler processes on the workers, not only the futures
-                stopped = sum(len(v) for v in client.run(cancel_jobs, [str(f.key) for f in futures]).values())
-            except Exception as exc:  # noqa: BLE001 - a worker that cannot be reached is reported, the rest cancelled
-                progress(f"[cluster] could not reach every worker to stop its running job: {exc}")
-            client.cancel(futures, force=True)
-            progress(
-                f"[cluster] interrupted: {len(pending)} outstanding jobs cancelled ({stopped} running, their "
-                "processes killed); re-run the command to resume"
-            )
+            run.cancel()
         raise
     finally:
         if own is not None:
@@ -503,144 +437,103 @@ def run_suite_on_cluster(
     return [results[t.id] for t in tasks]
 
 
-# --- workers ------------------------------------------------------------------------------------------------
+class _ClusterRun:
+    """The driver's state for one suite on a cluster: the jobs it holds back, those submitted (one future per task),
+    their attempts and what is done per resource kind.
 
+    The driver holds the jobs and submits one as a slot of its kind frees (a pull queue): submitted all at once, a
+    job is placed on a worker when it is submitted, and one GPU's queue can still be full while the other GPU idles
+    (2x H200, 2026-11-26). A kind no worker serves yet gets one job, which waits on the scheduler for one."""
 
-JOBS_PER_GPU = 2  # as the single-host runner: one job's CPU phases overlap another's GPU phase (gpu_lock)
+    def __init__(self, client, distributed, todo, agent, template, options, out, progress, results):
+        self.client, self.distributed = client, distributed
+        self.agent, self.template, self.options, self.out, self.progress = agent, template, options, out, progress
+        self.results = results  # task id -> TaskScore, filled as jobs finish
+        self.by_id = {t.id: t for t in todo}
+        self.held = list(todo)
+        self.kinds: dict[str, str] = {}  # job key -> resource kind
+        self.pending: dict[str, object] = {}  # task id -> future
+        self.attempts: dict[str, int] = {}
+        self.done: dict[str, int] = {}
+        self.bar = Progress(progress)
 
+    def drive(self) -> None:
+        """Submit, collect and top up until every job is done."""
+        self.top_up()
+        self.bar.update(self.client, self.pending, self.kinds, self.done, self.held_kinds())
+        while self.pending:
+            try:  # woken by a finished job, or every 2 s to take workers that joined meanwhile
+                finished = self.distributed.wait(
+                    list(self.pending.values()), timeout=2, return_when="FIRST_COMPLETED"
+                ).done
+            except self.distributed.TimeoutError:
+                finished = set()
+            for fut in finished:
+                self.collect(fut)
+            if self.held:
+                self.top_up()
+            self.bar.update(self.client, self.pending, self.kinds, self.done, self.held_kinds())
 
-def worker_commands(
-    scheduler: str,
-    gpus: list[str],
-    arch: str | None,
-    host: str,
-    tls: ClusterTLS | None = None,
-    jobs_per_gpu: int = JOBS_PER_GPU,
-) -> list[tuple[list[str], dict]]:
-    """The ``dask worker`` command and environment for each GPU of this host, or one single-threaded CPU worker when
-    the host has no GPU; with ``tls`` each presents the member certificate.
+    def submit(self, t: Task) -> None:
+        self.attempts[t.id] = self.attempts.get(t.id, 0) + 1
+        key = f"kp-{self.agent}-{t.id}-{self.attempts[t.id]}-{time.time_ns()}"
+        res = resources_for(t)
+        f = self.client.submit(run_job, t, self.agent, self.template, self.options, key=key, resources=res or None,
+                               pure=False)  # fmt: skip
+        self.kinds[key] = kind_of(res)
+        self.pending[t.id] = f
 
-    A GPU worker is pinned with ``CUDA_VISIBLE_DEVICES``/``HIP_VISIBLE_DEVICES`` and runs ``jobs_per_gpu`` jobs at
-    once (threads, advertising ``GPU=<n>,<arch>=<n>``), exactly as the single-host runner does: the GPU phase of a
-    scoring (correctness, timed rounds) holds the per-GPU file lock (``scoring.gpu_lock``) and the timed rounds the
-    host-quiet lock, so kernels never share the GPU while one is timed, while the next job's workspace, agent,
-    compile and process starts proceed alongside."""
-    base = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1", *QUIET_WORKER_ARGS]
-    base += tls.worker_args() if tls else []
-    if not gpus:
-        return [([*base, "--nthreads", "1", "--name", f"kp-{host}-cpu"], {**WORKER_ENV, **host_env_mark()})]
-    n = max(1, int(jobs_per_gpu))
-    cmds = []
-    for g in gpus:
-        env = {**WORKER_ENV, **host_env_mark(), "CUDA_VISIBLE_DEVICES": g, "HIP_VISIBLE_DEVICES": g}
-        argv = [*base, "--nthreads", str(n), "--name", f"kp-{host}-gpu{g}", "--resources", f"GPU={n},{arch}={n}"]
-        cmds.append((argv, env))
-    return cmds
+    def top_up(self) -> None:
+        slots = job_slots(self.client)
+        busy = Counter(self.kinds[f.key] for f in self.pending.values())
+        for t in list(self.held):
+            kind = kind_of(resources_for(t))
+            if busy[kind] < max(1, slots.get(kind, 0)):
+                self.held.remove(t)
+                self.submit(t)
+                busy[kind] += 1
 
+    def held_kinds(self) -> Counter:
+        return Counter(kind_of(resources_for(t)) for t in self.held)
 
-def start_workers(
-    scheduler: str,
-    gpus: list[str] | None = None,
-    say: Callable[[str], None] = print,
-    *,
-    tls: ClusterTLS | None = None,
-    insecure: bool = False,
-    jobs_per_gpu: int = JOBS_PER_GPU,
-) -> int:
-    """``kernelpilot eval worker``: one Dask worker per GPU of this host (``jobs_per_gpu`` jobs overlapping on
-    each); runs until interrupted, and the workers die with it."""
-    import signal
-    import subprocess
+    def collect(self, fut) -> None:
+        """A finished job: its score stored and reported, or (a worker lost once) the job queued again."""
+        from evals.harness.runner import agent_dir, result_line
+        from tools.files import write_atomic
 
-    from evals.harness.devices import gpu_slots, probe_runtime
+        tid = next(i for i, f in self.pending.items() if f is fut)
+        t = self.by_id[tid]
+        del self.pending[tid]
+        try:
+            r = _store(self.out, self.agent, fut.result())
+        except Exception as exc:
+            lost = isinstance(exc, self.distributed.KilledWorker)
+            if lost and self.attempts[tid] < 2:
+                self.progress(f"{tid}: its worker was lost; retrying once")
+                self.held.insert(0, t)
+                return
+            # lost twice, or the job itself raised on the worker: the harness's failure, not the agent's
+            why = str(exc)[:300] if lost else f"{type(exc).__name__}: {str(exc)[:300]}"
+            r = _infra(t, self.agent, why, self.options["prompt_level"])
+            if not lost:
+                r.infra_error = r.infra_error.replace("the worker running this job was lost twice", "the job raised")
+            write_atomic(agent_dir(self.out, self.agent) / f"{tid}.json", r.model_dump_json(indent=1), durable=True)
+        kind = self.kinds[fut.key]
+        self.done[kind] = self.done.get(kind, 0) + 1
+        self.results[tid] = r
+        self.progress(result_line(tid, r, kind))
 
-    require_dask("eval worker")
-    scheduler = scheduler_address(scheduler, tls, insecure)
-    rt = probe_runtime()
-    if gpus is None:
-        gpus = [g for g in gpu_slots() if g is not None]
-    cmds = worker_commands(scheduler, gpus, rt.arch, socket.gethostname(), tls, jobs_per_gpu)
-    procs = []
-    for argv, env in cmds:
-        procs.append(subprocess.Popen(argv, env={**os.environ, **env}))
-        say(f"worker {argv[argv.index('--name') + 1]} → {scheduler} ({' '.join(argv[argv.index('--name') + 2 :])})")
-
-    def stop(*_):
-        for p in procs:
-            if p.poll() is None:
-                p.terminate()
-
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        return max(p.wait() for p in procs)
-    except KeyboardInterrupt:
-        stop()
-        for p in procs:
-            p.wait(timeout=30)
-        return 130
-
-
-# --- Slurm --------------------------------------------------------------------------------------------------
-
-
-def slurm_cluster(
-    partition: str,
-    gpus_per_node: int = 1,
-    arch: str = "sm_90",
-    *,
-    cores_per_gpu: int = 8,
-    memory_per_gpu: str = "64GB",
-    walltime: str = "04:00:00",
-    account: str | None = None,
-    tls: ClusterTLS | None = None,
-    insecure: bool = False,
-    jobs_per_gpu: int = JOBS_PER_GPU,
-):
-    """A dask-jobqueue ``SLURMCluster``: each Slurm job takes one node's ``gpus_per_node`` GPUs and runs one worker
-    per GPU with ``jobs_per_gpu`` threads (overlapping jobs as ``eval worker`` does), each advertising
-    ``GPU=<n>,<arch>=<n>`` and pinned to its GPU by its worker number (``worker_slot``). Nothing is submitted until
-    ``cluster.scale(jobs=N)``."""
-    require_dask("--slurm-partition")
-    from evals.dask_nodes import QuietScheduler
-
-    try:
-        from dask_jobqueue import SLURMCluster
-    except ImportError as exc:
-        raise InputError("--slurm-partition needs dask-jobqueue, which is not installed", hint=INSTALL_HINT) from exc
-    g = int(gpus_per_node)
-    if g < 1:
-        raise InputError(f"--slurm-gpus-per-node {g}: expected 1 or more")
-    prologue = [f"export {k}={v}" for k, v in WORKER_ENV.items()] + ["export KP_SLOT_FROM_NAME=1"]
-    if tls is None and not insecure:
-        raise InputError(
-            "--slurm-partition: the scheduler listens on the login node's network, so it needs TLS",
-            hint="add --tls-ca-file, --tls-cert and --tls-key (files every node can read), or --insecure-cluster",
+    def cancel(self) -> None:
+        """Every outstanding job cancelled; the running ones have their agent/compiler processes stopped on their
+        workers, not only their futures."""
+        futures = list(self.pending.values())
+        stopped = 0
+        try:
+            stopped = sum(len(v) for v in self.client.run(cancel_jobs, [str(f.key) for f in futures]).values())
+        except Exception as exc:  # noqa: BLE001 - a worker that cannot be reached is reported, the rest cancelled
+            self.progress(f"[cluster] could not reach every worker to stop its running job: {exc}")
+        self.client.cancel(futures, force=True)
+        self.progress(
+            f"[cluster] interrupted: {len(self.pending)} outstanding jobs cancelled ({stopped} running, their "
+            "processes killed); re-run the command to resume"
         )
-    secure = {"security": tls.security(), "protocol": "tls://"} if tls else {}
-    return SLURMCluster(
-        **secure,
-        queue=partition,
-        account=account,
-        cores=g * max(1, int(jobs_per_gpu)),  # jobs_per_gpu threads per worker, one worker per GPU
-        processes=g,
-        memory=_times(memory_per_gpu, g),
-        walltime=walltime,
-        job_extra_directives=[f"--gres=gpu:{g}", f"--cpus-per-task={g * cores_per_gpu}"],
-        job_directives_skip=["--cpus-per-task"],  # ours above: CPUs for the agents and compilers, not Dask threads
-        worker_extra_args=[
-            *QUIET_WORKER_ARGS,
-            "--resources",
-            f"GPU={max(1, int(jobs_per_gpu))},{arch}={max(1, int(jobs_per_gpu))}",
-        ],
-        job_script_prologue=prologue,
-        scheduler_cls=QuietScheduler,  # no HTTP server on the login node's network (see evals.dask_nodes)
-        scheduler_options={"dashboard_address": None},
-    )
-
-
-def _times(memory: str, n: int) -> str:
-    digits = "".join(c for c in memory if c.isdigit())
-    unit = memory[len(digits) :] or "GB"
-    if not digits:
-        raise InputError(f"memory '{memory}': expected e.g. 64GB")
-    return f"{int(digits) * n}{unit}"

@@ -1,5 +1,5 @@
 """Dask scheduler, worker and nanny classes for the clusters the harness starts: the same nodes without their HTTP
-server.
+server; and the worker plugin that holds each worker's running jobs (``RunningJobs``).
 
 A Dask scheduler or worker always starts an HTTP server, also with ``dashboard_address=None`` (``Node.
 start_http_server``: the routes of ``distributed.scheduler.http.routes`` — cluster and worker info, call stacks,
@@ -11,7 +11,7 @@ the only ports a cluster of ours opens are its TLS comm ports. Imported by worke
 
 from __future__ import annotations
 
-from distributed import Nanny, Scheduler, Worker
+from distributed import Nanny, Scheduler, Worker, WorkerPlugin
 from distributed.http.routing import RoutingApplication
 
 
@@ -34,3 +34,15 @@ class QuietNanny(Nanny):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("worker_class", QuietWorker)
         super().__init__(*args, **kwargs)
+
+
+class RunningJobs(WorkerPlugin):
+    """Per-worker state of an eval cluster: the jobs running on this worker (job key -> ident of the thread running
+    it), written by ``evals.cluster.run_job`` and read by ``cancel_jobs``. ``run_suite_on_cluster`` registers it, so
+    every worker, also one that joins or restarts later, sets up its own."""
+
+    name = "kp-running-jobs"
+    idempotent = True  # a second driver on the same cluster keeps the first one's running jobs
+
+    def setup(self, worker) -> None:  # noqa: ARG002 - the state is this worker's: the plugin is copied to each
+        self.threads: dict[str, int] = {}

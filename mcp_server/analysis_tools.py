@@ -171,16 +171,9 @@ async def prefetch_data_load(
     def start():
         if not source:
             raise InputError("give source (kernel file or ISA), or job_id", hint="e.g. source='kernel.s'")
-        from tools.prefetch import resolve_source
-
-        def version(path: str, what: str) -> str:  # a git ref is read with `git show` into the kernelpilot cache
-            dest = cache_root() / "gitref" / uuid.uuid4().hex
-            ref = resolve_source(path, dest, cwd=project_dir())
-            return str(ref) if str(ref) != path else read_input(path, what)
-
         after = read_input(source, "input")
         if before:
-            kwargs = {"before": version(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
+            kwargs = {"before": _version(before, "BEFORE input"), "after": after, "arch": arch, "kernel": kernel}
             kwargs |= {"allow_occupancy_drop": allow_occupancy_drop, "frontend": frontend, "device": device}
             if trace:
                 kwargs |= {"trace": read_input(trace, "trace"), "trace_kernel": trace_kernel}
@@ -189,37 +182,10 @@ async def prefetch_data_load(
             return "prefetch-verify", kwargs, timeout, f"verifying prefetch in {Path(after).name}"
         kwargs = {"source_or_isa": after, "arch": arch, "kernel": kernel, "frontend": frontend}
         if baseline:
-            kwargs["baseline"] = version(baseline, "baseline input")
+            kwargs["baseline"] = _version(baseline, "baseline input")
         if call:
             kwargs["call"] = call
         return "prefetch-data-load", kwargs, timeout, f"prefetch analysis of {Path(after).name}"
-
-    def output(got: dict) -> PrefetchOutput:
-        if before:
-            v = _within_budget(VerifyReport.model_validate(got))
-            steps = (
-                ["keep the rewrite; measure it with kernel-trace"]
-                if v.ok
-                # what failed (an outcome), then the structural warnings that may explain it
-                else [f"fix: {c.name}: {c.detail}" for c in v.checks if not c.ok]
-                + [f"look at: {c.name}: {c.detail}" for c in v.checks if c.ok and c.severity == "warning"]
-            )
-            return PrefetchOutput(summary=v.summary, next_steps=steps, verify=v)
-        r = PrefetchReport.model_validate(got)
-        hot = next((lp for lp in r.loops if lp.is_hot), None)
-        steps = []
-        if hot and hot.verdict == "undetermined":
-            steps.append(f"undetermined: {hot.reason}; check the loads marked undetermined in the ISA by hand")
-        if r.baseline and r.baseline.regressions:
-            steps.append(f"vs {r.baseline.baseline}: " + "; ".join(r.baseline.regressions))
-        if hot and hot.verdict == "exposed-latency":
-            steps.append(
-                "rewrite the hot loop to load iteration i+1 while computing i (see the prefetch-data-load skill)"
-            )
-            steps.append("then call prefetch-data-load with before=<old version> to verify")
-        if r.headroom and r.headroom.verdict != "fits":
-            steps.append(f"registers: {r.headroom.note}")
-        return PrefetchOutput(summary=r.summary, next_steps=steps, report=r)
 
     from tools.prefetch import SOURCE_SUFFIXES, analyze_prefetch, verify_prefetch
 
@@ -230,11 +196,47 @@ async def prefetch_data_load(
             got = await run_job(ctx, "prefetch-data-load", job_id, wait_seconds, start)
             if isinstance(got, jobs.Job):
                 return still_running(got, "prefetch-data-load", PrefetchOutput)
-            return output(got)
+            return _prefetch_output(got, verify=bool(before))
         call, kwargs, _, _ = start()
         fn = verify_prefetch if call == "prefetch-verify" else analyze_prefetch
         result = await anyio.to_thread.run_sync(lambda: confined(fn, **kwargs))
-        return output(result.model_dump(mode="json"))
+        return _prefetch_output(result.model_dump(mode="json"), verify=bool(before))
+
+
+def _version(path: str, what: str) -> str:
+    """An input path, or a git ref (``HEAD:kernel.py``) read with `git show` into the kernelpilot cache."""
+    from tools.prefetch import resolve_source
+
+    dest = cache_root() / "gitref" / uuid.uuid4().hex
+    ref = resolve_source(path, dest, cwd=project_dir())
+    return str(ref) if str(ref) != path else read_input(path, what)
+
+
+def _prefetch_output(got: dict, verify: bool) -> PrefetchOutput:
+    """The tool's answer to a prefetch result: a verify report (``verify``) or an analysis, with next steps."""
+    if verify:
+        v = _within_budget(VerifyReport.model_validate(got))
+        steps = (
+            ["keep the rewrite; measure it with kernel-trace"]
+            if v.ok
+            # what failed (an outcome), then the structural warnings that may explain it
+            else [f"fix: {c.name}: {c.detail}" for c in v.checks if not c.ok]
+            + [f"look at: {c.name}: {c.detail}" for c in v.checks if c.ok and c.severity == "warning"]
+        )
+        return PrefetchOutput(summary=v.summary, next_steps=steps, verify=v)
+    r = PrefetchReport.model_validate(got)
+    hot = next((lp for lp in r.loops if lp.is_hot), None)
+    steps = []
+    if hot and hot.verdict == "undetermined":
+        steps.append(f"undetermined: {hot.reason}; check the loads marked undetermined in the ISA by hand")
+    if r.baseline and r.baseline.regressions:
+        steps.append(f"vs {r.baseline.baseline}: " + "; ".join(r.baseline.regressions))
+    if hot and hot.verdict == "exposed-latency":
+        steps.append("rewrite the hot loop to load iteration i+1 while computing i (see the prefetch-data-load skill)")
+        steps.append("then call prefetch-data-load with before=<old version> to verify")
+    if r.headroom and r.headroom.verdict != "fits":
+        steps.append(f"registers: {r.headroom.note}")
+    return PrefetchOutput(summary=r.summary, next_steps=steps, report=r)
 
 
 # per loop of each version in a verify result: the checks and counts cover every load and copy; the lists are examples

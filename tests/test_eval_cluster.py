@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from evals.catalog import load_tasks
-from evals.cluster import resources_for, restore_host_env, run_suite_on_cluster, slurm_cluster, worker_commands
+from evals.cluster import resources_for, restore_host_env, run_suite_on_cluster
+from evals.cluster_workers import slurm_cluster, worker_commands
 from evals.models import TaskScore
 
 ROOT = Path(__file__).resolve().parents[1]

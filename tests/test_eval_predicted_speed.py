@@ -76,7 +76,7 @@ def test_the_same_kernel_compiled_in_two_folders_is_the_same_code(tmp_path):
     # predicted-speed stage calls that the same code (same time, exactly: a decided "slower"), not a pair to measure
     import shutil
 
-    from evals.harness.scoring import _same_code
+    from evals.harness.predicted_speed import _same_code
 
     src = Path(__file__).resolve().parents[1] / "examples" / "triton" / "vector_add.py"
     a, b = tmp_path / "baseline", tmp_path / "agent-workspace"

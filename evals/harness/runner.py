@@ -5,6 +5,7 @@ interrupted run resumes where it stopped.
 
 from __future__ import annotations
 
+import functools
 import queue
 import shutil
 import tempfile
@@ -148,6 +149,44 @@ def already_scored(
     return results, todo
 
 
+def result_line(task_id: str, r: TaskScore, where: str) -> str:
+    """The progress line of one finished task: its verdict, speedup, where it ran and (a FAIL) the first reason."""
+    verdict = "PASS" if r.passed else "FAIL"
+    why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
+    sp = f" {r.speedup:.2f}×" if r.speedup else ""
+    return f"{task_id}: {verdict}{sp} [{where}]{why}"
+
+
+def _task_slots(jobs: int | None) -> list[str | None]:
+    """One entry per task that runs at once: a GPU id (each GPU ``jobs`` times, 2 by default) or None (the CPU)."""
+    slots = gpu_slots()
+    if slots == [None] and jobs and jobs > 1:
+        slots = [None] * jobs
+    elif slots != [None]:
+        # two tasks per GPU by default: one's CPU work (workspace, agent, compile) overlaps the other's GPU phase,
+        # which scoring.gpu_lock keeps exclusive, so kernels never share the GPU while one is timed
+        slots = [s for s in slots for _ in range(max(1, jobs or 2))]
+    return slots
+
+
+def _scored_or_infra_error(task: Task, run: Callable[[], TaskScore], stopping: threading.Event, agent: str,
+                           prompt_level: str, adir: Path) -> TaskScore | None:  # fmt: skip
+    """``run()``'s score; a harness failure is retried once, then recorded (and written) as an infra_error, not a
+    FAIL. None when the failure came from the run stopping (``stopping`` set): the task is cut off, no result."""
+    for _attempt in (1, 2):
+        try:
+            return run()
+        except Exception as exc:  # not traceback.format_exc: its 3.11 carets call ast.parse in this thread
+            if stopping.is_set():
+                return None
+            why = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
+    r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
+    r.prompt_level = prompt_for(task, prompt_level)[1]
+    r.record_infra_error(f"the harness failed twice on this task: {why}")
+    write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1), durable=True)
+    return r
+
+
 def run_suite(
     tasks: list[Task],
     agent: str,
@@ -171,13 +210,7 @@ def run_suite(
         check_task_files(t)
     adir = agent_dir(out, agent)
     results, todo = already_scored(tasks, adir, resume, prompt_level, progress)
-    slots = gpu_slots()
-    if slots == [None] and jobs and jobs > 1:
-        slots = [None] * jobs
-    elif slots != [None]:
-        # two tasks per GPU by default: one's CPU work (workspace, agent, compile) overlaps the other's GPU phase,
-        # which scoring.gpu_lock keeps exclusive, so kernels never share the GPU while one is timed
-        slots = [s for s in slots for _ in range(max(1, jobs or 2))]
+    slots = _task_slots(jobs)
     limits = score_limits(score_timeout, score_memory_gb, len(slots))
     free: queue.Queue = queue.Queue()
     for s in slots:
@@ -194,22 +227,11 @@ def run_suite(
             running[task.id] = ident
         slot = free.get()
         try:
-            for _attempt in (1, 2):  # a harness failure is retried once, then recorded as infra_error, not a FAIL
-                try:
-                    r = run_one(
-                        task, agent, template, out, slot, time_limit, prompt_level=prompt_level, plugin=plugin,
-                        limits=limits,
-                    )  # fmt: skip
-                    break
-                except Exception as exc:  # not traceback.format_exc: its 3.11 carets call ast.parse in this thread
-                    if stopping.is_set():
-                        return  # broken by the stop, not by the harness: cut off, no result
-                    why = f"{type(exc).__name__}: {str(exc).strip()[:300]}"
-            else:
-                r = TaskScore(task_id=task.id, track=task.spec.track, agent=agent, passed=False, complete=False)
-                r.prompt_level = prompt_for(task, prompt_level)[1]
-                r.record_infra_error(f"the harness failed twice on this task: {why}")
-                write_atomic(adir / f"{task.id}.json", r.model_dump_json(indent=1), durable=True)
+            run = functools.partial(run_one, task, agent, template, out, slot, time_limit, prompt_level=prompt_level,
+                                    plugin=plugin, limits=limits)  # fmt: skip
+            r = _scored_or_infra_error(task, run, stopping, agent, prompt_level, adir)
+            if r is None:
+                return  # broken by the stop, not by the harness: cut off, no result
         except Cancelled:
             return  # the run is stopping: the task was cut off and leaves no result (the run's summary counts it)
         finally:
@@ -219,10 +241,7 @@ def run_suite(
             free.put(slot)
         with lock:
             results[task.id] = r
-            verdict = "PASS" if r.passed else "FAIL"
-            why = "" if r.passed else f" — {r.reasons[0] if r.reasons else 'no reason recorded'}"
-            sp = f" {r.speedup:.2f}×" if r.speedup else ""
-            progress(f"{task.id}: {verdict}{sp} [{'gpu ' + slot if slot else 'cpu'}]{why}")
+            progress(result_line(task.id, r, "gpu " + slot if slot else "cpu"))
 
     def stop_workers(pool: ThreadPoolExecutor) -> list[str]:
         """Queued tasks dropped, running ones cancelled (agent, compiler and scoring processes killed); returns

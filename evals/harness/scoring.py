@@ -11,7 +11,6 @@ import contextlib
 import json
 import multiprocessing
 import random
-import re
 import secrets
 import signal
 import threading
@@ -25,13 +24,13 @@ from evals.harness.devices import Runtime
 from evals.harness.isa_checks import NEEDS_BASELINE, run_isa_checks
 from evals.harness.limits import WAIT_STAGES, ScoreLimits, enter_stage, set_stage_sink
 from evals.harness.oracle import llvm_cpu_oracle
+from evals.harness.predicted_speed import predicted_speed, predicted_speed_scored
 from evals.harness.processes import ProcessTracker
 from evals.harness.static_checks import static_checks
 from evals.harness.timing import (
     clears,
     gpu_lock,
     quiet_lock,
-    sol_ms,
     start_timing_servers,
     stop_timing_servers,
     summarize_rounds,
@@ -50,6 +49,8 @@ __all__ = [  # the harness's public names (correctness and timing live in their 
     "correctness_cases",
     "gpu_lock",
     "options_unchanged",
+    "predicted_speed",
+    "predicted_speed_scored",
     "score",
     "score_isolated",
     "start_timing_servers",
@@ -169,111 +170,6 @@ def _compile_and_isa(
     return base_kernels, kernels
 
 
-def predicted_speed_scored(task: Task) -> bool:
-    """amd-static tasks with a ``speed_bar`` are scored on the predicted speedup over their baseline."""
-    return task.spec.track == "amd-static" and task.spec.speed_bar is not None
-
-
-def predicted_speed(task: Task, base: list[KernelDump], cand: list[KernelDump], s: TaskScore) -> None:
-    """The predicted-speed stage of an amd-static task: the kernels' predicted GPU time per arch (baseline against
-    candidate, ``tools.predict.predict_pair(kernel_time=True)``: the same fixed launch overhead on both sides left
-    out; the task's ``prediction.trips`` where the code does not give the loop's), the geometric mean against the
-    task's ``speed_bar``. No prediction for an arch leaves the score incomplete (``needs_gpu``: measure it), never a
-    pass. The fraction of speed-of-light is the task's own floor
-    (``performance.bytes``/``flops`` on its first shape, the example launch's, at the arch's device peaks) over the
-    candidate's predicted kernel time (launch overhead left out); without them, the bytes the predictor counts at
-    peak HBM bandwidth."""
-    from tools.outcome import predict_speed, predicted_fraction_of_sol
-
-    bar = task.spec.speed_bar
-    trips = task.spec.prediction.trips if task.spec.prediction else None
-    speeds, lines, fractions, highs = [], [], [], []
-    same = True
-    for arch in sorted({k.arch for k in cand}):
-        b = [k for k in base if k.arch == arch]
-        c = [k for k in cand if k.arch == arch]
-        speed, _ = predict_speed(b, c, arch, trips=trips)
-        if speed.speedup is None:
-            s.complete = False
-            s.record("needs_gpu", False, f"no predicted speed on {arch} ({speed.note}): measure on a GPU")
-            return
-        speeds.append(speed.speedup)
-        highs.append(speed.band[1] if speed.band else None)
-        same = same and _same_code(b, c)
-        lines.append(f"{arch} {speed.note}")
-        s.flags.append(f"predicted speed on {arch}: {speed.note}")
-        floor_us, floor_how = _task_sol_us(task, arch)
-        fraction, how = predicted_fraction_of_sol(c, arch, trips=trips, sol_us=floor_us)
-        how = f"{floor_how}: {how}" if floor_us else how
-        if fraction is not None:
-            fractions.append(fraction)
-            s.flags.append(f"predicted fraction of speed-of-light on {arch}: {fraction:.3f} ({how})")
-    if not speeds:
-        return
-    s.speedup = geomean(speeds)
-    # nothing measured on this track: the fraction of speed-of-light comes from the prediction
-    s.fraction_of_sol = geomean(fractions) if len(fractions) == len(speeds) else None
-    what = f"predicted speedup {s.speedup:.3f}× against the bar {bar}× ({'; '.join(lines)})"
-    if s.speedup >= bar:
-        s.record("faster", True, what)
-        return
-    # under the bar: a fail only when the predictor can tell (the band's top under the bar, or the same code on both
-    # sides: the same time, exactly); inside the band, or without one, the score waits for a GPU (issue 31)
-    high = geomean(highs) if highs and None not in highs else None
-    if same or (high is not None and high < bar):
-        why = "the same compiled code on both sides" if same else f"the band's top {high:.3f}× is under the bar"
-        s.record("slower", False, f"{what}; {why}")
-        return
-    s.complete = False
-    band = f"the band reaches {high:.3f}×" if high is not None else "the predictor gives no band that decides it"
-    s.record("needs_gpu", False, f"{what}: undetermined, {band}: measure on a GPU")
-
-
-def _same_code(base: list[KernelDump], cand: list[KernelDump]) -> bool:
-    """Whether both sides compiled to the same final ISA, launch for launch (a noop rewrite)."""
-    if len(base) != len(cand) or not base:
-        return False
-    for b, c in zip(base, cand, strict=True):
-        if not (b.final_isa and c.final_isa) or (b.launch and b.launch.grid) != (c.launch and c.launch.grid):
-            return False
-        try:
-            if _code_text(b.final_isa) != _code_text(c.final_isa):
-                return False
-        except OSError:
-            return False
-    return True
-
-
-_FILE_DIR = re.compile(rb'\.file\s+\d+\s+"([^"]+)"')
-_STRING_OFFSET = re.compile(rb";\s*string offset=\d+")
-
-
-def _code_text(isa: str) -> bytes:
-    """The ISA without the folder its source was compiled in (the candidate's workspace, the task's baseline): the
-    folders its ``.file`` directives name, wherever the debug info repeats them, and the debug strings' offsets that
-    shift with their length. What is left is code."""
-    text = Path(isa).read_bytes()
-    for folder in set(_FILE_DIR.findall(text)):
-        text = text.replace(folder, b"")
-    return _STRING_OFFSET.sub(b"", text)
-
-
-def _task_sol_us(task: Task, arch: str) -> tuple[float | None, str]:
-    """The task's speed-of-light time in µs (``performance.bytes``/``flops`` on its first shape, the example launch
-    the prediction is for, at the peaks of the arch's device) and what it is; (None, why) when the task states none.
-    Unlike the predictor's byte count, it does not grow when a kernel moves more bytes than the work needs."""
-    from tools.isa.machines import device_for
-
-    perf = task.spec.performance
-    if not perf or not (perf.bytes or perf.flops) or not perf.shapes:
-        return None, "the task states no bytes/flops"
-    device = device_for(arch).product
-    floor_ms = sol_ms(task, perf.shapes[0], device)
-    if not floor_ms:
-        return None, f"no peaks for {device}"
-    return floor_ms * 1e3, f"the task's floor for {perf.shapes[0].name}"
-
-
 def _correctness(task, code_dir, work, runtime, s, rng, procs, interpret) -> None:
     cases = correctness_cases(task, rng)
     outcomes, errs = check_cases(task, code_dir, work, runtime, cases, interpret=interpret, timeout=600, procs=procs)
@@ -316,6 +212,43 @@ def _timing(task, code_dir, base_dir, work, runtime, s, rng, servers, confirm, r
         s.record("faster", True, ci)
 
 
+def _diff_and_static_gates(task, code_dir, s, changed, diff_problems, static: bool) -> None:
+    """The diff gate's problems and the static checks' findings recorded on ``s`` (with ``static`` off, a finding is
+    a flag only: controls switch the gate off to prove the runtime defences on their own)."""
+    spec = task.spec
+    if diff_problems:
+        s.diff_ok = False
+        for problem in diff_problems:
+            s.record("diff_rejected", False, problem)
+    enter_stage("static checks", s)
+    found = static_checks(code_dir, changed, forbidden=spec.forbidden_calls, allow_streams=spec.allow_streams)
+    if not static and found:
+        s.flags += [f"static check (not enforced): {f.name}: {f.detail}" for f in found]
+        found = []
+    if found:
+        s.static_ok = False
+        s.checks += found
+        for f in found:
+            s.record("static_check", False, f"static check: {f.name}: {f.detail}")
+
+
+def _correctness_stage(task, code_dir, work, runtime, s, rng, checkers, interpret) -> None:
+    """Correctness by whatever this host can run: the LLVM IR on the CPU, the kernel processes (GPU or Triton's
+    interpreter), or a flag / ``needs_gpu`` saying why it did not run."""
+    spec, c = task.spec, task.spec.correctness
+    if c and s.static_ok and c.oracle == "llvm-cpu":
+        llvm_cpu_oracle(task, code_dir, work, s, rng)  # amd-static: the LLVM IR on the CPU (harness/oracle.py)
+    elif checkers:
+        _correctness(task, code_dir, work, runtime, s, rng, checkers, interpret)
+    elif c and s.static_ok and spec.track == "amd-static":
+        s.flags.append(f"correctness not run: {spec.language} needs a ROCm GPU (the amd-static track scores ISA here)")
+    elif c and s.static_ok:
+        s.complete = False
+        s.record("needs_gpu", False, f"correctness needs a GPU for {spec.language} (none here)")
+    elif c is None and spec.track == "amd-static":
+        s.flags.append("no output oracle: this task is scored on its compiled ISA only")
+
+
 def score(
     task: Task,
     code_dir: Path,
@@ -341,20 +274,7 @@ def score(
     )
     s.changed_files = changed
     work.mkdir(parents=True, exist_ok=True)
-    if diff_problems:
-        s.diff_ok = False
-        for problem in diff_problems:
-            s.record("diff_rejected", False, problem)
-    enter_stage("static checks", s)
-    found = static_checks(code_dir, changed, forbidden=spec.forbidden_calls, allow_streams=spec.allow_streams)
-    if not static and found:  # controls switch the static gate off to prove the runtime defences on their own
-        s.flags += [f"static check (not enforced): {f.name}: {f.detail}" for f in found]
-        found = []
-    if found:
-        s.static_ok = False
-        s.checks += found
-        for f in found:
-            s.record("static_check", False, f"static check: {f.name}: {f.detail}")
+    _diff_and_static_gates(task, code_dir, s, changed, diff_problems, static)
     if not s.diff_ok:
         s.passed, s.code = verdict(s, set())
         s.seconds = round(time.perf_counter() - t0, 2)
@@ -394,20 +314,7 @@ def score(
         enter_stage("oracle" if c and c.oracle == "llvm-cpu" else "correctness", s)
         for proc in (servers or {}).values():
             proc.go()  # CUDA context, flush buffer, kernel module: while correctness runs, not after it
-        if c and s.static_ok and c.oracle == "llvm-cpu":
-            llvm_cpu_oracle(task, code_dir, work, s, rng)  # amd-static: the LLVM IR on the CPU (harness/oracle.py)
-        elif checkers:
-            _correctness(task, code_dir, work, runtime, s, rng, checkers, interpret)
-        elif c and s.static_ok and spec.track == "amd-static":
-            s.flags.append(
-                f"correctness not run: {spec.language} needs a ROCm GPU (the amd-static track scores ISA here)"
-            )
-        elif c and s.static_ok:
-            s.complete = False
-            s.record("needs_gpu", False, f"correctness needs a GPU for {spec.language} (none here)")
-        elif c is None and spec.track == "amd-static":
-            s.flags.append("no output oracle: this task is scored on its compiled ISA only")
-
+        _correctness_stage(task, code_dir, work, runtime, s, rng, checkers, interpret)
         if predicted_speed_scored(task) and s.compiled and s.correct is not False:
             predicted_speed(task, base_kernels, kernels, s)
         timed_needed = spec.track == "gpu-runtime" and perf is not None

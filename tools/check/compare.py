@@ -284,10 +284,7 @@ def check(
     define, run with these tensors and values (``--call``, tools.callspec) instead of their entries; checked against
     both files before anything compiles.
     """
-    from tools.dump_ir import check_source as _check_source
-    from tools.frontends import detect_frontend
     from tools.isa.arch import normalize_arch
-    from tools.paths import guard
 
     if out_of_range(max_memory_gb, MIN_MEMORY_GB, MAX_MEMORY_GB):  # before any compile (the CLI checks it too)
         raise InputError(
@@ -297,27 +294,8 @@ def check(
         )
     t0 = time.perf_counter()
     left = deadline(timeout)
-    a_path = _check_source(guard(after, "AFTER"))
-    # an existing BEFORE is a file (inside the roots, in a confined call); anything else may be REF:PATH
-    b_path = _check_source(guard(before, "BEFORE") if Path(before).exists() else _git_revision(str(before), a_path))
-    in_path = _check_source(guard(inputs, "inputs file")) if inputs else b_path
-    if call and shapes and any(shapes):
-        raise InputError("--shape and --call do not go together: --call states every argument's shape",
-                         hint="run check once per --call, e.g. --call 'fn(x=fp32[4096])' then --call 'fn(x=fp32[8192])'")  # fmt: skip
-    call = _call_key(call, b_path, a_path)
-    given, frontend = frontend, frontend or detect_frontend(b_path)  # --frontend names both files' language
-    if not given and detect_frontend(a_path) != frontend:
-        raise InputError(f"{b_path.name} is {frontend} but {a_path.name} is {detect_frontend(a_path)}",
-                         hint="compare two versions of the same kernel")  # fmt: skip
-    if frontend not in ("flydsl", "triton"):
-        raise InputError(f"check runs FlyDSL and Triton files; {b_path.name} is {frontend}",
-                         hint="for CUDA/HIP compare on a GPU")  # fmt: skip
-    if engine == "auto":  # the LLVM IR is what the GPU runs; the interpreter stays a choice for Triton
-        engine = "llvm"
-    if engine == "interpreter" and frontend != "triton":
-        raise InputError(
-            "the interpreter engine runs Triton files only", hint="run FlyDSL with `kernelpilot check --engine llvm`"
-        )
+    b_path, a_path, in_path, call, frontend = _checked_files(before, after, inputs, shapes, call, frontend)
+    engine = _checked_engine(engine, frontend)
     arch, target_note = _engine_arch(normalize_arch(arch), engine, frontend)
     if engine == "interpreter":  # the interpreter's bf16 is wrong: no verdict on a result that depends on it
         trap = bf16_trap([b_path, a_path], "gfx942", left(), frontend, call, use_cache)
@@ -326,11 +304,8 @@ def check(
                                before=str(b_path), after=str(a_path), engine=engine, verdict="undetermined",
                                reason=trap, limits=INTERPRETER_LIMITS, seconds=round(time.perf_counter() - t0, 3),
                                call=CallSpec.model_validate_json(call).text() if call else None)  # fmt: skip
-    seeds = seeds or [0]
-    shapes = shapes or [{}]
-    cases = []
+    todo = [(seed, shape) for shape in shapes or [{}] for seed in seeds or [0]]
     names: list[str] = []
-    own = False  # whether AFTER's launches come from its own entry (see below)
     if engine == "llvm":
         try:
             kb, ka = (
@@ -345,86 +320,22 @@ def check(
         names = [f"{x['name']} → {y['name']}" for x, y in zip(kb, ka, strict=False)]
         if len(kb) != len(ka):
             names = [f"{' + '.join(x['name'] for x in kb)} → {' + '.join(y['name'] for y in ka)}"]
-    todo = [(seed, shape) for shape in shapes for seed in seeds]
     with tempfile.TemporaryDirectory(prefix="kp-check-") as tmp:
         c0 = time.perf_counter()
         if engine == "llvm":
-            inputs_b = generate_inputs(in_path, frontend, todo, Path(tmp) / "in", timeout=left(), use_cache=use_cache,
-                                       call=call)  # fmt: skip
-            # AFTER launches its own sequence (another count, or a host function's): its launches come from its own
-            # entry, on BEFORE's bytes for every tensor the entry passes
-            own = len(kb) != len(ka) or any(k.get("source") == "call" for k in kb + ka)
-            inputs_a = inputs_b
-            if own:
-                load = inputs_b[0][3].parent
-                inputs_a = generate_inputs(
-                    a_path, frontend, todo, Path(tmp) / "a", load=load, timeout=left(), call=call
-                )
-            compiles = {}
-            plan = []
-            for (_, shape), got_b, got_a in zip(todo, inputs_b, inputs_a, strict=True):
-                sides = {"before": (b_path, kb, got_b), "after": (a_path, ka, got_a if own else got_b)}
-                plan.append({who: (_kernels_for(path, default, got[0], shape, compiles, arch, left, use_cache,
-                                                frontend), got[3])
-                             for who, (path, default, got) in sides.items()})  # fmt: skip
-            runs = _run_llvm(plan, arch, int(max_memory_gb * 1e9), Path(tmp) / "run", left())
+            inputs_b, inputs_a, own, runs = _run_llvm_cases(todo, (b_path, kb), (a_path, ka), in_path, arch, frontend,
+                                                            call, use_cache, max_memory_gb, Path(tmp), left)  # fmt: skip
         else:
-            inputs_b = generate_inputs(
-                b_path, frontend, todo, Path(tmp) / "b", interpret=True, timeout=left(), call=call
+            inputs_b, inputs_a, own, runs = _run_interpreted_cases(
+                todo, b_path, a_path, frontend, call, Path(tmp), left
             )
-            inputs_a = generate_inputs(
-                a_path, frontend, todo, Path(tmp) / "a", interpret=True, load=Path(tmp) / "b", timeout=left(), call=call
-            )
-            runs = [None] * len(todo)
         share = (time.perf_counter() - c0) / len(todo)  # the children's time, split evenly over the cases
-        for (seed, shape), (desc, bufs, out_b, _), got_a, run in zip(todo, inputs_b, inputs_a, runs, strict=True):
-            c0 = time.perf_counter()
-            case = CaseResult(seed=seed, shape=shape, verdict="error")
-            try:
-                if engine == "llvm":
-                    for got in run.values():
-                        if isinstance(got, BaseException):
-                            raise got
-                    (out_b, w_b, ev_b, l_b, st_b), (out_a, w_a, ev_a, l_a, st_a) = run["before"], run["after"]
-                    events = ev_b + ev_a
-                    to_a = paired(desc, got_a[0]) if own else {}
-                    stores = {"before": lambda i, j, st=st_b: st(i, j),
-                              "after": lambda i, j, st=st_a, to_a=to_a: st(to_a.get(i, i), j)}  # fmt: skip
-                    if own:  # AFTER's own buffers: its entry's, in BEFORE's order
-                        out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
-                        w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
-                    case.launches = by_launch(desc, l_b, got_a[0], l_a)
-                else:
-                    out_a = got_a[2]
-                    w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
-                    w_a = {i for i, (x, y) in enumerate(zip(got_a[1], out_a, strict=True)) if x != y}
-                    out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
-                    w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
-                    events, stores = [], None
-                written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
-                case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol, stores)
-                case.events = _dedupe(events)
-                inputs_fault = shared_overreach(events, desc) if engine == "llvm" else None
-                if inputs_fault is not None:  # the same accesses past a tensor on both sides: no verdict either way
-                    raise inputs_fault
-                judge(case)
-                if case.verdict == "different" and case.launches:
-                    case.reason += f" ({case.launches})"
-            except UnsupportedIR as exc:  # a construct the engine does not run: no verdict either way
-                case.verdict, case.reason = "undetermined", exc.verdict_reason
-            except KernelpilotError as exc:
-                if len(todo) == 1:
-                    raise
-                case.verdict, case.reason = "error", exc.message
-            case.seconds = round(time.perf_counter() - c0 + share, 3)
-            cases.append(case)
-    order = ["different", "error", "undetermined", "same"]
-    worst = min(cases, key=lambda c: order.index(c.verdict))
-    verdict = worst.verdict
-    reason = worst.reason if verdict != "same" else f"{len(cases)} input set(s) agree: {worst.reason}"
-    if verdict != "same" and len(cases) > 1:
-        reason = f"seed {worst.seed}{' ' + json.dumps(worst.shape) if worst.shape else ''}: {reason}"
-    report = CheckReport(
+        cases = [
+            _compared_case(seed, shape, engine, got_b, got_a, run, own, atol, rtol, len(todo) == 1, share)
+            for (seed, shape), got_b, got_a, run in zip(todo, inputs_b, inputs_a, runs, strict=True)
+        ]
+    verdict, reason = _overall_verdict(cases)
+    return CheckReport(
         summary=f"{verdict}: {b_path.name} vs {a_path.name} ({engine} engine, {len(cases)} input set(s)) — {reason}",
         before=str(b_path),
         after=str(a_path),
@@ -440,7 +351,131 @@ def check(
         inputs=input_distribution(inputs_b[0][0]) if inputs_b else [],
         target_note=target_note,
     )
-    return report
+
+
+def _checked_files(before, after, inputs, shapes, call, frontend) -> tuple[Path, Path, Path, str | None, str]:
+    """BEFORE, AFTER and the inputs file as checked sources, the ``call`` key checked against both files, and their
+    one frontend; an InputError for a pair check cannot compare."""
+    from tools.dump_ir import check_source as _check_source
+    from tools.frontends import detect_frontend
+    from tools.paths import guard
+
+    a_path = _check_source(guard(after, "AFTER"))
+    # an existing BEFORE is a file (inside the roots, in a confined call); anything else may be REF:PATH
+    b_path = _check_source(guard(before, "BEFORE") if Path(before).exists() else _git_revision(str(before), a_path))
+    in_path = _check_source(guard(inputs, "inputs file")) if inputs else b_path
+    if call and shapes and any(shapes):
+        raise InputError("--shape and --call do not go together: --call states every argument's shape",
+                         hint="run check once per --call, e.g. --call 'fn(x=fp32[4096])' then --call 'fn(x=fp32[8192])'")  # fmt: skip
+    call = _call_key(call, b_path, a_path)
+    given, frontend = frontend, frontend or detect_frontend(b_path)  # --frontend names both files' language
+    if not given and detect_frontend(a_path) != frontend:
+        raise InputError(f"{b_path.name} is {frontend} but {a_path.name} is {detect_frontend(a_path)}",
+                         hint="compare two versions of the same kernel")  # fmt: skip
+    if frontend not in ("flydsl", "triton"):
+        raise InputError(f"check runs FlyDSL and Triton files; {b_path.name} is {frontend}",
+                         hint="for CUDA/HIP compare on a GPU")  # fmt: skip
+    return b_path, a_path, in_path, call, frontend
+
+
+def _checked_engine(engine: str, frontend: str) -> str:
+    if engine == "auto":  # the LLVM IR is what the GPU runs; the interpreter stays a choice for Triton
+        engine = "llvm"
+    if engine == "interpreter" and frontend != "triton":
+        raise InputError(
+            "the interpreter engine runs Triton files only", hint="run FlyDSL with `kernelpilot check --engine llvm`"
+        )
+    return engine
+
+
+def _run_llvm_cases(todo, before, after, in_path, arch, frontend, call, use_cache, max_memory_gb, tmp: Path, left):
+    """Inputs for every case (AFTER's own when it launches its own sequence) and both sides' runs in the LLVM
+    engine's child: ``(inputs_b, inputs_a, own, runs)``."""
+    (b_path, kb), (a_path, ka) = before, after
+    inputs_b = generate_inputs(in_path, frontend, todo, tmp / "in", timeout=left(), use_cache=use_cache, call=call)
+    # AFTER launches its own sequence (another count, or a host function's): its launches come from its own
+    # entry, on BEFORE's bytes for every tensor the entry passes
+    own = len(kb) != len(ka) or any(k.get("source") == "call" for k in kb + ka)
+    inputs_a = inputs_b
+    if own:
+        load = inputs_b[0][3].parent
+        inputs_a = generate_inputs(a_path, frontend, todo, tmp / "a", load=load, timeout=left(), call=call)
+    compiles = {}
+    plan = []
+    for (_, shape), got_b, got_a in zip(todo, inputs_b, inputs_a, strict=True):
+        sides = {"before": (b_path, kb, got_b), "after": (a_path, ka, got_a if own else got_b)}
+        plan.append({who: (_kernels_for(path, default, got[0], shape, compiles, arch, left, use_cache,
+                                        frontend), got[3])
+                     for who, (path, default, got) in sides.items()})  # fmt: skip
+    return inputs_b, inputs_a, own, _run_llvm(plan, arch, int(max_memory_gb * 1e9), tmp / "run", left())
+
+
+def _run_interpreted_cases(todo, b_path, a_path, frontend, call, tmp: Path, left):
+    """Both sides run through Triton's interpreter while their inputs are built: ``(inputs_b, inputs_a, False,
+    [None, ...])``."""
+    inputs_b = generate_inputs(b_path, frontend, todo, tmp / "b", interpret=True, timeout=left(), call=call)
+    inputs_a = generate_inputs(
+        a_path, frontend, todo, tmp / "a", interpret=True, load=tmp / "b", timeout=left(), call=call
+    )
+    return inputs_b, inputs_a, False, [None] * len(todo)
+
+
+def _compared_case(seed, shape, engine, got_b, got_a, run, own, atol, rtol, single: bool, share: float) -> CaseResult:
+    """One (seed, shape): every buffer either side wrote compared, the events kept, the verdict judged. An engine
+    error is the case's verdict, or raised when it is the only case."""
+    desc, bufs, out_b, _ = got_b
+    c0 = time.perf_counter()
+    case = CaseResult(seed=seed, shape=shape, verdict="error")
+    try:
+        if engine == "llvm":
+            for got in run.values():
+                if isinstance(got, BaseException):
+                    raise got
+            (out_b, w_b, ev_b, l_b, st_b), (out_a, w_a, ev_a, l_a, st_a) = run["before"], run["after"]
+            events = ev_b + ev_a
+            to_a = paired(desc, got_a[0]) if own else {}
+            stores = {"before": lambda i, j, st=st_b: st(i, j),
+                      "after": lambda i, j, st=st_a, to_a=to_a: st(to_a.get(i, i), j)}  # fmt: skip
+            if own:  # AFTER's own buffers: its entry's, in BEFORE's order
+                out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
+                w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
+            case.launches = by_launch(desc, l_b, got_a[0], l_a)
+        else:
+            out_a = got_a[2]
+            w_b = {i for i, (x, y) in enumerate(zip(bufs, out_b, strict=True)) if x != y}
+            w_a = {i for i, (x, y) in enumerate(zip(got_a[1], out_a, strict=True)) if x != y}
+            out_a, w_a = shared_outputs(desc, got_a[0], out_b, out_a, w_b, w_a)
+            w_b = {i for i in w_b if desc["buffers"][i].get("role", "entry") != "scratch"}
+            events, stores = [], None
+        written = {i: [w for w, s in (("before", w_b), ("after", w_a)) if i in s] for i in w_b | w_a}
+        case.buffers, case.mismatches = compare_buffers(desc, out_b, out_a, written, atol, rtol, stores)
+        case.events = _dedupe(events)
+        inputs_fault = shared_overreach(events, desc) if engine == "llvm" else None
+        if inputs_fault is not None:  # the same accesses past a tensor on both sides: no verdict either way
+            raise inputs_fault
+        judge(case)
+        if case.verdict == "different" and case.launches:
+            case.reason += f" ({case.launches})"
+    except UnsupportedIR as exc:  # a construct the engine does not run: no verdict either way
+        case.verdict, case.reason = "undetermined", exc.verdict_reason
+    except KernelpilotError as exc:
+        if single:
+            raise
+        case.verdict, case.reason = "error", exc.message
+    case.seconds = round(time.perf_counter() - c0 + share, 3)
+    return case
+
+
+def _overall_verdict(cases: list[CaseResult]) -> tuple[str, str]:
+    """The worst case's verdict (different, error, undetermined, same) and its reason, naming the case when several
+    ran."""
+    order = ["different", "error", "undetermined", "same"]
+    worst = min(cases, key=lambda c: order.index(c.verdict))
+    verdict = worst.verdict
+    reason = worst.reason if verdict != "same" else f"{len(cases)} input set(s) agree: {worst.reason}"
+    if verdict != "same" and len(cases) > 1:
+        reason = f"seed {worst.seed}{' ' + json.dumps(worst.shape) if worst.shape else ''}: {reason}"
+    return verdict, reason
 
 
 def _engine_arch(arch: str, engine: str, frontend: str) -> tuple[str, str | None]:

@@ -14,7 +14,7 @@ from tools.check import atomics
 from tools.check.inline_asm import asm_handler
 from tools.check.ir import Instr, unsupported
 from tools.check.ops_amdgcn import AMDGCN_INTRINSICS, rsrc_decode, rsrc_encode
-from tools.check.values import WAVE, as_signed, fit_to_type, from_bytes, mask_bits, round_bf16, to_bytes, wide, words
+from tools.check.values import WAVE, as_signed, fit_to_type, from_bytes, mask_bits, to_bytes, wide, words
 
 
 def _int_binop(m, ins: Instr):
@@ -371,10 +371,6 @@ def _fabs(m, ins):
 
 def _copysign(m, ins):
     return fit_to_type(ins.ty, np.copysign(m.get(ins.ops[0]), m.get(ins.ops[1])))
-
-
-def _bf16_round_identity(m, ins):
-    return round_bf16(m.get(ins.ops[0]))
 
 
 def _barrier(m, ins):

@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-LAUNCH_KEYS = ("kernel", "args", "kwargs", "grid")
-
 
 class LaunchSpecError(Exception):
     """The example launch is one Triton's JIT itself would refuse (e.g. an option the target does not have)."""

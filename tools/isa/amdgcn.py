@@ -21,24 +21,8 @@ from tools.isa.mnemonics import SCRATCH_CLASSES, SPILL_COMMENT_RE, InstructionCl
 AGPR_BASE = 512
 SGPR_BASE = 1024
 VGPR_MASK = (1 << AGPR_BASE) - 1
-AGPR_MASK = VGPR_MASK << AGPR_BASE
 SGPR_MASK = ((1 << 128) - 1) << SGPR_BASE  # s0..s127; vcc/exec/m0 are kept apart by name
 
-SPECIAL_REGS = {
-    "vcc",
-    "vcc_lo",
-    "vcc_hi",
-    "exec",
-    "exec_lo",
-    "exec_hi",
-    "m0",
-    "scc",
-    "flat_scratch",
-    "flat_scratch_lo",
-    "flat_scratch_hi",
-    "xnack_mask",
-    "null",
-}
 
 # Instructions whose operands are all reads even though the first one is a register.
 _NO_DEF_PREFIXES = (
@@ -325,6 +309,8 @@ def parse_isa(text: str | bytes, origin: str = "input") -> IsaFile:
             gc.enable()
 
 
+# Long because: one pass over the lines whose state (current kernel, .loc, .file table, pending labels, section,
+# block comment) lives in locals; it is the hot path of every AMD analysis (run with gc off), one line per iteration
 def _parse(text: str, origin: str) -> IsaFile:
     fn_names = {m.group(1) for m in (_TYPE_FN_RE.match(ln) for ln in text.splitlines() if ".type" in ln) if m}
     try:

@@ -129,17 +129,6 @@ def amd_arch(arch: str) -> AmdArch:
     return AMD_ARCHS[normalize_arch(arch)]
 
 
-def vgpr_allocation(arch: str, arch_vgprs: int, agprs: int = 0, accum_offset: int | None = None) -> int:
-    """Registers a wave occupies in the unified file: AGPRs start at accum_offset (a multiple of 4) on CDNA2+."""
-    info = amd_arch(arch)
-    if info.has_agprs and agprs:
-        offset = accum_offset if accum_offset else math.ceil(max(arch_vgprs, 1) / 4) * 4
-        used = offset + agprs
-    else:
-        used = arch_vgprs
-    return max(info.vgpr_granule, math.ceil(max(used, 1) / info.vgpr_granule) * info.vgpr_granule)
-
-
 def waves_per_simd_from_vgprs(arch: str, total_vgprs: int) -> int:
     """Occupancy limit from registers alone; ``total_vgprs`` is the unified count (metadata .vgpr_count)."""
     info = amd_arch(arch)
@@ -169,27 +158,6 @@ def waves_per_simd_from_lds(arch: str, lds_bytes: int, workgroup_size: int) -> i
     groups = info.lds_bytes_per_cu // lds_bytes
     waves_per_group = math.ceil(max(workgroup_size, 1) / info.wavefront_size)
     return min(info.max_waves_per_simd, (groups * waves_per_group) // info.simds_per_cu)
-
-
-def amd_waves_per_simd(
-    arch: str,
-    total_vgprs: int,
-    sgprs: int | None = None,
-    lds_bytes: int | None = None,
-    workgroup_size: int | None = None,
-) -> int:
-    """The smallest of the VGPR, SGPR and LDS limits."""
-    limits = [waves_per_simd_from_vgprs(arch, total_vgprs)]
-    if sgprs is not None:
-        limits.append(waves_per_simd_from_sgprs(arch, sgprs))
-    if lds_bytes:
-        limits.append(waves_per_simd_from_lds(arch, lds_bytes, workgroup_size or amd_arch(arch).wavefront_size * 4))
-    return min(limits)
-
-
-def nvidia_warps_per_sm(arch: str, regs_per_thread: int, smem_bytes: int = 0, threads_per_block: int = 128) -> int:
-    """Resident warps per SM from registers, shared memory per block and block size (see ``nvidia_occupancy``)."""
-    return nvidia_occupancy(arch, regs_per_thread, smem_bytes, threads_per_block).value
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tools.isa.amdgcn import AGPR_BASE, SGPR_BASE, VGPR_MASK, Instruction, Kernel, reg_mask
+from tools.isa.amdgcn import AGPR_BASE, VGPR_MASK, Instruction, Kernel, reg_mask
 from tools.isa.cfg import Cfg, HotLoop
 from tools.isa.liveness import Liveness, vgprs
 from tools.isa.source_attr import attribute_loc
@@ -355,10 +355,6 @@ def stored_register(inst: Instruction) -> int | None:
     if data is None or data.kind not in ("v", "a"):
         return None
     return data.first + (AGPR_BASE if data.kind == "a" else 0)
-
-
-def live_sgpr_list(mask: int) -> list[int]:
-    return list(_iter_bits((mask >> SGPR_BASE) & ((1 << 128) - 1)))
 
 
 # --- NVIDIA SASS ---------------------------------------------------------------------------------------------

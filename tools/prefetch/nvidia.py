@@ -25,7 +25,6 @@ from tools.prefetch.loops import (
     short_iteration_note,
 )
 
-LOADS = ("LDG", "LDGSTS", "LD", "LDS128")
 DEFAULT_ARCH = "sm_90"  # whose device (h100.yaml) the costs and latency are read from where the SASS names none
 
 

@@ -27,21 +27,6 @@ from tools.models.trace import (
 
 # --- stall taxonomy ------------------------------------------------------------------------------------------------
 
-# AMD: the class of an instruction decides what its stall cycles mean (ATT charges a wait to the waiting instruction).
-AMD_STALL_CLASSES = (
-    "vmem_wait (s_waitcnt vmcnt)",
-    "lds_smem_wait (s_waitcnt lgkmcnt)",
-    "barrier",
-    "vmem_load",
-    "vmem_store",
-    "lds",
-    "smem",
-    "mfma",
-    "valu",
-    "salu",
-    "branch",
-    "nop/other",
-)
 
 # NVIDIA PC-sampling stall reasons, grouped the way a kernel engineer reads them.
 NCU_REASON_CLASSES = {

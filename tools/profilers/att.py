@@ -45,6 +45,33 @@ def _columns(header: object) -> list[str]:
     return TRACE_COLUMNS
 
 
+def _att_arch(filenames: Path) -> str | None:
+    """The GPU family ATT's filenames.json names (``gfxip``), None without one."""
+    if not filenames.is_file():
+        return None
+    meta = _load_json(filenames)
+    if isinstance(meta, dict):
+        gfxip = meta.get("gfxip")
+        if gfxip is not None:
+            return f"gfx{gfxip} family ({meta.get('gfxv', '?')})"
+    return None
+
+
+def _wave_states(wave_files: list[Path]) -> dict[str, int]:
+    """Cycles per wave state (``TIMELINE_STATES``), summed over every wave file's timeline."""
+    states: dict[str, int] = {}
+    for wf in wave_files:
+        wave = as_dict(as_dict(_load_json(wf), str(wf)).get("wave"), f"{wf}: wave")
+        for n, entry in enumerate(as_list(wave.get("timeline"), f"{wf}: wave.timeline")):
+            pair = as_list(entry, f"{wf}: wave.timeline[{n}]")
+            if len(pair) < 2:
+                raise InputError(f"{wf}: wave.timeline[{n}] is not a [state, cycles] pair", hint="decode again")
+            state = as_int(pair[0], f"{wf}: wave.timeline[{n}]", "state")
+            name = TIMELINE_STATES.get(state, str(state))
+            states[name] = states.get(name, 0) + (as_int(pair[1], f"{wf}: wave.timeline[{n}]", "cycles") or 0)
+    return states
+
+
 @guarded("ATT output directory")
 def read_att_dir(path: Path) -> Trace:
     """Instructions (with the kernel they belong to), wave count and wave-state cycles of one decoded dispatch."""
@@ -111,25 +138,9 @@ def read_att_dir(path: Path) -> Trace:
             )
         )
     notes = []
-    arch = None
-    filenames = path / "filenames.json"
-    if filenames.is_file():
-        meta = _load_json(filenames)
-        if isinstance(meta, dict):
-            gfxip = meta.get("gfxip")
-            if gfxip is not None:
-                arch = f"gfx{gfxip} family ({meta.get('gfxv', '?')})"
+    arch = _att_arch(path / "filenames.json")
     wave_files = sorted(p for p in path.iterdir() if WAVE_FILE_RE.match(p.name))
-    states: dict[str, int] = {}
-    for wf in wave_files:
-        wave = as_dict(as_dict(_load_json(wf), str(wf)).get("wave"), f"{wf}: wave")
-        for n, entry in enumerate(as_list(wave.get("timeline"), f"{wf}: wave.timeline")):
-            pair = as_list(entry, f"{wf}: wave.timeline[{n}]")
-            if len(pair) < 2:
-                raise InputError(f"{wf}: wave.timeline[{n}] is not a [state, cycles] pair", hint="decode again")
-            state = as_int(pair[0], f"{wf}: wave.timeline[{n}]", "state")
-            name = TIMELINE_STATES.get(state, str(state))
-            states[name] = states.get(name, 0) + (as_int(pair[1], f"{wf}: wave.timeline[{n}]", "cycles") or 0)
+    states = _wave_states(wave_files)
     if not wave_files:
         notes.append("no wave files (se*_sm*_sl*_wv*.json) in the directory: per-wave timelines unavailable")
     if instructions and not any(i.source for i in instructions):

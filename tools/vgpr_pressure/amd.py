@@ -201,6 +201,13 @@ def _status_metrics(res, arch: str | None, lv: Liveness, kernel: Kernel, stages=
             else "",
         )
     )
+    return m + _memory_and_occupancy_metrics(res, arch, info, lv, stages, launch, vgpr_waves)
+
+
+def _memory_and_occupancy_metrics(res, arch, info, lv: Liveness, stages, launch, vgpr_waves) -> list[Metric]:
+    """The scratch, LDS, occupancy and peak-liveness metrics of ``_status_metrics``, in its order."""
+    spills = res.vgpr_spill_count or 0
+    m: list[Metric] = []
     scratch = res.scratch_bytes or 0
     if scratch and spills:
         sc_st, sc_note = "bad", f"bad: > 0 with VGPR spills: {scratch} B per lane of scratch hold the spilled values"

@@ -75,7 +75,6 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launc
         notes.append(f"{a} has no occupancy table here")
         a = None
     regs = f.resources.get("REG")
-    local = f.resources.get("LOCAL", 0)
     smem = f.resources.get("SHARED", 0)
     dynamic = launch.bytes if launch else 0
     # the occupancy dump-ir reports: static (cuobjdump SHARED) plus what the launch allocates (Triton's "shared")
@@ -90,7 +89,50 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launc
     peak = max(gpr, default=0)
     spill_ops = sum(1 for i in insts if i.root in ("STL", "LDL"))
     spill_stores, spill_loads = sass.local_memory_bytes(insts)
-    metrics = [
+    metrics = _sass_metrics(f, launch, warps, peak, spill_ops, (spill_stores, spill_loads))
+    att = pressure.SassAttributor(insts)
+    found = sass.find_hot_loop(f)
+    loop_set = set(range(found.loop.first, found.loop.last + 1)) if found else set()
+    hot, carried = _sass_hot_loop(f, att, found, gpr)
+    points = _sass_points(f, att, gpr, loop_set, top_k)
+    spills = _sass_spills(f, att, loop_set, hot, top_k)
+    suggestions = suggest.sass(f, att, hot, loop_set, carried, points, spills)
+    if points:
+        notes.append("live GPRs only: predicates (max_live_predicates) and uniform registers (UGPR) are counted apart")
+    per = _sass_per_instruction(insts) if per_instruction else None
+    spilled = f", {spill_stores} B spill stores / {spill_loads} B spill loads" if spill_ops else ", no spills"
+    summary = (
+        f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {f.resources.get('STACK', 0)} B stack frame" + spilled
+    )
+    summary += f", {warps} warps/SM." if warps is not None else "."
+    summary += report.summary_tail("nvidia", points, hot, spills, suggestions)
+    return VgprReport(
+        summary=summary,
+        kernel=f.name,
+        arch=a,
+        file=str(path),
+        vendor="nvidia",
+        instruction_count=len(insts),
+        metrics=metrics,
+        hot_loop=hot,
+        critical_points=points,
+        spills=spills,
+        suggestions=suggestions,
+        notes=notes,
+        per_instruction=per,
+    )
+
+
+def _sass_metrics(f, launch, warps, peak, spill_ops, spill_bytes) -> list[Metric]:
+    """The report's resource metrics: registers, stack, local memory and spills, shared memory, occupancy, live
+    counts; ``spill_bytes`` is (stores, loads)."""
+    regs = f.resources.get("REG")
+    local = f.resources.get("LOCAL", 0)
+    smem = f.resources.get("SHARED", 0)
+    dynamic = launch.bytes if launch else 0
+    spill_stores, spill_loads = spill_bytes
+    insts = f.insts
+    return [
         Metric(
             name="registers_per_thread",
             value=regs,
@@ -140,38 +182,46 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launc
         Metric(name="max_live_predicates", value=max((i.counts.get("PRED", 0) for i in insts), default=0)),
         Metric(name="max_live_ugprs", value=max((i.counts.get("UGPR", 0) for i in insts), default=0)),
     ]
-    att = pressure.SassAttributor(insts)
-    found = sass.find_hot_loop(f)
-    loop_set = set(range(found.loop.first, found.loop.last + 1)) if found else set()
-    hot = None
-    carried: set[int] = set()
-    if found:
-        lp, label, reason = found.loop, found.label, found.reason
-        body = insts[lp.first : lp.last + 1]
-        body_defs = set().union(*(i.gpr_defs for i in body))
-        header = insts[lp.first]
-        live_in = set(header.live) - (set(header.gpr_defs) - set(header.uses))
-        carried = live_in & body_defs
-        dist = {k: sum(1 for i in body if i.root in roots) for k, roots in SASS_DISTRIBUTION.items()}
-        dist["mma"] = sum(1 for i in body if i.is_mma)
-        mem = sum(1 for i in body if i.root in _SASS_MEMORY)
-        local_ops = dist["local_load"] + dist["local_store"]
-        hot = HotLoop(
-            header_label=label,
-            first_index=lp.first,
-            last_index=lp.last,
-            instruction_count=len(body),
-            reason=reason,
-            distribution=dist,
-            scratch_share_of_memory_ops=round(local_ops / mem, 3) if mem else 0.0,
-            max_live_vgprs=max(gpr[lp.first : lp.last + 1]),
-            header_live_vgprs=len(live_in),
-            loop_carried_vgprs=len(carried),
-            loop_carried=_sass_groups(f, att, carried, lp.first),
-            max_live_gprs=max(gpr[lp.first : lp.last + 1]),
-            header_live_gprs=len(live_in),
-            loop_carried_gprs=len(carried),
-        )
+
+
+def _sass_hot_loop(f, att, found, gpr) -> tuple[HotLoop | None, set[int]]:
+    """The hot loop found in ``f`` (None without one) and its loop-carried registers."""
+    insts = f.insts
+    if not found:
+        return None, set()
+    lp, label, reason = found.loop, found.label, found.reason
+    body = insts[lp.first : lp.last + 1]
+    body_defs = set().union(*(i.gpr_defs for i in body))
+    header = insts[lp.first]
+    live_in = set(header.live) - (set(header.gpr_defs) - set(header.uses))
+    carried = live_in & body_defs
+    dist = {k: sum(1 for i in body if i.root in roots) for k, roots in SASS_DISTRIBUTION.items()}
+    dist["mma"] = sum(1 for i in body if i.is_mma)
+    mem = sum(1 for i in body if i.root in _SASS_MEMORY)
+    local_ops = dist["local_load"] + dist["local_store"]
+    hot = HotLoop(
+        header_label=label,
+        first_index=lp.first,
+        last_index=lp.last,
+        instruction_count=len(body),
+        reason=reason,
+        distribution=dist,
+        scratch_share_of_memory_ops=round(local_ops / mem, 3) if mem else 0.0,
+        max_live_vgprs=max(gpr[lp.first : lp.last + 1]),
+        header_live_vgprs=len(live_in),
+        loop_carried_vgprs=len(carried),
+        loop_carried=_sass_groups(f, att, carried, lp.first),
+        max_live_gprs=max(gpr[lp.first : lp.last + 1]),
+        header_live_gprs=len(live_in),
+        loop_carried_gprs=len(carried),
+    )
+    return hot, carried
+
+
+def _sass_points(f, att, gpr, loop_set, top_k) -> list:
+    """One critical point per region of instructions at the peak live GPR count."""
+    insts = f.insts
+    peak = max(gpr, default=0)
     points = []
     at_peak, starts = report.peak_regions(gpr)
     for j in starts:
@@ -191,46 +241,23 @@ def _sass_report(f, path, arch, threads_per_block, per_instruction, top_k, launc
                 vendor_counts={**_counts(insts[j]), "live_gprs": peak},
             )
         )
-    spills = _sass_spills(f, att, loop_set, hot, top_k)
-    suggestions = suggest.sass(f, att, hot, loop_set, carried, points, spills)
-    if points:
-        notes.append("live GPRs only: predicates (max_live_predicates) and uniform registers (UGPR) are counted apart")
-    per = None
-    if per_instruction:
-        per = [
-            InstructionPressure(
-                index=i.index,
-                line=i.addr,
-                text=i.text.split("*/", 1)[-1].strip(),
-                live_vgprs=i.counts.get("GPR", 0),
-                live_agprs=0,
-                live_sgprs=i.counts.get("UGPR", 0),
-                source=i.source,
-                **_counts(i),
-            )
-            for i in insts
-        ]
-    spilled = f", {spill_stores} B spill stores / {spill_loads} B spill loads" if spill_ops else ", no spills"
-    summary = (
-        f"{f.name} ({a or 'sm_?'}): {regs} registers/thread, {f.resources.get('STACK', 0)} B stack frame" + spilled
-    )
-    summary += f", {warps} warps/SM." if warps is not None else "."
-    summary += report.summary_tail("nvidia", points, hot, spills, suggestions)
-    return VgprReport(
-        summary=summary,
-        kernel=f.name,
-        arch=a,
-        file=str(path),
-        vendor="nvidia",
-        instruction_count=len(insts),
-        metrics=metrics,
-        hot_loop=hot,
-        critical_points=points,
-        spills=spills,
-        suggestions=suggestions,
-        notes=notes,
-        per_instruction=per,
-    )
+    return points
+
+
+def _sass_per_instruction(insts) -> list[InstructionPressure]:
+    return [
+        InstructionPressure(
+            index=i.index,
+            line=i.addr,
+            text=i.text.split("*/", 1)[-1].strip(),
+            live_vgprs=i.counts.get("GPR", 0),
+            live_agprs=0,
+            live_sgprs=i.counts.get("UGPR", 0),
+            source=i.source,
+            **_counts(i),
+        )
+        for i in insts
+    ]
 
 
 def _sass_spills(f, att, loop_set, hot, top_k) -> SpillAnalysis | None:
