@@ -513,6 +513,7 @@ def nvidia_wave_work(
         in_flight,
         dependent_waits,
         threads=waves_per_block * int(m.value("wave_size")),
+        segments=guarded_regions(f.insts, f.labels),
     )
     if epilogue:
         work.notes.append(epilogue)
@@ -526,6 +527,30 @@ def nvidia_wave_work(
     work.block_synced = block_synced(f.insts, loops)
     _local_bytes(work, f.insts, loops, m)
     return work, trips, peak
+
+
+_PREDICATED_RE = re.compile(r"^\s*(?:/\*[0-9a-f]+\*/\s*)?@")
+
+
+def _predicated(i: SassInst) -> bool:
+    return bool(_PREDICATED_RE.match(i.text))
+
+
+def guarded_regions(insts: list[SassInst], labels: dict[str, int]) -> list[tuple[int, int]]:
+    """The code each forward conditional branch can skip (first, last instruction index), in address order: ``@P BRA
+    L`` skips up to L; ``@P EXIT`` ends the program before what follows it, up to the next unconditional ``EXIT``.
+    What ``work.straight_remainders`` reads an unrolled loop's remainder copies from."""
+    out = []
+    for i in insts:
+        if not _predicated(i):
+            continue
+        if i.root == "BRA" and i.target in labels and labels[i.target] > i.index + 1:
+            out.append((i.index + 1, labels[i.target] - 1))
+        elif i.root == "EXIT":
+            end = next((o.index for o in insts[i.index + 1 :] if o.root == "EXIT" and not _predicated(o)), None)
+            if end is not None and end > i.index:
+                out.append((i.index + 1, end))
+    return out
 
 
 def block_synced(insts: list[SassInst], loops: list[IsaLoop]) -> bool:
