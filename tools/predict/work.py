@@ -235,9 +235,10 @@ def straight_remainders(
                 break
             first, last = region
             span = range(first, last + 1)
-            inside_other = any(i in o.members for o in loops if o is not lp and (context is None or o.members < context)
-                               for i in (first, last))  # fmt: skip
-            if (context is not None and last not in context) or inside_other or any(inst_bytes[i] for i in range(pos, first)):
+            # past the enclosing loop, into another loop, or past unguarded global bytes (an epilogue): done
+            other = any(first in o.members or last in o.members for o in loops if not lp.members <= o.members)
+            outside = context is not None and last not in context
+            if outside or other or any(inst_bytes[i] for i in range(pos, first)):
                 break
             moved = sum(inst_bytes[i] for i in span)
             pos = last + 1
