@@ -306,11 +306,12 @@ def judge(kernel_us: float, floors: list[Floor], device: str) -> tuple[Floor | N
 
 def launch_floors(
     ttir: str, plan: list | None, raw_plan: list | None, grid: list[int], programs: int, arguments, kernel_us: float,
-    m: Machine,
+    m: Machine, bound: str | None = None,
 ) -> tuple[Floor | None, list[Assumption], list[str], int | None]:  # fmt: skip
     """``judge`` on one launch from its TTIR, trip plan (``raw_plan``: before assumed trips were filled in) and
     recorded arguments; also the bytes of the tensors whose footprint is unknown (for the whole-tensor floor of
-    ``tools.predict.evidence.floor_assumptions``; None when every tensor's footprint was counted)."""
+    ``tools.predict.evidence.floor_assumptions``; None when every tensor's footprint was counted). A gather's
+    distinct rows widen the band (``gather_assumptions``) where the model's ``bound`` is its DRAM bytes."""
     from tools.predict.evidence import matrix_flops
 
     work = source_work(ttir)
@@ -327,7 +328,8 @@ def launch_floors(
         for n, b in sizes.items()
         if n in unknown or n not in counted
     )
-    rests += gather_assumptions({n: min(sizes[n], v) for n, v in unknown.items() if v}, kernel_us, m)
+    if bound == "hbm_bandwidth":  # elsewhere fewer distinct rows leave the time as it is (a latency chain)
+        rests += gather_assumptions({n: min(sizes[n], v) for n, v in unknown.items() if v}, kernel_us, m)
     return raised, rests, notes, int(rest) or None
 
 
