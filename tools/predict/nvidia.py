@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from tools.isa.machines import Machine
-from tools.isa.sass import ALU_PREFIXES, SassInst, find_loops, parse_sass
+from tools.isa.sass import ALU_PREFIXES, SassInst, find_loops, guarded_regions, parse_sass
 from tools.predict.model import WaveWork
 from tools.predict.work import InstCost, IsaLoop, wave_work
 
@@ -527,30 +527,6 @@ def nvidia_wave_work(
     work.block_synced = block_synced(f.insts, loops)
     _local_bytes(work, f.insts, loops, m)
     return work, trips, peak
-
-
-_PREDICATED_RE = re.compile(r"^\s*(?:/\*[0-9a-f]+\*/\s*)?@")
-
-
-def _predicated(i: SassInst) -> bool:
-    return bool(_PREDICATED_RE.match(i.text))
-
-
-def guarded_regions(insts: list[SassInst], labels: dict[str, int]) -> list[tuple[int, int]]:
-    """The code each forward conditional branch can skip (first, last instruction index), in address order: ``@P BRA
-    L`` skips up to L; ``@P EXIT`` ends the program before what follows it, up to the next unconditional ``EXIT``.
-    What ``work.straight_remainders`` reads an unrolled loop's remainder copies from."""
-    out = []
-    for i in insts:
-        if not _predicated(i):
-            continue
-        if i.root == "BRA" and i.target in labels and labels[i.target] > i.index + 1:
-            out.append((i.index + 1, labels[i.target] - 1))
-        elif i.root == "EXIT":
-            end = next((o.index for o in insts[i.index + 1 :] if o.root == "EXIT" and not _predicated(o)), None)
-            if end is not None and end > i.index:
-                out.append((i.index + 1, end))
-    return out
 
 
 def block_synced(insts: list[SassInst], loops: list[IsaLoop]) -> bool:

@@ -268,6 +268,48 @@ def remainder_weights(trips: float, k: int, sizes: list[int]) -> list[float]:
     return [rem / sum(sizes)] * len(sizes)
 
 
+def recount_remainders(
+    costs: list[InstCost],
+    loops: list[IsaLoop],
+    segments: list[tuple[int, int]] | None,
+    unrolled: dict[int, tuple[object, int]],
+    exclusive: list[set[int]],
+    isa_bytes: list[float],
+    trips: list[float],
+    peaks: list[float],
+    notes: list[str],
+    waves_per_block: int,
+) -> dict[int, float]:
+    """The straight-line remainder copies of the unrolled loops (``straight_remainders``) counted as often as
+    ``trips mod k`` runs them: per instruction of a copy, its executions per program; each such loop's ``trips`` and
+    ``peaks`` set to its whole unrolled iterations, a line in ``notes``."""
+    weights: dict[int, float] = {}
+    # a loop of matrix products keeps every copy counted: the GEMM terms (wgmma_drain_cycles, h200.yaml) were set on
+    # predictions that counted them so, and recounting them would need those figures set again
+    unrolled = {li: v for li, v in unrolled.items() if not any(costs[i].matrix for i in exclusive[li])}
+    if segments and unrolled:
+        inst_bytes = [waves_per_block * (c.load_bytes + c.store_bytes) for c in costs]
+        for li, copies in straight_remainders(loops, segments, inst_bytes, isa_bytes, unrolled):
+            src, k = unrolled[li]
+            parent = loops[li].parent
+            outer = trips[parent] if parent is not None else 1.0
+            if not outer:
+                continue
+            per_entry, peak_entry = src.trips / outer, src.max_trips / outer
+            runs = remainder_weights(per_entry, k, [c for *_, c in copies])
+            trips[li] = outer * (per_entry - per_entry % k) / k
+            peaks[li] = outer * (peak_entry - peak_entry % k) / k
+            for (first, last, _), w in zip(copies, runs, strict=True):
+                weights.update({i: outer * w for i in range(first, last + 1)})
+            sizes = " + ".join(f"{c}x" for *_, c in copies)
+            notes.append(
+                f"loop {loops[li].header}: its remainder is straight-line code after it ({sizes} copies behind "
+                f"branches): {per_entry:g} iterations = {(per_entry - per_entry % k) / k:g} of the {k}x loop + "
+                f"{per_entry % k:g} in the copies, each copy counted as often as the remainder runs it"
+            )
+    return weights
+
+
 def wave_work(
     costs: list[InstCost],
     loops: list[IsaLoop],
@@ -296,30 +338,8 @@ def wave_work(
     isa_flops = [waves_per_block * sum(costs[i].matrix_flops for i in ex) for ex in exclusive]
     unrolled: dict[int, tuple[object, int]] = {}
     trips, peaks, notes = assign_trips(loops, plan, default, isa_bytes, isa_flops, threads, unrolled)
-    weights: dict[int, float] = {}  # instruction of a remainder copy -> its executions per program
-    # a loop of matrix products keeps every copy counted: the GEMM terms (wgmma_drain_cycles, h200.yaml) were set on
-    # predictions that counted them so, and recounting them would need those figures set again
-    unrolled = {li: v for li, v in unrolled.items() if not any(costs[i].matrix for i in exclusive[li])}
-    if segments and unrolled:
-        inst_bytes = [waves_per_block * (c.load_bytes + c.store_bytes) for c in costs]
-        for li, copies in straight_remainders(loops, segments, inst_bytes, isa_bytes, unrolled):
-            src, k = unrolled[li]
-            parent = loops[li].parent
-            outer = trips[parent] if parent is not None else 1.0
-            if not outer:
-                continue
-            per_entry, peak_entry = src.trips / outer, src.max_trips / outer
-            runs = remainder_weights(per_entry, k, [c for *_, c in copies])
-            trips[li] = outer * (per_entry - per_entry % k) / k
-            peaks[li] = outer * (peak_entry - peak_entry % k) / k
-            for (first, last, _), w in zip(copies, runs, strict=True):
-                weights.update({i: outer * w for i in range(first, last + 1)})
-            sizes = " + ".join(f"{c}x" for *_, c in copies)
-            notes.append(
-                f"loop {loops[li].header}: its remainder is straight-line code after it ({sizes} copies behind "
-                f"branches): {per_entry:g} iterations = {(per_entry - per_entry % k) / k:g} of the {k}x loop + "
-                f"{per_entry % k:g} in the copies, each copy counted as often as the remainder runs it"
-            )
+    weights = recount_remainders(costs, loops, segments, unrolled, exclusive, isa_bytes, trips, peaks, notes,
+                                 waves_per_block)  # fmt: skip
     for li in sorted(range(len(loops)), key=lambda i: loops[i].depth):
         for i in exclusive[li]:
             count[i] = trips[li]
