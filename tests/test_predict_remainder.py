@@ -58,8 +58,9 @@ def test_remainder_copies_run_by_the_binary_digits_of_trips_mod_the_unroll():
     assert remainder_weights(1, 4, [2, 1]) == [0.0, 1.0]
     assert remainder_weights(7, 4, [2, 1]) == [1.0, 1.0]
     assert remainder_weights(8, 4, [2, 1]) == [0.0, 0.0]
-    # a mean over programs of unequal trips: together the copies do the remainder, each its share
-    assert remainder_weights(2.5, 4, [2, 1]) == pytest.approx([2.5 / 3, 2.5 / 3])
+    assert remainder_weights(5, 4, [1, 1, 1]) == pytest.approx([1 / 3] * 3)  # not ptxas's layout: each its share
+    # a mean over programs of unequal trips: no program's remainder is known (the loop's trips / 4 do the mean)
+    assert remainder_weights(2.5, 4, [2, 1]) is None
 
 
 def _moved_by_source(d: int) -> float:

@@ -254,17 +254,20 @@ def straight_remainders(
     return out
 
 
-def remainder_weights(trips: float, k: int, sizes: list[int]) -> list[float]:
+def remainder_weights(trips: float, k: int, sizes: list[int]) -> list[float] | None:
     """How often each straight-line remainder copy (of ``sizes`` source iterations each) runs per execution of the
     code around it, for a loop of ``trips`` source iterations unrolled ``k`` times: the copies do ``trips mod k``
     iterations. Copies of distinct powers of two summing to k - 1 (ptxas: 2, then 1 for k = 4) run by the binary
-    digits of a whole remainder (3 = 2 + 1); otherwise (a mean over programs of unequal trips, another layout) each
-    runs the share that makes them do the remainder together."""
+    digits of the remainder (3 = 2 + 1), the others each the share that makes them do it together. None when the
+    trips are a mean over programs of unequal trips (not whole): each program's remainder is unknown, and the loop's
+    trips / k carry the mean's work."""
     rem = trips % k
-    whole = abs(rem - round(rem)) < 1e-9
+    if abs(rem - round(rem)) >= 1e-9:
+        return None
+    rem = round(rem)
     binary = sum(sizes) == k - 1 and len(set(sizes)) == len(sizes) and all(s & (s - 1) == 0 for s in sizes)
-    if whole and binary:
-        return [1.0 if int(round(rem)) & s else 0.0 for s in sizes]
+    if binary:
+        return [1.0 if rem & s else 0.0 for s in sizes]
     return [rem / sum(sizes)] * len(sizes)
 
 
@@ -296,16 +299,22 @@ def recount_remainders(
             if not outer:
                 continue
             per_entry, peak_entry = src.trips / outer, src.max_trips / outer
-            runs = remainder_weights(per_entry, k, [c for *_, c in copies])
-            trips[li] = outer * (per_entry - per_entry % k) / k
-            peaks[li] = outer * (peak_entry - peak_entry % k) / k
+            # programs of unequal trips (mean under the longest): no program's remainder is known
+            equal = abs(per_entry - peak_entry) < 1e-9
+            runs = remainder_weights(per_entry, k, [c for *_, c in copies]) if equal else None
+            sizes = " + ".join(f"{c}x" for *_, c in copies)
+            if runs is None:  # programs of unequal trips: the loop's trips / k do the mean's work, not the copies
+                runs = [0.0] * len(copies)
+                how = f"{per_entry:g} iterations on average (programs differ): {per_entry / k:g} of the {k}x loop"
+            else:
+                trips[li] = outer * (per_entry - per_entry % k) / k
+                peaks[li] = outer * (peak_entry - peak_entry % k) / k
+                how = f"{per_entry:g} iterations = {(per_entry - per_entry % k) / k:g} of the {k}x loop + {per_entry % k:g} in the copies"
             for (first, last, _), w in zip(copies, runs, strict=True):
                 weights.update({i: outer * w for i in range(first, last + 1)})
-            sizes = " + ".join(f"{c}x" for *_, c in copies)
             notes.append(
                 f"loop {loops[li].header}: its remainder is straight-line code after it ({sizes} copies behind "
-                f"branches): {per_entry:g} iterations = {(per_entry - per_entry % k) / k:g} of the {k}x loop + "
-                f"{per_entry % k:g} in the copies, each copy counted as often as the remainder runs it"
+                f"branches): {how}, each copy counted as often as the remainder runs it"
             )
     return weights
 
