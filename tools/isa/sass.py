@@ -241,6 +241,30 @@ def find_loops(f: SassFunction) -> list[SassLoop]:
     return out
 
 
+_PREDICATED_RE = re.compile(r"^\s*(?:/\*[0-9a-f]+\*/\s*)?@")
+
+
+def _predicated(i: SassInst) -> bool:
+    return bool(_PREDICATED_RE.match(i.text))
+
+
+def guarded_regions(insts: list[SassInst], labels: dict[str, int]) -> list[tuple[int, int]]:
+    """The code each forward conditional branch can skip (first, last instruction index), in address order: ``@P BRA
+    L`` skips up to L; ``@P EXIT`` ends the program before what follows it, up to the next unconditional ``EXIT``.
+    What ``tools.predict.work.straight_remainders`` reads an unrolled loop's remainder copies from."""
+    out = []
+    for i in insts:
+        if not _predicated(i):
+            continue
+        if i.root == "BRA" and i.target in labels and labels[i.target] > i.index + 1:
+            out.append((i.index + 1, labels[i.target] - 1))
+        elif i.root == "EXIT":
+            end = next((o.index for o in insts[i.index + 1 :] if o.root == "EXIT" and not _predicated(o)), None)
+            if end is not None and end > i.index:
+                out.append((i.index + 1, end))
+    return out
+
+
 @dataclass
 class SassHotLoop:
     loop: SassLoop

@@ -424,7 +424,7 @@ def predict_launch(
     flops = matrix_flops(plan, working)
     if ttir is not None and ttir.exists() and k.launch:
         raised, floor_rests, floor_notes, unique = launch_floors(
-            ttir.read_text(), plan, raw_plan, list(grid), working, k.launch.arguments, kernel_time, m
+            ttir.read_text(), plan, raw_plan, list(grid), working, k.launch.arguments, kernel_time, m, bound
         )
         rests, notes, flops = rests + floor_rests, notes + floor_notes, 0.0  # the tensor floor is judged there
         if raised:

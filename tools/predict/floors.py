@@ -217,9 +217,10 @@ def device_floors(
     tensor_bytes: dict[str, int],
     dot_flops: float,
     m: Machine,
-) -> tuple[list[Floor], set[str]]:
-    """The launch's floors (tensor, FP32, bytes that must move) and the tensor arguments whose footprint is unknown
-    (an access whose address or mask comes from loaded data, or in a region that may not run). ``plan``: the source
+) -> tuple[list[Floor], dict[str, float | None]]:
+    """The launch's floors (tensor, FP32, bytes that must move) and the tensor arguments whose footprint is unknown:
+    an access whose address or mask comes from loaded data (a gather) touches at most the elements it loads (the
+    bytes, counted as for any access), one in a region that may not run anything (None). ``plan``: the source
     loops with trips (assumed ones filled in), ``assumed`` their indices whose bounds were not evaluated."""
     dims = [*grid, 1, 1, 1][:3]
     cus, clock = m.value("compute_units"), m.clock_hz
@@ -241,13 +242,13 @@ def device_floors(
         what = f"the source's {flops / 1e9:.3g} GFLOP of FP32 arithmetic at the FP32 peak (an FMA per lane per clock)"
         out.append(Floor("valu", us, what, sorted(fp_assumed)))
     per_arg: dict[str, float] = {}
-    unknown: set[str] = set()
+    unknown: dict[str, float | None] = {}
     byte_assumed: set[int] = set()
     for a in work.accesses:
         if a.arg is None or a.arg not in tensor_bytes:
             continue
-        if a.data_dependent or a.gated:
-            unknown.add(a.arg)
+        if a.gated:
+            unknown[a.arg] = None
             continue
         n = a.distinct_bytes * math.prod(dims[x] for x in a.axes if x < 3)
         for lp in a.enclosing:
@@ -255,6 +256,10 @@ def device_floors(
                 n *= _own(lp, plan, work.loop_parent)
                 if lp in assumed:
                     byte_assumed.add(lp)
+        if a.data_dependent:  # a gather: which of its elements are distinct is in the data; no more than it loads
+            if a.arg not in unknown or unknown[a.arg] is not None:
+                unknown[a.arg] = (unknown.get(a.arg) or 0.0) + n
+            continue
         per_arg[a.arg] = per_arg.get(a.arg, 0.0) + n
     must = sum(min(v, tensor_bytes[k]) for k, v in per_arg.items())
     if must:
@@ -301,11 +306,12 @@ def judge(kernel_us: float, floors: list[Floor], device: str) -> tuple[Floor | N
 
 def launch_floors(
     ttir: str, plan: list | None, raw_plan: list | None, grid: list[int], programs: int, arguments, kernel_us: float,
-    m: Machine,
+    m: Machine, bound: str | None = None,
 ) -> tuple[Floor | None, list[Assumption], list[str], int | None]:  # fmt: skip
     """``judge`` on one launch from its TTIR, trip plan (``raw_plan``: before assumed trips were filled in) and
     recorded arguments; also the bytes of the tensors whose footprint is unknown (for the whole-tensor floor of
-    ``tools.predict.evidence.floor_assumptions``; None when every tensor's footprint was counted)."""
+    ``tools.predict.evidence.floor_assumptions``; None when every tensor's footprint was counted). A gather's
+    distinct rows widen the band (``gather_assumptions``) where the model's ``bound`` is its DRAM bytes."""
     from tools.predict.evidence import matrix_flops
 
     work = source_work(ttir)
@@ -317,5 +323,34 @@ def launch_floors(
     floors, unknown = device_floors(work, plan, assumed, grid, programs, sizes, matrix_flops(plan, programs), m)
     raised, rests, notes = judge(kernel_us, floors, m.name)
     counted = {a.arg for a in work.accesses if a.arg in sizes}
-    rest = sum(b for n, b in sizes.items() if n in unknown or n not in counted)
-    return raised, rests, notes, rest or None
+    rest = sum(
+        b if n not in counted or unknown.get(n, 0.0) is None else min(b, unknown[n])
+        for n, b in sizes.items()
+        if n in unknown or n not in counted
+    )
+    if bound == "hbm_bandwidth":  # elsewhere fewer distinct rows leave the time as it is (a latency chain)
+        rests += gather_assumptions({n: min(sizes[n], v) for n, v in unknown.items() if v}, kernel_us, m)
+    return raised, rests, notes, int(rest) or None
+
+
+def gather_assumptions(gathered: dict[str, float], kernel_us: float, m: Machine) -> list[Assumption]:
+    """A gather (``table[idx]``: a load whose address comes from loaded data) touches the distinct rows its indices
+    name, which the code does not say: the model's DRAM bytes count every element it loads as distinct (at most the
+    tensor), the top of what it can move. Repeated indices move less: the band's low end widens by the share of the
+    kernel's time those bytes take at the achievable HBM bandwidth (the time without them)."""
+    total = sum(gathered.values())
+    if not total or kernel_us <= 0:
+        return []
+    us = total / (m.value("hbm_achievable_gbs") * 1e9) * 1e6
+    low = max(0.0, 1.0 - us / kernel_us)
+    if low >= 0.98:
+        return []
+    names = ", ".join(sorted(gathered))
+    return [
+        Assumption(
+            f"{names}: read at addresses from loaded data (a gather); the distinct rows its indices name are not "
+            f"counted (the indices' values are not read), so its {total / 1e6:.3g} MB are taken as all distinct, "
+            f"the most it can move: repeated indices move less (band low x{low:.2f})",
+            low=round(low, 4),
+        )
+    ]

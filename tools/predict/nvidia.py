@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from tools.isa.machines import Machine
-from tools.isa.sass import ALU_PREFIXES, SassInst, find_loops, parse_sass
+from tools.isa.sass import ALU_PREFIXES, SassInst, find_loops, guarded_regions, parse_sass
 from tools.predict.model import WaveWork
 from tools.predict.work import InstCost, IsaLoop, wave_work
 
@@ -513,6 +513,7 @@ def nvidia_wave_work(
         in_flight,
         dependent_waits,
         threads=waves_per_block * int(m.value("wave_size")),
+        segments=guarded_regions(f.insts, f.labels),
     )
     if epilogue:
         work.notes.append(epilogue)

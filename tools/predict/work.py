@@ -113,6 +113,7 @@ def assign_trips(
     isa_bytes: list[float],
     isa_flops: list[float] | None = None,
     threads: int | None = None,
+    unrolled: dict[int, tuple[object, int]] | None = None,
 ) -> tuple[list[float], list[float], list[str]]:
     """Per ISA loop, its iterations per program (mean, max; summed over the loops around it) and notes.
 
@@ -120,7 +121,9 @@ def assign_trips(
     of a depth take those of the same depth in order when the counts agree, else the largest. A loop the compiler
     unrolled does k times the source loop's matrix work (``isa_flops``: per program) or, without matrix products,
     moves k times its bytes per iteration (``isa_bytes``: per program), so it runs trips / k.
-    Without a plan every loop runs ``default`` times per enclosing iteration."""
+    Without a plan every loop runs ``default`` times per enclosing iteration. ``unrolled`` (filled when given): ISA
+    loop -> (its source loop, the unroll factor) of each loop unrolled without a remainder loop beside it (its
+    remainder, if any, is straight-line code: ``straight_remainders``)."""
     mean, peak, notes = [], [], []
     isa_flops = isa_flops or [0.0] * len(loops)
     order: dict[int, int] = {}
@@ -195,9 +198,125 @@ def assign_trips(
                 continue
         if why:
             notes.append(f"loop {lp.header}: {why}: unrolled {unroll}x, so {src.trips:g} / {unroll} iterations")
+        if unrolled is not None and unroll > 1:
+            unrolled[li] = (src, unroll)
         mean.append(src.trips / unroll)
         peak.append(src.max_trips / unroll)
     return mean, peak, notes
+
+
+def straight_remainders(
+    loops: list[IsaLoop],
+    regions: list[tuple[int, int]],
+    inst_bytes: list[float],
+    isa_bytes: list[float],
+    unrolled: dict[int, tuple[object, int]],
+) -> list[tuple[int, list[tuple[int, int, int]]]]:
+    """The straight-line remainder copies of each unrolled loop: ptxas unrolls a loop whose trip count is known only
+    at run time k times and leaves the last ``trips mod k`` iterations to copies of the body behind branches (4x:
+    a 2x copy, then a 1x copy), outside any loop. Read from the code after the loop, in address order: ``regions``
+    (first, last instruction a forward conditional branch can skip) inside the loop's enclosing loop and no other;
+    a region whose global bytes (``inst_bytes`` per instruction, per program, summed) are s x one unrolled copy's
+    (the loop's bytes / k) for a whole s below k is a copy of s iterations; a region that moves no global bytes is
+    passed over; the first other region, global bytes moved outside every region (an epilogue) or the next loop ends
+    the search. Per loop: (ISA loop, [(first, last, s), ...]) where the copies' s sum to at most k - 1."""
+    out = []
+    for li, (_src, k) in unrolled.items():
+        lp = loops[li]
+        per_copy = isa_bytes[li] / k
+        if per_copy <= 0:
+            continue
+        context = loops[lp.parent].members if lp.parent is not None else None
+        copies: list[tuple[int, int, int]] = []
+        pos = max(lp.members) + 1
+        while True:
+            region = min((r for r in regions if r[0] >= pos), default=None)
+            if region is None:
+                break
+            first, last = region
+            span = range(first, last + 1)
+            # past the enclosing loop, into another loop, or past unguarded global bytes (an epilogue): done
+            other = any(first in o.members or last in o.members for o in loops if not lp.members <= o.members)
+            outside = context is not None and last not in context
+            if outside or other or any(inst_bytes[i] for i in range(pos, first)):
+                break
+            moved = sum(inst_bytes[i] for i in span)
+            pos = last + 1
+            if not moved:
+                continue
+            ratio = moved / per_copy
+            s = round(ratio)
+            if not 1 <= s < k or abs(ratio - s) > 0.25 or sum(c for *_, c in copies) + s > k - 1:
+                break
+            copies.append((first, last, s))
+        if copies:
+            out.append((li, copies))
+    return out
+
+
+def remainder_weights(trips: float, k: int, sizes: list[int]) -> list[float] | None:
+    """How often each straight-line remainder copy (of ``sizes`` source iterations each) runs per execution of the
+    code around it, for a loop of ``trips`` source iterations unrolled ``k`` times: the copies do ``trips mod k``
+    iterations. Copies of distinct powers of two summing to k - 1 (ptxas: 2, then 1 for k = 4) run by the binary
+    digits of the remainder (3 = 2 + 1), the others each the share that makes them do it together. None when the
+    trips are a mean over programs of unequal trips (not whole): each program's remainder is unknown, and the loop's
+    trips / k carry the mean's work."""
+    rem = trips % k
+    if abs(rem - round(rem)) >= 1e-9:
+        return None
+    rem = round(rem)
+    binary = sum(sizes) == k - 1 and len(set(sizes)) == len(sizes) and all(s & (s - 1) == 0 for s in sizes)
+    if binary:
+        return [1.0 if rem & s else 0.0 for s in sizes]
+    return [rem / sum(sizes)] * len(sizes)
+
+
+def recount_remainders(
+    costs: list[InstCost],
+    loops: list[IsaLoop],
+    segments: list[tuple[int, int]] | None,
+    unrolled: dict[int, tuple[object, int]],
+    exclusive: list[set[int]],
+    isa_bytes: list[float],
+    trips: list[float],
+    peaks: list[float],
+    notes: list[str],
+    waves_per_block: int,
+) -> dict[int, float]:
+    """The straight-line remainder copies of the unrolled loops (``straight_remainders``) counted as often as
+    ``trips mod k`` runs them: per instruction of a copy, its executions per program; each such loop's ``trips`` and
+    ``peaks`` set to its whole unrolled iterations, a line in ``notes``."""
+    weights: dict[int, float] = {}
+    # a loop of matrix products keeps every copy counted: the GEMM terms (wgmma_drain_cycles, h200.yaml) were set on
+    # predictions that counted them so, and recounting them would need those figures set again
+    unrolled = {li: v for li, v in unrolled.items() if not any(costs[i].matrix for i in exclusive[li])}
+    if segments and unrolled:
+        inst_bytes = [waves_per_block * (c.load_bytes + c.store_bytes) for c in costs]
+        for li, copies in straight_remainders(loops, segments, inst_bytes, isa_bytes, unrolled):
+            src, k = unrolled[li]
+            parent = loops[li].parent
+            outer = trips[parent] if parent is not None else 1.0
+            if not outer:
+                continue
+            per_entry, peak_entry = src.trips / outer, src.max_trips / outer
+            # programs of unequal trips (mean under the longest): no program's remainder is known
+            equal = abs(per_entry - peak_entry) < 1e-9
+            runs = remainder_weights(per_entry, k, [c for *_, c in copies]) if equal else None
+            sizes = " + ".join(f"{c}x" for *_, c in copies)
+            if runs is None:  # programs of unequal trips: the loop's trips / k do the mean's work, not the copies
+                runs = [0.0] * len(copies)
+                how = f"{per_entry:g} iterations on average (programs differ): {per_entry / k:g} of the {k}x loop"
+            else:
+                trips[li] = outer * (per_entry - per_entry % k) / k
+                peaks[li] = outer * (peak_entry - peak_entry % k) / k
+                how = f"{per_entry:g} iterations = {(per_entry - per_entry % k) / k:g} of the {k}x loop + {per_entry % k:g} in the copies"
+            for (first, last, _), w in zip(copies, runs, strict=True):
+                weights.update({i: outer * w for i in range(first, last + 1)})
+            notes.append(
+                f"loop {loops[li].header}: its remainder is straight-line code after it ({sizes} copies behind "
+                f"branches): {how}, each copy counted as often as the remainder runs it"
+            )
+    return weights
 
 
 def wave_work(
@@ -209,12 +328,15 @@ def wave_work(
     in_flight,
     dependent_waits=None,
     threads: int | None = None,
+    segments: list[tuple[int, int]] | None = None,
 ) -> tuple[WaveWork, float, float]:
     """Sum ``costs`` into a WaveWork, with the hot loop's trips per program (mean, max). ``in_flight(members)`` → (bytes a wave has issued at its first wait in that
     instruction set, whether loads stay in flight past it); called on the hot loop (walked as two iterations), or
     on every instruction (once) when there is no loop. ``dependent_waits(members)`` → (the hot loop's loads waited
     for in series within one iteration beyond the first, the bytes of the loads behind another), when the vendor
-    reads them."""
+    reads them. ``segments``: the code each forward conditional branch can skip (first, last instruction), where the
+    vendor reads them: an unrolled loop's remainder copies among them run ``trips mod k`` iterations, and the loop itself
+    ``floor(trips / k)`` (``straight_remainders``), instead of every copy once beside trips / k."""
     n = len(costs)
     count = [1.0] * n
     exclusive: list[set[int]] = []
@@ -223,12 +345,19 @@ def wave_work(
         exclusive.append(set(lp.members) - inner)
     isa_bytes = [waves_per_block * sum(costs[i].load_bytes + costs[i].store_bytes for i in ex) for ex in exclusive]
     isa_flops = [waves_per_block * sum(costs[i].matrix_flops for i in ex) for ex in exclusive]
-    trips, peaks, notes = assign_trips(loops, plan, default, isa_bytes, isa_flops, threads)
+    unrolled: dict[int, tuple[object, int]] = {}
+    trips, peaks, notes = assign_trips(loops, plan, default, isa_bytes, isa_flops, threads, unrolled)
+    weights = recount_remainders(costs, loops, segments, unrolled, exclusive, isa_bytes, trips, peaks, notes,
+                                 waves_per_block)  # fmt: skip
     for li in sorted(range(len(loops)), key=lambda i: loops[i].depth):
         for i in exclusive[li]:
             count[i] = trips[li]
+    for i, w in weights.items():
+        count[i] = w
     executed = [sum(count[i] for i in exclusive[li]) for li in range(len(loops))]
     hot = max(range(len(loops)), key=lambda i: executed[i]) if loops else None
+    if weights and hot is not None and not executed[hot]:
+        hot = None  # the unrolled loop never runs (fewer trips than its unroll): the kernel is its straight line
     w = WaveWork(notes=notes)
     for li, lp in enumerate(loops):
         w.loops.append(
