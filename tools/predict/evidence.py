@@ -224,6 +224,91 @@ def floor_assumptions(kernel_us: float, m: Machine, flops: float, tensor_bytes: 
     return out
 
 
+_STRIDED_RE = re.compile(r"(\d+) of \d+ global accesses step more than")
+STRIDED_TOP = 2.0  # a partly written sector read back from DRAM before its write-back: the strided traffic twice
+
+
+def strided_assumptions(notes: list[str], bound: str | None) -> list[Assumption]:
+    """Strided accesses (``tools.predict.coalesce``: neighbouring lanes more than one element apart, each element a
+    sector) in a bandwidth-bound launch: the model charges each such element one whole sector once. A store that
+    writes part of a sector may have the L2 read the rest of it from DRAM before writing it back, and a strided
+    load's sector may leave the L2 before its neighbours in it are read: either moves the strided bytes up to twice,
+    which the code does not say (band top x2)."""
+    if bound not in ("hbm_bandwidth", "l2_bandwidth"):
+        return []
+    hits = [int(h.group(1)) for n in notes for h in [_STRIDED_RE.search(n)] if h]
+    if not hits:
+        return []
+    return [
+        Assumption(
+            f"{max(hits)} strided global access(es) (a sector per element) are charged each sector once: partly "
+            f"written sectors read back before their write-back, or sectors evicted before their neighbours are "
+            f"read, would move them up to twice (band top x{STRIDED_TOP:g})",
+            high=STRIDED_TOP,
+        )
+    ]
+
+
+def gather_assumptions(
+    ttir: str | None, sizes: dict[str, int], bound: str | None, bytes_moved: float | None
+) -> list[Assumption]:
+    """Tensors a bandwidth-bound launch reads or writes only at addresses that come from loaded data (a gather or
+    scatter through an index tensor): which of their bytes it touches, and how many of those repeat and hit the L2,
+    the code does not say, so the model's bytes moved may count up to each such tensor's whole size. If it touches
+    few of them, the time falls by their share of the bytes moved (band low x(1 - share); open below when they are
+    all of it)."""
+    if bound not in ("hbm_bandwidth", "l2_bandwidth") or not ttir or not sizes or not bytes_moved:
+        return []
+    from tools.predict.floors import source_work
+
+    accesses = source_work(ttir).accesses
+    direct = {a.arg for a in accesses if not a.data_dependent}
+    only = sorted({a.arg for a in accesses if a.data_dependent and a.arg in sizes} - direct)
+    gathered = sum(sizes[n] for n in only)
+    if not gathered:
+        return []
+    share = min(1.0, gathered / bytes_moved)
+    low = round(1.0 - share, 4) if share < 0.99 else None
+    end = f"band low x{low:g}" if low is not None else "open below"
+    return [
+        Assumption(
+            f"{', '.join(only)} ({gathered / 1e6:.3g} MB) accessed only at addresses from loaded data (a gather or "
+            f"scatter): how many of its bytes are touched, and how many repeat in the L2, is unknown; up to "
+            f"{share:.0%} of the {bytes_moved / 1e6:.3g} MB moved may not move ({end})",
+            low=low,
+        )
+    ]
+
+
+SMALL_GRID_TOP = 1.5  # the light-load latency and bytes in flight of a part-filled GPU: no full-grid validation saw it
+
+
+def small_grid_assumptions(bound: str | None, active_cus: int | None, compute_units: float) -> list[Assumption]:
+    """A memory-latency-bound launch with fewer programs than the device has SMs: its time is each busy SM's chain of
+    loads at the DRAM latency and the bytes in flight per SM the machine file states, figures the validation fitted
+    on launches filling the GPU; on a part-filled GPU the latency a lone SM sees and the loads it keeps in flight
+    are not in the code (band top x1.5)."""
+    if bound != "memory_latency" or not active_cus or active_cus >= compute_units:
+        return []
+    return [
+        Assumption(
+            f"memory-latency bound on {active_cus} of {compute_units:g} SMs: the DRAM latency and bytes in flight per "
+            f"SM a part-filled GPU sees are the full-grid figures (band top x{SMALL_GRID_TOP:g})",
+            high=SMALL_GRID_TOP,
+        )
+    ]
+
+
+def feature_assumptions(notes: list[str], ttir: str | None, sizes: dict[str, int], bound: str | None, figures,
+                        m: Machine) -> list[Assumption]:  # fmt: skip
+    """The launch features whose effect on the time the code does not fix (strided sectors, gathered tensors, a
+    part-filled GPU bound by latency), each widening the band on the side it can move the time (issue 31)."""
+    out = strided_assumptions(notes, bound)
+    out += gather_assumptions(ttir, sizes, bound, getattr(figures, "bytes_moved", None))
+    out += small_grid_assumptions(bound, getattr(figures, "active_cus", None), m.value("compute_units"))
+    return out
+
+
 def _scaled(end: float | None, factors: list[float | None]) -> float | None:
     if end is None or any(f is None for f in factors):
         return None
