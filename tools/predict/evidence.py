@@ -300,12 +300,15 @@ def small_grid_assumptions(bound: str | None, active_cus: int | None, compute_un
 
 
 def feature_assumptions(notes: list[str], ttir: str | None, sizes: dict[str, int], bound: str | None, figures,
-                        m: Machine) -> list[Assumption]:  # fmt: skip
+                        m: Machine, kind: str | None = None) -> list[Assumption]:  # fmt: skip
     """The launch features whose effect on the time the code does not fix (strided sectors, gathered tensors, a
-    part-filled GPU bound by latency), each widening the band on the side it can move the time (issue 31)."""
+    part-filled GPU bound by latency, for a prediction of kind ``latency``), each widening the band on the side it can
+    move the time (issue 31); the kind is ``kinds.kind_of``'s, which these assumptions (no ``kind``) do not change."""
     out = strided_assumptions(notes, bound)
     out += gather_assumptions(ttir, sizes, bound, getattr(figures, "bytes_moved", None))
-    out += small_grid_assumptions(bound, getattr(figures, "active_cus", None), m.value("compute_units"))
+    if kind == "latency":  # the latency kind's residuals are what a part-filled GPU questions; other kinds' bands
+        # (stated or loaded trips, atomics) are fitted on their own predictions, whatever their grid
+        out += small_grid_assumptions(bound, getattr(figures, "active_cus", None), m.value("compute_units"))
     return out
 
 
