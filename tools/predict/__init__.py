@@ -21,6 +21,7 @@ from tools.predict.evidence import (
     atomic_assumptions,
     band_of,
     band_words,
+    feature_assumptions,
     floor_assumptions,
     histogram_op_assumptions,
     launch_band,
@@ -432,6 +433,8 @@ def predict_launch(
             us, bound, kernel_time = raised.us + (figures.launch_overhead_us or 0.0), raised.bound, raised.us
     rests += floor_assumptions(kernel_time, m, flops, unique)
     kind = kind_of(bound, figures, evidence, {a.kind for a in rests if a.kind})
+    ttir_text = ttir.read_text() if ttir is not None and ttir.exists() else None
+    rests += feature_assumptions(notes + work.notes, ttir_text, sizes, bound, figures, m, kind)
     return LaunchPrediction(
         name=k.name,
         arch=k.arch,

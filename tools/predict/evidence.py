@@ -224,6 +224,66 @@ def floor_assumptions(kernel_us: float, m: Machine, flops: float, tensor_bytes: 
     return out
 
 
+_STRIDED_RE = re.compile(r"(\d+) of \d+ global accesses step more than")
+STRIDED_TOP = 2.0  # a partly written sector read back from DRAM before its write-back: the strided traffic twice
+
+
+def strided_assumptions(notes: list[str], bound: str | None) -> list[Assumption]:
+    """Strided accesses (``tools.predict.coalesce``: neighbouring lanes more than one element apart, each element a
+    sector) in a bandwidth-bound launch: the model charges each such element one whole sector once. A store that
+    writes part of a sector may have the L2 read the rest of it from DRAM before writing it back, and a strided
+    load's sector may leave the L2 before its neighbours in it are read: either moves the strided bytes up to twice,
+    which the code does not say (band top x2)."""
+    if bound not in ("hbm_bandwidth", "l2_bandwidth"):
+        return []
+    hits = [int(h.group(1)) for n in notes for h in [_STRIDED_RE.search(n)] if h]
+    if not hits:
+        return []
+    return [
+        Assumption(
+            f"{max(hits)} strided global access(es) (a sector per element) are charged each sector once: partly "
+            f"written sectors read back before their write-back, or sectors evicted before their neighbours are "
+            f"read, would move them up to twice (band top x{STRIDED_TOP:g})",
+            high=STRIDED_TOP,
+        )
+    ]
+
+
+SMALL_GRID_TOP = 1.5  # the light-load latency and bytes in flight of a part-filled GPU: no full-grid validation saw it
+
+
+def small_grid_assumptions(bound: str | None, active_cus: int | None, compute_units: float) -> list[Assumption]:
+    """A memory-latency-bound launch with fewer programs than the device has SMs: its time is each busy SM's chain of
+    loads at the DRAM latency and the bytes in flight per SM the machine file states, figures the validation fitted
+    on launches filling the GPU; on a part-filled GPU the latency a lone SM sees and the loads it keeps in flight
+    are not in the code (band top x1.5)."""
+    if bound != "memory_latency" or not active_cus or active_cus >= compute_units:
+        return []
+    return [
+        Assumption(
+            f"memory-latency bound on {active_cus} of {compute_units:g} SMs: the DRAM latency and bytes in flight per "
+            f"SM a part-filled GPU sees are the full-grid figures (band top x{SMALL_GRID_TOP:g})",
+            high=SMALL_GRID_TOP,
+        )
+    ]
+
+
+def feature_assumptions(notes: list[str], ttir: str | None, sizes: dict[str, int], bound: str | None, figures,
+                        m: Machine, kind: str | None = None) -> list[Assumption]:  # fmt: skip
+    """The launch features whose effect on the time the code does not fix (strided sectors, a part-filled GPU bound by
+    latency, for a prediction of kind ``latency``), each widening the band on the side it can move the time; the kind
+    is ``kinds.kind_of``'s, which these assumptions (no ``kind``) do not change. Gathered tensors are floors.py's
+    (``gather_assumptions``: its footprint and distinct rows). ``ttir`` and ``sizes`` are the launch's, for rules that
+    read the source."""
+    # a gathered tensor's band is widened where its footprint is counted (floors.py, the gather's distinct rows): one
+    # rule for it, not two
+    out = strided_assumptions(notes, bound)
+    if kind == "latency":  # the latency kind's residuals are what a part-filled GPU questions; other kinds' bands
+        # (stated or loaded trips, atomics) are fitted on their own predictions, whatever their grid
+        out += small_grid_assumptions(bound, getattr(figures, "active_cus", None), m.value("compute_units"))
+    return out
+
+
 def _scaled(end: float | None, factors: list[float | None]) -> float | None:
     if end is None or any(f is None for f in factors):
         return None
