@@ -50,13 +50,18 @@ def hold_variants(only: list[str] | None = None):
     return [v for v in variants if not only or any(s in v.name for s in only)]
 
 
-def _cache(path: Path) -> None:
-    path.mkdir(parents=True, exist_ok=True)
-    os.environ["TRITON_CACHE_DIR"] = str(path)
-    with contextlib.suppress(Exception):
-        import triton
+@contextlib.contextmanager
+def _cache(path: Path):
+    """Triton's cache at ``path`` while a variant compiles; Triton's cache knobs and their environment variables
+    restored after (``knobs.cache.scope()``: a knob read and set back would stay pinned, so a caller in the same
+    process, a test, keeps its own cache)."""
+    import triton
 
+    path.mkdir(parents=True, exist_ok=True)
+    with triton.knobs.cache.scope():
+        os.environ["TRITON_CACHE_DIR"] = str(path)
         triton.knobs.cache.dir = str(path)
+        yield
 
 
 def record_variant(v, folder: Path) -> dict:
@@ -69,19 +74,19 @@ def record_variant(v, folder: Path) -> dict:
     from tools.frontends._triton_jit import compile_example
 
     folder.mkdir(parents=True, exist_ok=True)
-    _cache(folder.parent / f"{folder.name}.cache")
     mod_name = "kpf_" + v.name.replace(".", "_").replace("-", "_")
     try:
-        built = registry.build(v.source, v.spec["problem"], v.spec["design"], "cpu", name=mod_name,
-                               corpus=v.spec.get("corpus", "gen"))  # fmt: skip
-        launches, skipped = [], []
-        for i, s in enumerate(built.launches):
-            if callable(s):
-                skipped.append(f"launch {i}: {getattr(s, '__qualname__', repr(s))} (a torch op: not launched here)")
-                continue
-            compiled, _ = compile_example(s, ARCH)
-            launches.append(pc.triton_launch_record(s["kernel"], s["args"], s["kwargs"], s["grid"], compiled))
-        pc.save_launch_artifacts(launches, folder)
+        with _cache(folder.parent / f"{folder.name}.cache"):
+            built = registry.build(v.source, v.spec["problem"], v.spec["design"], "cpu", name=mod_name,
+                                   corpus=v.spec.get("corpus", "gen"))  # fmt: skip
+            launches, skipped = [], []
+            for i, s in enumerate(built.launches):
+                if callable(s):
+                    skipped.append(f"launch {i}: {getattr(s, '__qualname__', repr(s))} (a torch op: not launched here)")
+                    continue
+                compiled, _ = compile_example(s, ARCH)
+                launches.append(pc.triton_launch_record(s["kernel"], s["args"], s["kwargs"], s["grid"], compiled))
+            pc.save_launch_artifacts(launches, folder)
     finally:
         sys.modules.pop(mod_name, None)
     meta = {

@@ -31,6 +31,7 @@ from mcp_server.paths import confine, project_dir
 from tools.errors import InputError
 from tools.frontends.registry import FrontendName
 from tools.gitref import parse_spec
+from tools.limits import MAX_TRIPS
 from tools.models.check import CheckEngine, CheckReport
 from tools.models.dump import DumpResult
 from tools.models.predict import PredictResult
@@ -278,7 +279,7 @@ async def predict(
         ),
     ] = None,
     trips: Annotated[
-        float | list[str] | None,
+        Annotated[float, Field(gt=0, le=MAX_TRIPS)] | list[Annotated[str, Field(max_length=200)]] | None,
         Field(
             description="as the CLI's --trips: a number N, the hot loop's iterations per program where no evidence "
             "gives them; or a list of 'N' and 'LINE=N' entries, each 'LINE=N' the loop whose `for` is on source line "
