@@ -104,7 +104,9 @@ def test_a_flattened_persistent_loop_runs_tiles_per_program_times_k_steps(dumps)
     # per program the merged loop's 32 stages (its epilogue's C box once per tile: 4) and the prologue's 2, as in
     # the tiled kernel, and the descriptors' writes
     assert p.figures.bytes_requested == pytest.approx(16 * ((32 + 2) * BOX_BYTES + 4 * 128 * 128 * 2 + 3 * 4 * 128))
-    assert p.band.status == "validated"
+    # the trips are evaluated, not assumed: the band rests on no trip count, only (16 programs on 132 SMs) on the
+    # part-filled GPU when the launch is latency-bound
+    assert all(why.startswith("memory-latency bound on 16 of 132 SMs") for why in p.band.rests_on), p.band.rests_on
 
 
 @pytest.mark.slow
