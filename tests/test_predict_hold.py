@@ -5,7 +5,6 @@ CPU before any GPU runs it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -20,13 +19,7 @@ FAMILIES = REPO / "benchmarks" / "predict_families"
 GEN_DATA = sorted((REPO / "benchmarks" / "predict_data").glob("h200-2026-12-02-gen-*.tgz"))
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
+from tests.test_predict_families import _load  # noqa: E402 - one loader for the benchmark scripts
 
 pc = _load("predict_collect", REPO / "benchmarks" / "predict_collect.py")
 sys.path.insert(0, str(FAMILIES))
