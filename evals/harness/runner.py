@@ -187,6 +187,26 @@ def _scored_or_infra_error(task: Task, run: Callable[[], TaskScore], stopping: t
     return r
 
 
+def _report_stop(stop: Callable[[], list[str]], todo: list[Task], results: dict, progress: Callable[[str], None]):
+    """Stops the workers and prints what the stop cut off. ``stops_held`` ignores stops from the moment it is entered;
+    one that lands before (the main thread's own raise, then the signal's handler at the next bytecode: seen in
+    .ci/run, no report line) starts the report again, once per stop."""
+    while True:
+        try:
+            with stops_held():
+                cut = stop()
+                waiting = [t.id for t in todo if t.id not in results and t.id not in cut]
+                kept = sum(1 for t in todo if t.id in results)
+                progress(
+                    f"interrupted: {len(cut)} running task(s) cut off ({', '.join(cut) or 'none'}) and "
+                    f"{len(waiting)} not started; none of them has a result (re-running the command scores "
+                    f"them); the {kept} task(s) finished in this run keep theirs"
+                )
+            return
+        except (KeyboardInterrupt, Interrupted):
+            continue
+
+
 def run_suite(
     tasks: list[Task],
     agent: str,
@@ -271,23 +291,8 @@ def run_suite(
             raise KeyboardInterrupt
     except (KeyboardInterrupt, Interrupted):
         # a terminal's Ctrl-C reaches the whole group, often twice: a second stop landing while this one is being
-        # reported cut the report off (seen once under load, .ci/run 2026-12-02). stops_held ignores stops from the
-        # moment it is entered; one that lands before (this thread's own raise above, then the signal's handler at
-        # the next bytecode: seen in .ci/run, no report line) starts the report again, once per stop
-        while True:
-            try:
-                with stops_held():
-                    cut = stop_workers(pool)
-                    waiting = [t.id for t in todo if t.id not in results and t.id not in cut]
-                    kept = sum(1 for t in todo if t.id in results)
-                    progress(
-                        f"interrupted: {len(cut)} running task(s) cut off ({', '.join(cut) or 'none'}) and "
-                        f"{len(waiting)} not started; none of them has a result (re-running the command scores "
-                        f"them); the {kept} task(s) finished in this run keep theirs"
-                    )
-                break
-            except (KeyboardInterrupt, Interrupted):
-                continue
+        # reported cut the report off (seen once under load, .ci/run 2026-12-02)
+        _report_stop(lambda: stop_workers(pool), todo, results, progress)
         raise
     finally:
         pool.shutdown(wait=True)
