@@ -188,7 +188,9 @@ def compile_example(spec: dict, arch: str):
     launch = {
         "grid": grid,
         "programs": math.prod(grid) if grid else None,
-        "block_threads": options.num_warps * target.warp_size,
+        # the compiled kernel's warps, not the option's: a warp-specialised loop adds its partitions' warps
+        # (num_warps=4 on sm_90: 12 warps), and the launcher starts metadata.num_warps x 32 threads
+        "block_threads": getattr(compiled.metadata, "num_warps", options.num_warps) * target.warp_size,
         "options": {k: v for k, v in given.items() if isinstance(v, (int, float, str, bool)) or v is None},
         "specialization": described,
         "arguments": describe_arguments(fn, bound_args),

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from tools.isa.machines import Machine
 from tools.models.predict import Band
+from tools.predict.warpspec import WS_NOTE, WS_UNREAD
 
 # the text tools.predict.work.unroll_of gives an unroll read from bytes (the only unroll guess this module widens)
 _BYTES_UNROLL_RE = re.compile(r"its body moves \d+ B per program per iteration, (\d+)x the source loop's")
@@ -277,7 +278,7 @@ def feature_assumptions(notes: list[str], ttir: str | None, sizes: dict[str, int
     read the source."""
     # a gathered tensor's band is widened where its footprint is counted (floors.py, the gather's distinct rows): one
     # rule for it, not two
-    out = strided_assumptions(notes, bound)
+    out = strided_assumptions(notes, bound) + warpspec_assumptions(notes)
     if kind == "latency":  # the latency kind's residuals are what a part-filled GPU questions; other kinds' bands
         # (stated or loaded trips, atomics) are fitted on their own predictions, whatever their grid
         out += small_grid_assumptions(bound, getattr(figures, "active_cus", None), m.value("compute_units"))
@@ -390,3 +391,28 @@ def band_of(m: Machine) -> Band:
         source=b.get("source") or "no validation",
         note=b.get("note"),
     )
+
+
+def warpspec_assumptions(notes: list[str]) -> list[Assumption]:
+    """A warp-specialised launch (tools/predict/warpspec.py): its partitions' overlap is modelled as one pipeline
+    step per iteration, which no validation has measured: the band is widened both ways; where the SASS did not
+    show the partitions, every warp was modelled running all of them in series: no band."""
+    if any(n.startswith(WS_UNREAD) for n in notes):
+        return [
+            Assumption(
+                "warp-specialised, but the SASS partitions were not mapped: the per-warp model runs every partition "
+                "in series (no band)",
+                decides=True,
+            )
+        ]
+    if not any(n.startswith(WS_NOTE) for n in notes):
+        return []
+    return [
+        Assumption(
+            "warp-specialised (ttg.warp_specialize): the producer's TMA loads and the consumers' wgmma are modelled "
+            "as one pipeline step per iteration, the chain one consumer warp's; no H200 run has validated this "
+            "(band x0.67-x1.5)",
+            low=1 / 1.5,
+            high=1.5,
+        )
+    ]

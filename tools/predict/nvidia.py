@@ -13,6 +13,7 @@ import re
 from tools.isa.machines import Machine
 from tools.isa.sass import ALU_PREFIXES, SassInst, find_loops, guarded_regions, parse_sass
 from tools.predict.model import WaveWork
+from tools.predict.warpspec import warp_specialised
 from tools.predict.work import InstCost, IsaLoop, wave_work
 
 _MMA_SHAPE_RE = re.compile(r"MMA\.(\d+)")
@@ -372,11 +373,12 @@ def add_tma_costs(insts: list[SassInst], costs: list[InstCost], waves_per_block:
         costs[n].store_bytes += box * share
 
 
-def tma_in_flight(insts: list[SassInst], members: list[int], waves_per_block: int) -> float:
+def tma_in_flight(insts: list[SassInst], members: list[int], waves_per_block: int, stages: int | None = None) -> float:
     """Bytes of TMA loads a warp's share has in flight at its hot loop's barrier wait: the stages ahead of the one
-    it waits for (num_stages - 1 stages' boxes, Little's law over the pipeline)."""
+    it waits for (num_stages - 1 stages' boxes, Little's law over the pipeline). ``stages``: where the TTGIR gives
+    them (a warp-specialised kernel's full and empty barriers per operand and consumer are no count of stages)."""
     per_stage = sum(expect_tx_bytes(insts, n) for n in members) / max(1, waves_per_block)
-    return per_stage * max(1, mbarrier_stages(insts) - 1)
+    return per_stage * max(1, (stages or mbarrier_stages(insts)) - 1)
 
 
 def _fused_epilogue(f, loops: list[IsaLoop], costs: list[InstCost], plan: list | None) -> tuple[str | None, set]:
@@ -488,14 +490,15 @@ def nvidia_wave_work(
         parents = [j for j, o in enumerate(loops) if j != i and lp.members < o.members]
         lp.parent = min(parents, key=lambda j: len(loops[j].members)) if parents else None
     costs = [inst_cost(i, m) for i in f.insts]
-    add_tma_costs(f.insts, costs, waves_per_block, ttgir)
     drain = m.figures["wgmma_drain_cycles"][0] if "wgmma_drain_cycles" in m.figures else 0.0
     wgmma_chain(f.insts, costs, m.value("dependent_issue_cycles"), drain)
+    loops, stages, ws_notes = warp_specialised(f.insts, loops, costs, ttgir, waves_per_block)
+    add_tma_costs(f.insts, costs, waves_per_block, ttgir)
     epilogue, once = _fused_epilogue(f, loops, costs, plan)
 
     def in_flight(members: list[int], loop: bool) -> tuple[float, bool]:
         flight, pipelined = _in_flight(f.insts, members, loop, m)
-        tma = tma_in_flight(f.insts, members, waves_per_block)
+        tma = tma_in_flight(f.insts, members, waves_per_block, stages)
         if not tma:
             return flight, pipelined
         return tma + (flight if any(f.insts[n].root in _GLOBAL_LOADS for n in members) else 0.0), loop
@@ -515,6 +518,7 @@ def nvidia_wave_work(
         threads=waves_per_block * int(m.value("wave_size")),
         segments=guarded_regions(f.insts, f.labels),
     )
+    work.notes += ws_notes
     if epilogue:
         work.notes.append(epilogue)
     wgmma = _wgmma_note(f.insts, work, loops, once, drain)
