@@ -6,9 +6,9 @@ benchmarks/predict_data/FORMAT.md). Runs on the GPU machine (``bash benchmarks/p
 
 Variants: every gpu-runtime eval task's baseline (workspace as shipped), reference (solution.patch applied to a copy)
 and noop (the baseline again, imported or built again and timed on its own), every
-``benchmarks/predict_kernels/<pair>__<role>.py``, and the generated corpora ``gen.<family>.<problem>.<design>``
-and ``hold.<family>.<problem>.<design>`` (``benchmarks/predict_families``, registry.CORPORA; ``--only gen.`` /
-``--only hold.``: compiled and checked in ``--workers`` processes first, then timed). Per variant: the call runs once with every Triton launch recorded (``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
+``benchmarks/predict_kernels/<pair>__<role>.py``, and the generated corpora ``gen.<family>.<problem>.<design>``,
+``hold.<family>.<problem>.<design>`` and ``fresh.<family>.<problem>.<design>`` (``benchmarks/predict_families``,
+registry.CORPORA; ``--only gen.`` / ``--only hold.`` / ``--only fresh.``: compiled and checked in ``--workers`` processes first, then timed). Per variant: the call runs once with every Triton launch recorded (``JITFunction.run`` wrapped: grid, arguments, constexprs, the compiled kernel), once under torch.profiler (every GPU
 kernel with grid, block, registers, duration; after the timing), timed with ``tools.profilers.timing.EventTimer`` (the eval
 harness's timer: L2 flushed before each call); each variant compiles into its own fresh ``TRITON_CACHE_DIR``.
 """
@@ -51,8 +51,8 @@ FORMAT = 1
 
 @dataclass
 class Variant:
-    name: str  # the folder name: task.<id>.<role>, pair.<pair>.<role>, gen|hold.<family>.<problem>.<design>
-    kind: str  # task | pair | gen (both generated corpora: spec["corpus"] says which when it is not "gen")
+    name: str  # task.<id>.<role>, pair.<pair>.<role>, gen|hold|fresh.<family>.<problem>.<design>
+    kind: str  # task | pair | gen (every generated corpus: spec["corpus"] says which when it is not "gen")
     group: str  # task id, pair name, or <family>.<problem>
     role: str
     source: Path  # the file that is timed (task: the workspace entry or kernel.cu; pair: the variant file)
@@ -84,7 +84,7 @@ def pair_files(kernels_dir: Path = KERNELS_DIR) -> dict[str, list[tuple[str, Pat
 
 def gen_variants(families_dir: Path = FAMILIES_DIR, corpus: str = "gen") -> list[Variant]:
     """A generated corpus (benchmarks/predict_families, ``corpus`` one of registry.CORPORA: ``gen``, the first,
-    or ``hold``, the second): one variant per family x problem x design, named ``<corpus>.<family>.<problem>.
+    ``hold``, the second, or ``fresh``, the third): one variant per family x problem x design, named ``<corpus>.<family>.<problem>.
     <design>``, ordered
     design-round-robin (every problem's first design, then every problem's second, ...) so that a run cut short by
     its deadline keeps several designs of each problem rather than all of the first families."""
@@ -136,7 +136,7 @@ def enumerate_variants(
         for role, path in roles:
             variants.append(Variant(name=f"pair.{pair}.{role}", kind="pair", group=pair, role=role, source=path))
     if families_dir is not None:
-        variants += gen_variants(families_dir) + gen_variants(families_dir, "hold")
+        variants += [v for corpus in ("gen", "hold", "fresh") for v in gen_variants(families_dir, corpus)]
     return variants
 
 
@@ -802,7 +802,7 @@ MAX_PARTS = 6  # $OUT brings back 8 files: the parts, collect.log and gpu.txt
 def pack_key(name: str) -> str:
     """The unit a split pack keeps together: a generated family (its pairs never cross it), else the kind."""
     parts = name.split(".")
-    return f"{parts[0]}.{parts[1]}" if parts[0] in ("gen", "hold") and len(parts) > 1 else parts[0]
+    return f"{parts[0]}.{parts[1]}" if parts[0] in ("gen", "hold", "fresh") and len(parts) > 1 else parts[0]
 
 
 def _tgz_size(folders: list[Path], arcroot: Path) -> int:

@@ -1,10 +1,12 @@
-"""Freeze the speed model's predictions of the second generated corpus (``hold.*``, issue 31) before any GPU runs it:
+"""Freeze the speed model's predictions of a held-out generated corpus (``hold.*``, the second, or ``fresh.*``, the
+third; issue 31) before any GPU runs it:
 every variant compiled on this CPU for sm_90 by the Triton installed here, its launches recorded as the GPU
 collector records them (``predict_collect.triton_launch_record`` + ``save_launch_artifacts``: the same meta.json and
 Triton cache files, benchmarks/predict_data/FORMAT.md), predicted by ``predict_validate.predict_variant`` (the path
 that later scores the GPU's data), and the predictions written to one JSON file to commit before the device call:
 
     python benchmarks/predict_freeze.py                          # every hold. variant; ~2-3 s each on one core
+    python benchmarks/predict_freeze.py --corpus fresh --workers 2   # every fresh. variant -> ...-fresh-frozen.json
     python benchmarks/predict_freeze.py --only hold.softmax. --only hold.gemm. --out /tmp/f.json
 
 What differs from the GPU's own artifacts: the compiler is this machine's Triton (3.9; the H200 runs 3.6), so the
@@ -12,7 +14,7 @@ SASS predicted from is this Triton's; a launch's registers come from its cubin (
 a variant's call holds (the zero fill before an atomic kernel) are not launched here, which changes no total (the
 predictor leaves PyTorch ops out of it, ``tools.predict.total_of``, on the GPU's data too). Values a kernel loads as
 a loop bound are the variant's own: the hold corpus's ragged lengths are fixed numbers (fam_paged_decode
-``spread_lens``), not a random stream. A launch whose shared memory passes the H200's 227 KiB per block would not
+``spread_lens``), not a random stream, and so are the fresh corpus's expert sizes (fam_moe_gemm ``expert_counts``). A launch whose shared memory passes the H200's 227 KiB per block would not
 launch there; it is still predicted and named in ``over_shared``.
 """
 
@@ -42,11 +44,11 @@ SHARED_LIMIT = 232448  # bytes of shared memory one block may take on an H100/H2
 FORMAT = 1
 
 
-def hold_variants(only: list[str] | None = None):
-    """The ``hold.`` variants predict_collect enumerates (its names, order and specs), ``only`` by substring."""
+def corpus_variants(only: list[str] | None = None, corpus: str = "hold"):
+    """The ``<corpus>.`` variants predict_collect enumerates (its names, order and specs), ``only`` by substring."""
     import predict_collect as pc
 
-    variants = pc.gen_variants(corpus="hold")
+    variants = pc.gen_variants(corpus=corpus)
     return [v for v in variants if not only or any(s in v.name for s in only)]
 
 
@@ -158,24 +160,25 @@ def _worker(args) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", action="append", default=[], help="freeze only hold variants whose name holds this")
+    ap.add_argument("--corpus", choices=("hold", "fresh"), default="hold", help="the held-out corpus (default hold)")
+    ap.add_argument("--only", action="append", default=[], help="freeze only its variants whose name holds this")
     ap.add_argument("--device", default="h200", help="the machine file predicted for (default h200)")
     ap.add_argument("--out", type=Path, default=None,
-                    help="the JSON written (default benchmarks/predict_data/h200-<date>-hold-frozen.json)")  # fmt: skip
+                    help="the JSON written (default benchmarks/predict_data/h200-<date>-<corpus>-frozen.json)")  # fmt: skip
     ap.add_argument("--keep", type=Path, default=None, help="keep the compiled variant folders here")
     ap.add_argument("--workers", type=int, default=1, help="compiling processes (the shared CPU: keep it small)")
     args = ap.parse_args(argv)
     import predict_validate as pv
     import triton
 
-    variants = hold_variants(args.only)
+    variants = corpus_variants(args.only, args.corpus)
     if not variants:
-        print(f"no hold. variant matches {args.only}", file=sys.stderr)
+        print(f"no {args.corpus}. variant matches {args.only}", file=sys.stderr)
         return 2
     if args.workers < 1:
         print("--workers must be at least 1", file=sys.stderr)
         return 2
-    out = args.out or BENCH / "predict_data" / f"{args.device}-{time.strftime('%Y-%m-%d')}-hold-frozen.json"
+    out = args.out or BENCH / "predict_data" / f"{args.device}-{time.strftime('%Y-%m-%d')}-{args.corpus}-frozen.json"
     work = args.keep or Path(tempfile.mkdtemp(prefix="kp_freeze_"))
     t0 = time.perf_counter()
     jobs = [(v, str(work), args.device) for v in variants]
@@ -196,14 +199,16 @@ def main(argv: list[str] | None = None) -> int:
     seconds = round(time.perf_counter() - t0, 1)
     data = {
         "format": FORMAT,
-        "what": "frozen predictions of the hold. corpus (benchmarks/predict_families HOLD_PROBLEMS), made before "
-        "any of it ran on a GPU",
+        "what": f"frozen predictions of the {args.corpus}. corpus (benchmarks/predict_families "
+        f"{'HOLD_PROBLEMS' if args.corpus == 'hold' else 'FRESH_PROBLEMS'}), made before any of it ran on a GPU",
+        "corpus": args.corpus,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "device": args.device,
         "arch": ARCH,
         "compiled_with": {"triton": triton.__version__, "where": "this CPU (cross-compiled for sm_90)"},
         "predictor": pv.predictor_commit(),
-        "command": "python benchmarks/predict_freeze.py" + "".join(f" --only {s}" for s in args.only),
+        "command": f"python benchmarks/predict_freeze.py --corpus {args.corpus}"
+        + "".join(f" --only {s}" for s in args.only),
         "seconds": seconds,
         "variants": len(rows),
         "predicted": sum(1 for r in rows if r.get("predicted_us")),

@@ -1,9 +1,10 @@
-"""Run the hold corpus (``hold.*``, benchmarks/predict_families HOLD_PROBLEMS) in Triton's interpreter on this CPU,
-against each variant's torch reference: the first ``--designs`` designs of every problem of the masked families, the
+"""Run a held-out corpus (``hold.*``, HOLD_PROBLEMS, or ``fresh.*``, FRESH_PROBLEMS, of benchmarks/predict_families)
+in Triton's interpreter on this CPU, against each variant's torch reference: the first ``--designs`` designs of every problem of the masked families, the
 problem shrunk where its kernels allow (rows, tokens, batch or image height cut; the row lengths, the ragged part,
-kept). The GPU's own check (benchmarks/predict_device.sh) covers every variant at full size; this is the CPU's.
+kept; a family with a ``shrink(params)`` shrinks its own, bf16 to fp16 there: the interpreter's bf16 is wrong).
+The GPU's own check (benchmarks/predict_device.sh) covers every variant at full size; this is the CPU's.
 
-    TRITON_INTERPRET=1 python benchmarks/predict_hold_interpret.py [--family F ...] [--designs 3]
+    TRITON_INTERPRET=1 python benchmarks/predict_hold_interpret.py [--corpus hold|fresh] [--family F ...] [--designs 3]
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def shrunk(family: str, p: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", choices=("hold", "fresh"), default="hold", help="the corpus run (default hold)")
     ap.add_argument("--family", action="append", default=[], help="only these families")
     ap.add_argument("--designs", type=int, default=3, help="designs run per problem (the first ones)")
     args = ap.parse_args(argv)
@@ -56,9 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         mod = registry.load(path, "kpi_" + path.stem)
         if mod.FAMILY in SKIPPED or (args.family and mod.FAMILY not in args.family):
             continue
-        for problem, p in getattr(mod, "HOLD_PROBLEMS", {}).items():
-            small = shrunk(mod.FAMILY, p)
-            designs = mod.hold_designs(small)
+        problems, designs_of = registry.corpus_of(mod, args.corpus)
+        for problem, p in problems.items():
+            small = mod.shrink(p) if hasattr(mod, "shrink") else shrunk(mod.FAMILY, p)  # a family's own
+            designs = designs_of(small)
             for name in list(designs)[: args.designs]:
                 t0 = time.perf_counter()
                 ok, detail = gen_common.check(mod.build(small, designs[name], "cpu"))

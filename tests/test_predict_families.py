@@ -176,6 +176,8 @@ import gen_common, registry
 gen_common.CPU_INPUTS["real"] = True
 for path in registry.family_files():
     mod = registry.load(path, "t_interp_" + path.stem)
+    if not mod.PROBLEMS:  # a fresh-corpus-only family: tests/test_predict_fresh.py runs it
+        continue
     problem, small = next(iter(mod.SMALL.items()))
     design = next(iter(mod.designs(mod.PROBLEMS[problem]).values()))
     built = mod.build(small, design, "cpu")
@@ -199,7 +201,8 @@ def test_every_family_is_right_on_small_shapes_in_tritons_interpreter():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.strip().splitlines()
-    assert len(lines) == len(registry.family_files()) >= 20
+    first = [p for p in registry.family_files() if registry.load(p, f"t_first_{p.stem}").PROBLEMS]
+    assert len(lines) == len(first) >= 20
     assert all(" ok " in line for line in lines), [line for line in lines if " ok " not in line]
 
 

@@ -84,3 +84,24 @@ def hold_designs(p):
             for warps in (2, 4):
                 out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_7000x700": {"M": 7000, "N": 700},
+    "f32_96x200000": {"M": 96, "N": 200000},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    if full <= 8192:
+        for warps in (1, 2):
+            if 2 <= full // (warps * 32) <= 64:
+                out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk, warps in ((128, 2), (1024, 16), (8192, 8)):
+        if chunk < full:
+            out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
+    return out

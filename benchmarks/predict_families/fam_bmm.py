@@ -71,3 +71,18 @@ HOLD_CONFIGS = ((128, 128, 64, 8, 4), (64, 128, 64, 4, 4), (128, 64, 64, 4, 2), 
 def hold_designs(p):
     return {f"m{bm}n{bn}k{bk}w{w}s{s}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s}
             for bm, bn, bk, w, s in HOLD_CONFIGS if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0}  # fmt: skip
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f16_b48_768x768x64": {"B": 48, "M": 768, "N": 768, "K": 64, "dtype": torch.float16},
+    "bf16_b2_1536x2560x512": {"B": 2, "M": 1536, "N": 2560, "K": 512, "dtype": torch.bfloat16},
+    "f16_b256_128x128x256": {"B": 256, "M": 128, "N": 128, "K": 256, "dtype": torch.float16},
+}
+FRESH_CONFIGS = ((128, 64, 32, 4, 3), (64, 128, 64, 8, 3), (32, 128, 64, 4, 4), (128, 128, 32, 8, 3))
+
+
+def fresh_designs(p):
+    return {f"m{bm}n{bn}k{bk}w{w}s{s}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s}
+            for bm, bn, bk, w, s in FRESH_CONFIGS if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0}  # fmt: skip

@@ -69,3 +69,21 @@ def hold_designs(p):
     for split, bm, bn in ((8, 32, 128), (32, 32, 128), (8, 16, 256)):
         out[f"split{split}_m{bm}n{bn}"] = {"BM": bm, "BN": bn, "warps": 4, "SPLIT": split}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_1000x100000": {"M": 1000, "N": 100000, "dtype": torch.float32},
+    "f16_100000x200": {"M": 100000, "N": 200, "dtype": torch.float16},
+    "bf16_3000x7000": {"M": 3000, "N": 7000, "dtype": torch.bfloat16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    for bm, bn, warps in ((4, 256, 2), (16, 64, 2), (64, 128, 8)):
+        out[f"m{bm}n{bn}w{warps}"] = {"BM": bm, "BN": bn, "warps": warps, "SPLIT": 1}
+    for split, bm, bn in ((2, 64, 64), (128, 8, 128)):
+        out[f"split{split}_m{bm}n{bn}"] = {"BM": bm, "BN": bn, "warps": 4, "SPLIT": split}
+    return out

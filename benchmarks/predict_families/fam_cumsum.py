@@ -73,3 +73,24 @@ def hold_designs(p):
         if chunk < full:
             out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f16_50000x100": {"M": 50000, "N": 100, "dtype": torch.float16},
+    "f32_300x65536": {"M": 300, "N": 65536, "dtype": torch.float32},
+    "bf16_4096x3000": {"M": 4096, "N": 3000, "dtype": torch.bfloat16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for warps in (1, 2, 32):
+        if 1 <= full // (warps * 32) <= 64:
+            out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk, warps in ((64, 2), (256, 1), (8192, 16)):
+        if chunk < full:
+            out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
+    return out

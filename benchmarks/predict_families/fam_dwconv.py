@@ -83,3 +83,20 @@ def hold_designs(p):
         if bc <= npow2(p["C"]):
             out[f"w{bw}c{bc}nw{warps}"] = {"BW": bw, "BC": bc, "warps": warps}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "n4_100x100_c200_f16": {"N": 4, "H": 100, "W": 100, "C": 200, "dtype": torch.float16},
+    "n32_7x7_c2048_f32": {"N": 32, "H": 7, "W": 7, "C": 2048, "dtype": torch.float32},
+    "n1_320x320_c48_bf16": {"N": 1, "H": 320, "W": 320, "C": 48, "dtype": torch.bfloat16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    for bw, bc, warps in ((2, 256, 4), (16, 32, 2), (32, 64, 8), (4, 64, 2)):
+        if bc <= npow2(p["C"]):
+            out[f"w{bw}c{bc}nw{warps}"] = {"BW": bw, "BC": bc, "warps": warps}
+    return out

@@ -64,3 +64,20 @@ def hold_designs(p):
         if bd <= npow2(p["D"]) and 512 <= rows * bd <= 16384:
             out[f"r{rows}d{bd}w{warps}"] = {"ROWS": rows, "BD": bd, "warps": warps}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "t5000_d4096_v152k": {"T": 5000, "D": 4096, "V": 151936},
+    "t300000_d64_v10k": {"T": 300000, "D": 64, "V": 10000},
+    "t12345_d1536_v65k": {"T": 12345, "D": 1536, "V": 65536},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    for rows, bd, warps in ((1, 256, 2), (4, 2048, 8), (32, 64, 4), (128, 64, 8), (16, 64, 2)):
+        if bd <= npow2(p["D"]) and 256 <= rows * bd <= 16384:
+            out[f"r{rows}d{bd}w{warps}"] = {"ROWS": rows, "BD": bd, "warps": warps}
+    return out

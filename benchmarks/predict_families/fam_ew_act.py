@@ -72,3 +72,17 @@ HOLD_PROBLEMS = {
 def hold_designs(p):
     return {f"b{block}w{warps}": {"BLOCK": block, "warps": warps}
             for block, warps in ((512, 2), (512, 4), (2048, 2), (2048, 16), (8192, 16), (16384, 16))}  # fmt: skip
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "gelu_f32_20000x2000": {"M": 20000, "N": 2000, "dtype": torch.float32, "act": "gelu"},
+    "silu_bf16_7x999999": {"M": 7, "N": 999999, "dtype": torch.bfloat16, "act": "silu"},
+    "gelu_f16_640x1280": {"M": 640, "N": 1280, "dtype": torch.float16, "act": "gelu"},
+}
+
+
+def fresh_designs(p):
+    return {f"b{block}w{warps}": {"BLOCK": block, "warps": warps}
+            for block, warps in ((128, 1), (1024, 2), (4096, 16), (32768, 32))}  # fmt: skip

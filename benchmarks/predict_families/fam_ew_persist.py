@@ -63,3 +63,19 @@ def hold_designs(p):
         out[f"p{per_sm}b{block}w{warps}"] = {"per_sm": per_sm, "BLOCK": block, "warps": warps}
     out["grid_b4096w8"] = {"per_sm": 0, "BLOCK": 4096, "warps": 8}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_33m": {"n": 33_333_333, "dtype": torch.float32},
+    "bf16_7m": {"n": 7_000_001, "dtype": torch.bfloat16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    for per_sm, block, warps in ((1, 8192, 8), (5, 1024, 2), (32, 512, 4), (2, 16384, 16)):
+        out[f"p{per_sm}b{block}w{warps}"] = {"per_sm": per_sm, "BLOCK": block, "warps": warps}
+    out["grid_b512w2"] = {"per_sm": 0, "BLOCK": 512, "warps": 2}
+    return out

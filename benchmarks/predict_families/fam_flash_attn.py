@@ -80,3 +80,17 @@ HOLD_CONFIGS = ((128, 64, 8, 2), (64, 64, 4, 2), (64, 64, 8, 3), (128, 32, 4, 2)
 
 def hold_designs(p):
     return {f"m{bm}n{bn}w{w}s{s}": {"BM": bm, "BN": bn, "warps": w, "stages": s} for bm, bn, w, s in HOLD_CONFIGS}
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "b1h8s16384d64_causal": {"B": 1, "H": 8, "S": 16384, "D": 64, "causal": True},
+    "b32h16s256d64": {"B": 32, "H": 16, "S": 256, "D": 64, "causal": False},
+    "b4h12s1536d128_causal": {"B": 4, "H": 12, "S": 1536, "D": 128, "causal": True},
+}
+FRESH_CONFIGS = ((64, 32, 4, 3), (128, 64, 4, 3), (64, 64, 4, 1), (128, 32, 8, 2))
+
+
+def fresh_designs(p):
+    return {f"m{bm}n{bn}w{w}s{s}": {"BM": bm, "BN": bn, "warps": w, "stages": s} for bm, bn, w, s in FRESH_CONFIGS}

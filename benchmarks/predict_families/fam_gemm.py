@@ -97,3 +97,27 @@ def hold_designs(p):
         for bm, bn, bk, w, s, g in HOLD_CONFIGS
         if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0
     }
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f16_5120x2560x1280": {"M": 5120, "N": 2560, "K": 1280, "dtype": torch.float16},
+    "bf16_256x4096x12288": {"M": 256, "N": 4096, "K": 12288, "dtype": torch.bfloat16},
+    "f16_12288x12288x512": {"M": 12288, "N": 12288, "K": 512, "dtype": torch.float16},
+}
+FRESH_CONFIGS = (  # BM, BN, BK, warps, stages, GROUP_M: none of them in CONFIGS or HOLD_CONFIGS
+    (128, 256, 32, 8, 3, 8),
+    (64, 128, 64, 4, 4, 1),
+    (128, 64, 32, 4, 5, 8),
+    (256, 64, 64, 8, 3, 4),
+    (64, 64, 128, 4, 3, 8),
+)
+
+
+def fresh_designs(p):
+    return {
+        f"m{bm}n{bn}k{bk}w{w}s{s}g{g}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s, "GROUP_M": g}
+        for bm, bn, bk, w, s, g in FRESH_CONFIGS
+        if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0
+    }

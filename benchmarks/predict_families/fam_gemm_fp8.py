@@ -80,3 +80,18 @@ HOLD_CONFIGS = ((128, 128, 128, 4, 3), (128, 256, 128, 8, 2), (64, 128, 128, 4, 
 def hold_designs(p):
     return {f"m{bm}n{bn}k{bk}w{w}s{s}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s}
             for bm, bn, bk, w, s in HOLD_CONFIGS if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0}  # fmt: skip
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "2560x5120x1536": {"M": 2560, "N": 5120, "K": 1536},
+    "512x4096x16384": {"M": 512, "N": 4096, "K": 16384},
+    "8192x8192x1024": {"M": 8192, "N": 8192, "K": 1024},
+}
+FRESH_CONFIGS = ((128, 128, 128, 8, 4), (64, 256, 128, 8, 3), (128, 64, 64, 4, 4), (64, 64, 64, 4, 3))
+
+
+def fresh_designs(p):
+    return {f"m{bm}n{bn}k{bk}w{w}s{s}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s}
+            for bm, bn, bk, w, s in FRESH_CONFIGS if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0}  # fmt: skip

@@ -1,6 +1,6 @@
 """Skinny GEMM / GEMV with bf16 weights (decode-shaped linear layers), with and without split-K (gemv_common)."""
 
-from gemv_common import gemv_build, gemv_designs, gemv_hold_designs
+from gemv_common import gemv_build, gemv_designs, gemv_fresh_designs, gemv_hold_designs
 
 FAMILY = "gemv"
 PROBLEMS = {
@@ -26,3 +26,13 @@ HOLD_PROBLEMS = {
     "m4_3072x24576": {"M": 4, "N": 3072, "K": 24576},
 }
 hold_designs = gemv_hold_designs
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "m1_3584x18944": {"M": 1, "N": 3584, "K": 18944},
+    "m3_6400x4096": {"M": 3, "N": 6400, "K": 4096},
+    "m1_2048x1024": {"M": 1, "N": 2048, "K": 1024},
+}
+fresh_designs = gemv_fresh_designs

@@ -87,3 +87,20 @@ def hold_designs(p):
     for block in (2048, 8192):
         out[f"local{block}"] = {"kind": "local", "BLOCK": block, "warps": 4, "relaxed": False}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {  # n a multiple of every BLOCK: the local kernel loads whole blocks without a mask
+    "n16m_bins128": {"n": 1 << 24, "bins": 128, "skew": False},
+    "n1m_bins2048_skewed": {"n": 1 << 20, "bins": 2048, "skew": True},
+}
+
+
+def fresh_designs(p):
+    return {
+        "global1024w2": {"kind": "global", "BLOCK": 1024, "warps": 2, "relaxed": False},
+        "global_relaxed4096w8": {"kind": "global", "BLOCK": 4096, "warps": 8, "relaxed": True},
+        "local512w4": {"kind": "local", "BLOCK": 512, "warps": 4, "relaxed": False},
+        "local4096w8": {"kind": "local", "BLOCK": 4096, "warps": 8, "relaxed": False},
+    }

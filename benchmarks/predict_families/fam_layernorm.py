@@ -103,3 +103,24 @@ def hold_designs(p):
             for warps in (4, 8):
                 out[f"loop{chunk}w{warps}"] = {"kind": "loop", "BLOCK": chunk, "warps": warps}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_777x6000": {"M": 777, "N": 6000, "dtype": torch.float32},
+    "bf16_100000x256": {"M": 100000, "N": 256, "dtype": torch.bfloat16},
+    "f16_3000x20000": {"M": 3000, "N": 20000, "dtype": torch.float16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for warps in (2, 32):
+        if 1 <= full // (warps * 32) <= 64:
+            out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk, warps in ((128, 1), (512, 2), (8192, 16)):
+        if chunk < full:
+            out[f"loop{chunk}w{warps}"] = {"kind": "loop", "BLOCK": chunk, "warps": warps}
+    return out

@@ -120,3 +120,16 @@ def spread_lens(B, ctx, device):
     lo = ctx // 8
     vals = [lo + (i * 7919) % (ctx - lo + 1) for i in range(B)]
     return torch.tensor(vals, dtype=torch.int32, device=None if compile_only(device) else device)
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "b4_ctx32768_g8": {"B": 4, "HKV": 8, "G": 8, "D": 128, "ctx": 32768, "ragged": False},
+    "b100_spread2400_g2": {"B": 100, "HKV": 2, "G": 2, "D": 64, "ctx": 2400, "ragged": "spread"},
+}
+FRESH_CONFIGS = ((32, 2, 1), (16, 8, 2), (128, 2, 2), (64, 8, 1))  # BN, warps, stages: in neither other corpus
+
+
+def fresh_designs(p):
+    return {f"n{bn}w{w}s{s}": {"BN": bn, "warps": w, "stages": s} for bn, w, s in FRESH_CONFIGS}

@@ -113,3 +113,20 @@ def hold_designs(p):
             out[f"twophase_g{g}w{warps}"] = {"kind": "twophase", "G": SMS * g, "warps": warps}
     out["atomic_rowgrid_w8"] = {"kind": "atomic", "G": p["M"], "warps": 8}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_50000x512": {"M": 50000, "N": 512, "dtype": torch.float32},
+    "bf16_1000x6144": {"M": 1000, "N": 6144, "dtype": torch.bfloat16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    for g, warps in ((5, 8), (12, 4)):
+        out[f"atomic_g{g}w{warps}"] = {"kind": "atomic", "G": SMS * g, "warps": warps}
+        out[f"twophase_g{g}w{warps}"] = {"kind": "twophase", "G": SMS * g, "warps": warps}
+    out["atomic_rowgrid_w2"] = {"kind": "atomic", "G": p["M"], "warps": 2}
+    return out

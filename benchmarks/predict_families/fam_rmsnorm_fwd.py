@@ -72,3 +72,21 @@ def hold_designs(p):
         if 4 <= rows * full // (warps * 32) <= 64:
             out[f"r{rows}w{warps}"] = {"ROWS": rows, "BLOCK": full, "warps": warps}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_2000x6000": {"M": 2000, "N": 6000, "dtype": torch.float32},
+    "bf16_5000x5120": {"M": 5000, "N": 5120, "dtype": torch.bfloat16},
+    "f16_300000x128": {"M": 300000, "N": 128, "dtype": torch.float16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for rows, warps in ((1, 1), (2, 16), (4, 1), (4, 32), (8, 32), (32, 8), (32, 16)):
+        if 4 <= rows * full // (warps * 32) <= 64:
+            out[f"r{rows}w{warps}"] = {"ROWS": rows, "BLOCK": full, "warps": warps}
+    return out

@@ -69,3 +69,22 @@ def hold_designs(p):
         if block <= npow2(p["N"]) and 512 <= rows * block <= 16384:
             out[f"r{rows}b{block}w{warps}"] = {"ROWS": rows, "BLOCK": block, "warps": warps}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_100x300000": {"M": 100, "N": 300000, "dtype": torch.float32},
+    "bf16_80000x700": {"M": 80000, "N": 700, "dtype": torch.bfloat16},
+    "f16_2000000x16": {"M": 2_000_000, "N": 16, "dtype": torch.float16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    for rows, block, warps in ((4, 256, 2), (16, 512, 8), (1, 8192, 8), (256, 16, 4), (64, 32, 2), (1024, 16, 8),
+                               (32, 16, 1)):  # fmt: skip
+        # a block under 1/64 of a long row is a loop no one would write: left out
+        if block <= npow2(p["N"]) and 512 <= rows * block <= 16384 and block * 64 >= min(p["N"], 16384):
+            out[f"r{rows}b{block}w{warps}"] = {"ROWS": rows, "BLOCK": block, "warps": warps}
+    return out

@@ -75,3 +75,22 @@ def hold_designs(p):
             out[f"r{rows}d{bd}"] = {"ROWS": rows, "BD": bd, "warps": 4, "relaxed": False}
             out[f"r{rows}d{bd}_relaxed"] = {"ROWS": rows, "BD": bd, "warps": 4, "relaxed": True}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "t50000_d300_r100": {"T": 50000, "D": 300, "R": 100},
+    "t500000_d16_r100000": {"T": 500000, "D": 16, "R": 100000},
+    "t20000_d2048_r5000": {"T": 20000, "D": 2048, "R": 5000},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    for rows, bd, relaxed in ((1, 256, False), (1, 256, True), (4, 64, False), (32, 16, False), (64, 16, True),
+                              (16, 128, True)):  # fmt: skip
+        if bd <= npow2(p["D"]) and 256 <= rows * bd <= 8192:
+            out[f"r{rows}d{bd}{'_relaxed' if relaxed else ''}"] = {"ROWS": rows, "BD": bd, "warps": 4,
+                                                                     "relaxed": relaxed}  # fmt: skip
+    return out

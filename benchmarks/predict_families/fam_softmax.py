@@ -92,3 +92,24 @@ def hold_designs(p):
             for warps in (4, 8):
                 out[f"online{chunk}w{warps}"] = {"kind": "online", "BLOCK": chunk, "warps": warps}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_2000x20000": {"M": 2000, "N": 20000, "dtype": torch.float32},
+    "bf16_100000x64": {"M": 100000, "N": 64, "dtype": torch.bfloat16},
+    "f16_300x131072": {"M": 300, "N": 131072, "dtype": torch.float16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    full = npow2(p["N"])
+    for warps in (1, 2, 32):
+        if 1 <= full // (warps * 32) <= 64:
+            out[f"row_w{warps}"] = {"kind": "row", "BLOCK": full, "warps": warps}
+    for chunk, warps in ((128, 1), (8192, 16), (32768, 32)):
+        if chunk < full:
+            out[f"online{chunk}w{warps}"] = {"kind": "online", "BLOCK": chunk, "warps": warps}
+    return out

@@ -68,3 +68,16 @@ HOLD_PROBLEMS = {
 def hold_designs(p):
     block = 512 if p["n"] <= 2048 else 2048  # BLOCK 1024 was the first corpus's only one
     return {f"f{fuse}b{block}": {"F": fuse, "BLOCK": block} for fuse in (1, 3, 4, 8, 12, 24, 64) if p["L"] % fuse == 0}
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "l40_n3000": {"L": 40, "n": 3000},
+    "l6_n100000": {"L": 6, "n": 100000},
+}
+
+
+def fresh_designs(p):
+    block = 256 if p["n"] <= 4096 else 4096  # 512, 1024 and 2048 were the other corpora's
+    return {f"f{fuse}b{block}": {"F": fuse, "BLOCK": block} for fuse in (1, 2, 3, 5, 6, 10, 40) if p["L"] % fuse == 0}

@@ -74,3 +74,21 @@ def hold_designs(p):
     for block in (512, 2048):
         out[f"naive{block}"] = {"kind": "naive", "BLOCK": block, "warps": 4}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "f32_1000x7000": {"M": 1000, "N": 7000, "dtype": torch.float32},
+    "f16_257x65536": {"M": 257, "N": 65536, "dtype": torch.float16},
+    "bf16_12000x12000": {"M": 12000, "N": 12000, "dtype": torch.bfloat16},
+}
+
+
+def fresh_designs(p):
+    out = {}
+    for bm, bn, warps in ((16, 16, 1), (128, 128, 8), (256, 32, 8), (8, 128, 2)):
+        out[f"tile{bm}x{bn}w{warps}"] = {"kind": "tiled", "BM": bm, "BN": bn, "warps": warps}
+    for block, warps in ((128, 1), (4096, 8)):
+        out[f"naive{block}w{warps}"] = {"kind": "naive", "BLOCK": block, "warps": warps}
+    return out

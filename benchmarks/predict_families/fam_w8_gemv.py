@@ -1,6 +1,6 @@
 """int8 weight-only GEMV / skinny GEMM: W int8 [N, K] dequantised in the loop, per-row fp32 scales (gemv_common)."""
 
-from gemv_common import gemv_build, gemv_designs, gemv_hold_designs
+from gemv_common import gemv_build, gemv_designs, gemv_fresh_designs, gemv_hold_designs
 
 FAMILY = "w8_gemv"
 PROBLEMS = {
@@ -26,3 +26,13 @@ HOLD_PROBLEMS = {
     "m2_20480x2560": {"M": 2, "N": 20480, "K": 2560},
 }
 hold_designs = gemv_hold_designs
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+FRESH_PROBLEMS = {
+    "m1_11008x4096": {"M": 1, "N": 11008, "K": 4096},
+    "m8_4096x10752": {"M": 8, "N": 4096, "K": 10752},
+    "m2_1536x9216": {"M": 2, "N": 1536, "K": 9216},
+}
+fresh_designs = gemv_fresh_designs

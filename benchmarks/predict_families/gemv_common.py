@@ -111,3 +111,19 @@ def gemv_hold_designs(p):
         if p["K"] % (split * bk) == 0:
             out[f"{kind}{split}_n{bn}k{bk}"] = {"BN": bn, "BK": bk, "warps": 4, "SPLIT": split, "kind": kind}
     return out
+
+
+# --- the third corpus (fresh.*, issue 31): shapes neither corpus had, designs where cheap; written blind to the model
+
+
+def gemv_fresh_designs(p):
+    """The third corpus's designs: tiles and splits neither other corpus used, each where K splits into whole BK
+    steps."""
+    out = {}
+    for bn, bk, warps in ((8, 1024, 4), (128, 128, 8), (32, 512, 8)):
+        if p["K"] % bk == 0:
+            out[f"n{bn}k{bk}w{warps}"] = {"BN": bn, "BK": bk, "warps": warps, "SPLIT": 1, "kind": "plain"}
+    for kind, split, bn, bk in (("atomic", 8, 32, 256), ("twophase", 4, 64, 128)):
+        if p["K"] % (split * bk) == 0:
+            out[f"{kind}{split}_n{bn}k{bk}"] = {"BN": bn, "BK": bk, "warps": 4, "SPLIT": split, "kind": kind}
+    return out

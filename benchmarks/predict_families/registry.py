@@ -1,8 +1,10 @@
 """The generated validation corpora (issue 31 item 3): every ``fam_*.py`` family's problems x designs.
 
-Two corpora: ``gen`` (a family's ``PROBLEMS`` x ``designs``; the first, measured 2026-12-02 and fitted since) and
+Three corpora: ``gen`` (a family's ``PROBLEMS`` x ``designs``; the first, measured 2026-12-02 and fitted since),
 ``hold`` (its ``HOLD_PROBLEMS`` x ``hold_designs``, else ``designs``: shapes the first never had, designs where
-cheap, held out by construction until measured). A variant is ``<corpus>.<family>.<problem>.<design>``; its pairs
+cheap, held out by construction until measured) and ``fresh`` (``FRESH_PROBLEMS`` x ``fresh_designs``, else
+``designs``: shapes neither had, and families that only it has, their ``PROBLEMS`` empty; written without running
+the speed model on it, so its predictions can be frozen before the GPU times it). A variant is ``<corpus>.<family>.<problem>.<design>``; its pairs
 are every two designs of one problem (``design->design``). Pure enumeration: importing a family module builds no
 tensors."""
 
@@ -16,7 +18,11 @@ DIR = Path(__file__).resolve().parent
 
 
 # corpus -> (its problems' attribute, its designs' function; the latter falling back to ``designs``)
-CORPORA = {"gen": ("PROBLEMS", "designs"), "hold": ("HOLD_PROBLEMS", "hold_designs")}
+CORPORA = {
+    "gen": ("PROBLEMS", "designs"),
+    "hold": ("HOLD_PROBLEMS", "hold_designs"),
+    "fresh": ("FRESH_PROBLEMS", "fresh_designs"),
+}
 
 
 def family_files(folder: Path = DIR) -> list[Path]:
@@ -38,12 +44,12 @@ def load(path: Path, name: str | None = None):
 
 
 def corpus_of(mod, corpus: str = "gen") -> tuple[dict, object]:
-    """(problems, designs function) of one family module in ``corpus`` (``CORPORA``); a family without hold
-    problems has none there."""
+    """(problems, designs function) of one family module in ``corpus`` (``CORPORA``); a family without that
+    corpus's problems (a fresh-only family in ``gen``) has none there, and no designs function then (None)."""
     if corpus not in CORPORA:
         raise ValueError(f"unknown corpus {corpus!r}: one of {', '.join(CORPORA)}")
     problems, designs = CORPORA[corpus]
-    return getattr(mod, problems, None) or {}, getattr(mod, designs, None) or mod.designs
+    return getattr(mod, problems, None) or {}, getattr(mod, designs, None) or getattr(mod, "designs", None)
 
 
 def enumerate_gen(folder: Path = DIR, corpus: str = "gen") -> list[tuple[str, str, str, Path]]:
