@@ -1,10 +1,10 @@
-"""bf16 warp-specialised TMA GEMM 2048x2048x16384, tiled (pair wslongk; ws_kernels.py; frozen in
+"""bf16 warp-specialised TMA GEMM 8192x8192x2048, tiled: the before (pair wswide; ws_kernels.py; frozen in
 benchmarks/predict_data/h200-2026-12-02-ws-frozen.md)."""
 
 import triton  # noqa: F401 - kernelpilot tells a Triton file by its imports
 from ws_kernels import entry, run
 
-CONFIG = ("tiled", 2048, 2048, 16384)  # kind, M, N, K
+CONFIG = ("tiled", 8192, 8192, 2048)  # kind, M, N, K
 
 
 def kernelpilot_entry():
