@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 FAMILIES = REPO / "benchmarks" / "predict_families"
 
 from tests.test_predict_families import _load  # noqa: E402 - one loader for the benchmark scripts
-from tests.test_predict_hold import TILES, _dims  # noqa: E402 - the same checks as the second corpus's
+from tests.test_predict_hold import TILES, _dims, check_launch_specs  # noqa: E402 - the same checks as the second corpus's
 
 pc = _load("predict_collect", REPO / "benchmarks" / "predict_collect.py")
 sys.path.insert(0, str(FAMILIES))
@@ -82,7 +82,6 @@ def test_only_fresh_selects_the_fresh_corpus(capsys, monkeypatch):
 
 
 def test_every_fresh_variant_builds_its_launches_on_the_cpu(fresh, modules):
-    from triton.runtime.jit import JITFunction
 
     for v in fresh:
         mod = modules[v.spec["family"]]
@@ -90,15 +89,7 @@ def test_every_fresh_variant_builds_its_launches_on_the_cpu(fresh, modules):
         built = mod.build(p, registry.corpus_of(mod, "fresh")[1](p)[v.spec["design"]], "cpu")
         specs = built.specs()
         assert specs and built.outputs and built.shape, v.name
-        for s in specs:
-            assert isinstance(s["kernel"], JITFunction), v.name
-            grid = s["grid"]
-            assert 1 <= len(grid) <= 3 and all(isinstance(g, int) and g >= 1 for g in grid), (v.name, grid)
-            assert grid[0] < 2**31 and all(g < 65536 for g in grid[1:]), (v.name, grid)
-            assert s["kwargs"].get("num_warps", 4) in (1, 2, 4, 8, 16, 32), v.name
-            for k, val in s["kwargs"].items():  # tile sizes are powers of two (tl.arange)
-                if k in TILES | {"BH", "BHQ", "BHK", "BHALF", "SPLIT"}:
-                    assert isinstance(val, int) and val >= 1 and val & (val - 1) == 0, (v.name, k, val)
+        check_launch_specs(v.name, specs, TILES | {"BH", "BHQ", "BHK", "BHALF", "SPLIT"})
         gib = sum(t.numel() * t.element_size() for t in _tensors(specs)) / 2**30
         assert gib <= 4, (v.name, gib)  # inputs and outputs fit the H200 many times over
 

@@ -44,6 +44,22 @@ def _dims(params: dict) -> tuple:
     return tuple(sorted((k, v) for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)))
 
 
+def check_launch_specs(name: str, specs: list[dict], tiles: set[str]) -> None:
+    """Each launch of a generated variant: a Triton kernel, a grid the GPU accepts, a legal warp count, and its
+    ``tiles`` keyword arguments powers of two (tl.arange)."""
+    from triton.runtime.jit import JITFunction
+
+    for s in specs:
+        assert isinstance(s["kernel"], JITFunction), name
+        grid = s["grid"]
+        assert 1 <= len(grid) <= 3 and all(isinstance(g, int) and g >= 1 for g in grid), (name, grid)
+        assert grid[0] < 2**31 and all(g < 65536 for g in grid[1:]), (name, grid)
+        assert s["kwargs"].get("num_warps", 4) in (1, 2, 4, 8, 16, 32), name
+        for k, val in s["kwargs"].items():
+            if k in tiles:
+                assert isinstance(val, int) and val >= 1 and val & (val - 1) == 0, (name, k, val)
+
+
 def test_every_hold_problem_has_sizes_no_first_corpus_problem_of_its_family_has(modules):
     families = 0
     for mod in modules:
@@ -100,7 +116,6 @@ def test_only_selects_one_corpus(capsys, monkeypatch):
 
 
 def test_every_hold_variant_builds_its_launches_on_the_cpu(hold, modules):
-    from triton.runtime.jit import JITFunction
 
     by_family = {m.FAMILY: m for m in modules}
     seen = set()
@@ -115,15 +130,7 @@ def test_every_hold_variant_builds_its_launches_on_the_cpu(hold, modules):
             built = mod.build(p, mod.hold_designs(p)[design], "cpu")
         specs = built.specs()
         assert specs and built.outputs and built.shape, v.name
-        for s in specs:
-            assert isinstance(s["kernel"], JITFunction), v.name
-            grid = s["grid"]
-            assert 1 <= len(grid) <= 3 and all(isinstance(g, int) and g >= 1 for g in grid), (v.name, grid)
-            assert grid[0] < 2**31 and all(g < 65536 for g in grid[1:]), (v.name, grid)
-            assert s["kwargs"].get("num_warps", 4) in (1, 2, 4, 8, 16, 32), v.name
-            for k, val in s["kwargs"].items():  # tile sizes are powers of two (tl.arange)
-                if k in TILES:
-                    assert isinstance(val, int) and val >= 1 and val & (val - 1) == 0, (v.name, k, val)
+        check_launch_specs(v.name, specs, TILES)
     sys.modules.pop("t_hold_build", None)
 
 
