@@ -23,7 +23,9 @@ Staging and failed directories left by killed processes are swept by age (``swee
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import hashlib
 import json
 import os
@@ -31,6 +33,7 @@ import re
 import shutil
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -237,6 +240,39 @@ def lookup(key: str, folder: Path, portable: bool = False) -> DumpResult | None:
     return result.model_copy(update={"cache_hit": True})
 
 
+@contextlib.contextmanager
+def compile_lock(key: str, wait_s: float, cancelled: Callable[[], bool] = lambda: False) -> Iterator[bool]:
+    """One compile of ``key`` (the folder-free content key) at a time among every thread and process that shares
+    this cache: an advisory ``flock`` on ``locks/<key>``, held while the compile runs and released when it ends or
+    its process dies. A caller that finds it held waits (up to ``wait_s``, polling, so a cancelled thread stops at
+    once with ``Cancelled``) and then looks the cache up again: N scorings or MCP checks of one kernel compile it
+    once. Yields True when held; False after ``wait_s`` in vain (the caller compiles anyway): no result rests on the
+    lock, it only saves work (a racing compile without it publishes the same entry in one rename)."""
+    from tools.errors import Cancelled
+
+    root = cache_root() / "locks"
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / key, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        deadline, held = time.monotonic() + wait_s, False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = True
+                break
+            except BlockingIOError:
+                if cancelled():
+                    raise Cancelled("cancelled while another compile of this kernel ran") from None
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+        if held:
+            os.utime(fd)  # in use: sweep() leaves lock files younger than STALE_LEFTOVER_S
+        yield held
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def new_staging_dir(key: str, kind: str = "dumps") -> Path:
     """A fresh directory no other process or thread uses (pid and a random part in its name), in the cache's
     ``kind`` folder (``dumps``, ``check-inputs``)."""
@@ -396,6 +432,12 @@ def sweep(now: float | None = None) -> list[Path]:
                 candidates.append((p, STALE_LEFTOVER_S))
             elif ".tmp" in p.name or ".old" in p.name:
                 candidates.append((p, STALE_STAGING_S))
+    locks = cache_root() / "locks"
+    if locks.is_dir():  # a lock file is touched when taken; one untouched for a day guards no compile
+        for p in locks.iterdir():
+            if p.is_file() and not p.is_symlink() and _age(p, now) > STALE_LEFTOVER_S:
+                p.unlink(missing_ok=True)
+                removed.append(p)
     jobs = cache_root() / "mcp-jobs"
     if jobs.is_dir():
         candidates += [(p, STALE_LEFTOVER_S) for p in jobs.iterdir() if p.is_dir() and not p.is_symlink()]

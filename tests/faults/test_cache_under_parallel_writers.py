@@ -92,3 +92,42 @@ def test_stale_staging_failed_and_job_dirs_are_swept_by_age(private_cache):
     removed = {p.name for p in cache.sweep()}
     assert removed == {".k1.tmp11-aa", ".k2.failed12-bb", ".cmd-1700000000000.tmp13-cc", "0123abcd"}
     assert (dumps / "k3").is_dir() and fresh.is_dir()  # a cache entry, and a staging dir that may be in use
+
+
+def test_parallel_cached_compiles_of_one_kernel_in_three_folders_compile_it_once(tmp_path, private_cache):
+    # three scorings of one baseline at once (each in its own temp folder): the first compiles, the other two wait
+    # on the compile lock and take its entry, copied to their own folder (cache_hit), instead of compiling again
+    from concurrent.futures import ThreadPoolExecutor
+
+    kernels = []
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+        kernels.append(triton_kernel(tmp_path / name / "k.py"))
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda k: dump_ir(k, "gfx942"), kernels))
+    assert sorted(r.cache_hit for r in results) == [False, True, True]
+    assert [Path(r.source) for r in results] == kernels
+    for r, k in zip(results, kernels, strict=True):  # each result's artifacts name its own folder
+        ttir = next(s for s in r.kernels[0].stages if s.name == "ttir")
+        assert str(k.parent) in Path(ttir.path).read_text()
+    assert len(list((private_cache / "locks").iterdir())) == 1
+
+
+def test_a_held_compile_lock_is_waited_for_given_up_on_and_a_cancelled_waiter_stops(private_cache):
+    from tools.errors import Cancelled
+
+    with cache.compile_lock("k" * 24, 5) as held:
+        assert held
+        t0 = time.monotonic()
+        with cache.compile_lock("k" * 24, 0.3) as again:  # held elsewhere: waited for, then given up (compile anyway)
+            assert again is False and time.monotonic() - t0 >= 0.3
+        with pytest.raises(Cancelled), cache.compile_lock("k" * 24, 60, cancelled=lambda: True):
+            pass
+        with cache.compile_lock("j" * 24, 0.3) as other:  # another kernel's lock is free
+            assert other
+    with cache.compile_lock("k" * 24, 0.3) as after:  # released on exit
+        assert after
+    lock = private_cache / "locks" / ("k" * 24)
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(lock, (two_days_ago, two_days_ago))
+    assert lock in cache.sweep() and not lock.exists()

@@ -21,6 +21,7 @@ from pathlib import Path
 from tools import cache, readlog
 from tools.callspec import CallSpec, resolve_call
 from tools.errors import InputError, KernelpilotError
+from tools.executors import thread_cancelled
 from tools.frontends import detect_frontend, get_frontend
 from tools.isa.arch import normalize_arch
 from tools.models.dump import DumpResult, KernelDump, OccupancyLimiter
@@ -190,17 +191,35 @@ def dump_ir(
     content = cache.cache_key(path, folder, name, arch, keyed, versions.versions)
     key = cache.located_key(content, folder.directory)  # the entry: its artifacts name this folder
     cache.sweep()
-    if use_cache and (hit := cache.lookup(key, folder.directory)):
-        return _copy_out(hit, Path(out) if out else None)
-    # the same kernel compiled in another folder
-    if use_cache and (elsewhere := cache.lookup_elsewhere(content, folder.directory)):
+    dest = Path(out) if out else None
+    if use_cache and (found := _cached(key, content, path, folder)):
+        return _copy_out(found, dest)
+    if not use_cache:  # --no-cache: compile now, whoever else compiles it
+        return _copy_out(_compile(fe, name, path, arch, folder, key, content, options, timeout), dest)
+    # Another thread or process compiling the same kernel (parallel scorings of one baseline, MCP checks of one
+    # file): wait for its entry (at most `timeout`) rather than compile it again, then compile only on a miss.
+    with cache.compile_lock(content, timeout, thread_cancelled) as held:
+        if held and (found := _cached(key, content, path, folder)):
+            return _copy_out(found, dest)
+        return _copy_out(_compile(fe, name, path, arch, folder, key, content, options, timeout), dest)
+
+
+def _cached(key: str, content: str, path: Path, folder: cache.SourceFolder) -> DumpResult | None:
+    """The cache's entry for this compile: this folder's own, or one compiled in another folder copied here."""
+    if hit := cache.lookup(key, folder.directory):
+        return hit
+    if elsewhere := cache.lookup_elsewhere(content, folder.directory):  # the same kernel compiled in another folder
         try:
             moved = cache.relocate(elsewhere, key, path, folder)
         except OSError:
-            pass  # the other entry went away while it was copied: compile instead
-        else:
-            cache.remember(content, key)
-            return _copy_out(moved, Path(out) if out else None)
+            return None  # the other entry went away while it was copied: compile instead
+        cache.remember(content, key)
+        return moved
+    return None
+
+
+def _compile(fe, name, path, arch, folder, key, content, options, timeout) -> DumpResult:
+    """Compile into a staging folder and publish it under ``key`` (a failed compile keeps its log as ``.failed``)."""
     staging = cache.new_staging_dir(key)
     t0 = time.perf_counter()
     try:
@@ -227,7 +246,7 @@ def dump_ir(
             exc.message = exc.message.replace(str(staging), str(failed))
             exc.args = (exc.message,)
         raise
-    return _copy_out(result, Path(out) if out else None)
+    return result
 
 
 def dump_ir_command(
