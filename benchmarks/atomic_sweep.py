@@ -10,7 +10,11 @@ benchmarks/predict_kernels/ are. Each kernel adds constants without loading anyt
 * ``scalar``: each of G one-warp programs adds 1.0 to one fp32;
 * ``distinct``: each of G programs adds 1.0 to its own N fp32 (no address shared: the L2's atomic throughput);
 * ``split``: ``rows`` as two atomics of N/2 fp32 each, one after the other, to two arrays;
-* ``stored``: ``rows`` after each program first stores S fp32 of its own (a fenced atomic waits for those stores).
+* ``stored``: ``rows`` after each program first stores S fp32 of its own (a fenced atomic waits for those stores);
+* ``lanes``: a histogram's update: each of G programs loads BLOCK int32 indices and adds 1 to ``out[index]``, the
+  indices spread over K int32 (K=1: every lane on one address; 32: one 128-byte line; more: K/32 lines, uniform).
+  Its figure is ns per lane update of the hottest line (time / (updates / lines)): what scattered lanes whose
+  addresses come from loaded data cost one line, one after another (``--only lanes`` runs these alone).
 
 Printed per case: the median time (L2 flushed before each call), element updates, updates per address, distinct
 128-byte lines, and ns per update of one address.
@@ -64,7 +68,22 @@ def distinct_kernel(out_ptr, BLOCK: tl.constexpr, SEM: tl.constexpr):
     tl.atomic_add(out_ptr + cols, tl.full((BLOCK,), 1.0, tl.float32), sem=SEM)
 
 
+@triton.jit
+def lanes_kernel(idx_ptr, out_ptr, BLOCK: tl.constexpr, SEM: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    idx = tl.load(idx_ptr + offs)
+    tl.atomic_add(out_ptr + idx, tl.full((BLOCK,), 1, tl.int32), sem=SEM)
+
+
+def lanes_cases():
+    for sem in ("acq_rel", "relaxed"):
+        for k in (1, 32, 128, 1024, 8192):
+            for g in (1024, 4096):
+                yield {"kind": "lanes", "N": k, "G": g, "sem": sem, "warps": 4, "BLOCK": 1024}
+
+
 def cases():
+    yield from lanes_cases()
     for sem in ("acq_rel", "relaxed"):
         for n in (32, 128, 512, 2048, 8192):
             for g in (4096, 16384):
@@ -84,6 +103,13 @@ def run_case(c, timer) -> dict:
     n, g, sem, warps = c["N"], c["G"], c["sem"], c["warps"]
     size = n * g if c["kind"] == "distinct" else n
     out = torch.zeros(size, dtype=torch.float32, device="cuda")
+    if c["kind"] == "lanes":
+        gen = torch.Generator(device="cuda").manual_seed(5)
+        idx = torch.randint(0, n, (g * c["BLOCK"],), generator=gen, device="cuda", dtype=torch.int32)
+        out = torch.zeros(n, dtype=torch.int32, device="cuda")
+        launch = lambda: lanes_kernel[(g,)](idx, out, BLOCK=c["BLOCK"], SEM=sem, num_warps=warps)  # noqa: E731
+        return _timed(c, timer, launch, out, lambda: bool(torch.all(out == torch.bincount(idx, minlength=n)).item()),
+                      updates=g * c["BLOCK"], size=n)  # fmt: skip
     if c["kind"] == "stored":
         own = torch.empty(g * c["S"], dtype=torch.float32, device="cuda")
         launch = lambda: stored_kernel[(g,)](out, own, BLOCK=n, STORE=c["S"], SEM=sem, num_warps=warps)  # noqa: E731
@@ -95,18 +121,25 @@ def run_case(c, timer) -> dict:
         launch = lambda: scalar_kernel[(g,)](out, SEM=sem, num_warps=warps)  # noqa: E731
     else:
         launch = lambda: distinct_kernel[(g,)](out, BLOCK=n, SEM=sem, num_warps=warps)  # noqa: E731
+    want = float(g) if c["kind"] != "distinct" else 1.0
+    return _timed(c, timer, launch, out, lambda: bool(torch.all(out == want).item()), updates=n * g, size=size)
+
+
+def _timed(c, timer, launch, out, check, *, updates: int, size: int) -> dict:
+    """Run once and check the sums, then the median of 50 timed calls (L2 flushed before each)."""
     out.zero_()
     launch()
     torch.cuda.synchronize()
-    want = float(g) if c["kind"] != "distinct" else 1.0
-    ok = bool(torch.all(out == want).item())
+    ok = check()
     for _ in range(3):
         launch()
     times = [t.event_us for _ in range(5) for t in timer.round(launch, 10)]
     us = statistics.median(times)
-    updates = n * g
-    per_address = g if c["kind"] != "distinct" else 1
     lines = max(1, size * 4 // 128)
+    if c["kind"] == "lanes":  # uniform indices: the hottest line takes about updates / lines of them
+        per_address = updates // lines
+    else:
+        per_address = c["G"] if c["kind"] != "distinct" else 1
     return {
         **c,
         "ok": ok,
@@ -122,6 +155,7 @@ def run_case(c, timer) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--only", choices=["lanes"], help="run only these cases")
     args = ap.parse_args()
     from tools.profilers.timing import EventTimer
 
@@ -131,7 +165,7 @@ def main() -> int:
     print(
         f"{'kind':9} {'sem':8} {'N':>5} {'G':>7} {'us':>9} {'upd/addr':>9} {'lines':>6} {'ns/upd':>8} {'Gupd/s':>7} ok"
     )
-    for c in cases():
+    for c in lanes_cases() if args.only == "lanes" else cases():
         r = run_case(c, timer)
         rows.append(r)
         print(

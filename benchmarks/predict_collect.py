@@ -35,6 +35,7 @@ if str(REPO) not in sys.path:  # run as a script: the repo's tools/ must import
     sys.path.insert(0, str(REPO))
 
 from tools.executors import LOCAL  # noqa: E402
+from tools.frontends._triton_jit import line_counts  # noqa: E402
 from tools.toolchain import nvidia_tool  # noqa: E402
 
 KERNELS_DIR = REPO / "benchmarks" / "predict_kernels"
@@ -136,7 +137,7 @@ def enumerate_variants(
         for role, path in roles:
             variants.append(Variant(name=f"pair.{pair}.{role}", kind="pair", group=pair, role=role, source=path))
     if families_dir is not None:
-        variants += [v for corpus in ("gen", "hold", "fresh") for v in gen_variants(families_dir, corpus)]
+        variants += [v for corpus in ("gen", "hold", "fresh", "skew") for v in gen_variants(families_dir, corpus)]
     return variants
 
 
@@ -203,6 +204,7 @@ def describe_value(name: str, value) -> dict:
             "nbytes": int(value.numel() * value.element_size()),
             "stride": list(value.stride()),
             "values": small_int_values(value),
+            "hottest": line_counts(value),  # a larger integer tensor's skew, as dump-ir records it (FORMAT.md)
         }
     if value is None or isinstance(value, (bool, int, float, str)):
         return {"name": name, "kind": "scalar", "value": value}

@@ -1,5 +1,5 @@
-"""Freeze the speed model's predictions of a held-out generated corpus (``hold.*``, the second, or ``fresh.*``, the
-third; issue 31) before any GPU runs it:
+"""Freeze the speed model's predictions of a held-out generated corpus (``hold.*``, the second, ``fresh.*``, the
+third, or ``skew.*``, the fourth: skewed histograms; issue 31) before any GPU runs it:
 every variant compiled on this CPU for sm_90 by the Triton installed here, its launches recorded as the GPU
 collector records them (``predict_collect.triton_launch_record`` + ``save_launch_artifacts``: the same meta.json and
 Triton cache files, benchmarks/predict_data/FORMAT.md), predicted by ``predict_validate.predict_variant`` (the path
@@ -50,6 +50,13 @@ def corpus_variants(only: list[str] | None = None, corpus: str = "hold"):
 
     variants = pc.gen_variants(corpus=corpus)
     return [v for v in variants if not only or any(s in v.name for s in only)]
+
+
+def _problems_name(corpus: str) -> str:
+    """The family modules' attribute naming ``corpus``'s problems (registry.CORPORA)."""
+    import registry
+
+    return registry.CORPORA[corpus][0]
 
 
 @contextlib.contextmanager
@@ -160,7 +167,9 @@ def _worker(args) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("hold", "fresh"), default="hold", help="the held-out corpus (default hold)")
+    ap.add_argument(
+        "--corpus", choices=("hold", "fresh", "skew"), default="hold", help="the held-out corpus (default hold)"
+    )
     ap.add_argument("--only", action="append", default=[], help="freeze only its variants whose name holds this")
     ap.add_argument("--device", default="h200", help="the machine file predicted for (default h200)")
     ap.add_argument("--out", type=Path, default=None,
@@ -200,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     data = {
         "format": FORMAT,
         "what": f"frozen predictions of the {args.corpus}. corpus (benchmarks/predict_families "
-        f"{'HOLD_PROBLEMS' if args.corpus == 'hold' else 'FRESH_PROBLEMS'}), made before any of it ran on a GPU",
+        f"{_problems_name(args.corpus)}), made before any of it ran on a GPU",
         "corpus": args.corpus,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "device": args.device,

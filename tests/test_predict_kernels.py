@@ -114,6 +114,7 @@ def test_launch_record_has_the_launch_figures_format_md_names(tmp_path, monkeypa
         "nbytes": 16384 * 4096 * 4,  # 256 MiB read once
         "stride": [4096, 1],
         "values": None,  # a float tensor's elements are data, never recorded (an int tensor of <= 1024: its values)
+        "hottest": None,  # nor counted (a larger int tensor: its most common value's and line's counts)
     }
     assert y["nbytes"] == 16384 * 4
     assert n == {"name": "N", "kind": "scalar", "value": 4096}
@@ -127,6 +128,18 @@ def test_a_small_integer_tensor_is_recorded_with_its_values():
     assert pc.small_int_values(torch.tensor([[7, 8], [9, 10]], dtype=torch.int32)) == [7, 8, 9, 10]
     assert pc.small_int_values(torch.zeros(pc.MAX_VALUES + 1, dtype=torch.int64)) is None  # a table: too many
     assert pc.small_int_values(torch.ones(4)) is None  # floats are data
+
+
+def test_a_larger_integer_tensor_is_recorded_with_its_hottest_value_and_line_counts():
+    import torch
+
+    # histogram indices: 3000 elements, 2000 of them 5, the rest 40..1039: value 5 holds 2000, and the line of 4-byte
+    # elements 32..63 (value // 32 == 1) holds 24 of the rest; with 5 in line 0 of every width it tops every count
+    idx = torch.cat([torch.full((2000,), 5), torch.arange(40, 1040)]).to(torch.int32)
+    rec = pc.describe_value("x_ptr", idx)
+    assert rec["values"] is None and rec["hottest"] == {"1": 2000, "16": 2000, "32": 2000, "64": 2024, "128": 2088}
+    assert pc.describe_value("y", torch.ones(3000))["hottest"] is None  # floats are data
+    assert pc.describe_value("z", torch.arange(7))["hottest"] is None  # small: its values are recorded instead
 
 
 def test_grid_lambda_is_evaluated_on_the_bound_arguments(tmp_path, monkeypatch):

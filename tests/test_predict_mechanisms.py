@@ -202,9 +202,11 @@ def kernelpilot_entry():
 def test_atomics_on_loaded_addresses_take_at_least_their_pigeonhole_share_of_one_line(kernels):
     p = predict_launch(kernels("histogram", HISTOGRAM), device="h200")
     # 2**20 updates into 64 bins: some bin takes at least 16384 of them and one of the 2 lines of the bins 524288,
-    # which scattered lanes apply one after another at the H200's measured one-element rate; how skewed the data is
-    # stays unknown, so the band is open above
-    ns = machine("h200").table("same_address_atomic_ns")["scalar/acq_rel"]
+    # which scattered lanes apply one after another, 16 lanes of a warp instruction on the line: the H200's measured
+    # lanes rate halfway (in log2) between its 8- and 32-lane rows; how skewed the data is stays unknown (the example
+    # recorded no values), so the band is open above
+    table = machine("h200").table("same_address_atomic_ns")
+    ns = (table["lanes/acq_rel/8"] + table["lanes/acq_rel/32"]) / 2
     assert p.figures.atomic_updates_per_address == 16384
     assert p.figures.atomic_us == pytest.approx(524288 * ns / 1e3)
     assert p.bound == "atomic_contention"

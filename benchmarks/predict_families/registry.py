@@ -22,6 +22,7 @@ CORPORA = {
     "gen": ("PROBLEMS", "designs"),
     "hold": ("HOLD_PROBLEMS", "hold_designs"),
     "fresh": ("FRESH_PROBLEMS", "fresh_designs"),
+    "skew": ("SKEW_PROBLEMS", "skew_designs"),  # the fourth: skewed histograms (fam_hist_skew), 2026-12-03
 }
 
 

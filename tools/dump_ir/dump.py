@@ -185,8 +185,8 @@ def dump_ir(
         options["call"] = spec.key()
     versions = fe.versions()
     # resources gained launch LDS and the occupancy limiter, launches their arguments (FlyDSL's: the recorded
-    # @flyc.jit call's), entries a manifest: older entries must not be reused
-    keyed = {**options, "resources_schema": 4, "manifest": 1, "env": cache.keyed_environment(fe.env_keys)}
+    # @flyc.jit call's), entries a manifest, launch arguments their hottest counts: older entries must not be reused
+    keyed = {**options, "resources_schema": 5, "manifest": 1, "env": cache.keyed_environment(fe.env_keys)}
     folder = cache.source_folder(path)
     content = cache.cache_key(path, folder, name, arch, keyed, versions.versions)
     key = cache.located_key(content, folder.directory)  # the entry: its artifacts name this folder

@@ -131,6 +131,43 @@ def tensor_values(value) -> list[int] | None:
     return None if torch.iinfo(value.dtype).max in values else values
 
 
+MAX_COUNTED_VALUES = 1 << 26  # an integer tensor's elements counted for ``hottest`` (a histogram's input, not more)
+LINE_ELEMENTS = (1, 16, 32, 64, 128)  # one element; one 128-byte line of 8-, 4-, 2- and 1-byte elements
+
+
+def hottest_counts(value) -> dict[str, int] | None:
+    """How skewed an integer CPU tensor used as addresses is: for each ``d`` in LINE_ELEMENTS, the most of its
+    elements whose ``value // d`` is the same (d=1: the most common value; d=32: the most indices into one 128-byte
+    line of 4-byte elements). A histogram's or a scatter's atomics to the hottest line run one after another, so
+    the predictor reads these (tools.predict.atomics). None for other tensors, for tensors small enough that their
+    values are recorded whole, for huge ones, and for memory ``torch.empty`` left (``fill_uninitialized``)."""
+    if getattr(getattr(value, "device", None), "type", "") != "cpu":
+        return None
+    return line_counts(value)
+
+
+def line_counts(value) -> dict[str, int] | None:
+    """``hottest_counts`` of an integer tensor on any device (benchmarks/predict_collect.py records a GPU launch's
+    with it); None outside MAX_RECORDED_VALUES < elements <= MAX_COUNTED_VALUES or for a non-integer tensor."""
+    dtype = str(getattr(value, "dtype", ""))
+    if (
+        not dtype.startswith(("torch.int", "torch.uint"))
+        or not MAX_RECORDED_VALUES < value.numel() <= MAX_COUNTED_VALUES
+    ):
+        return None
+    import torch
+
+    flat = value.detach().flatten().to(torch.int64)
+    if bool((flat == torch.iinfo(value.dtype).max).any()):
+        return None
+    ordered = flat.sort().values
+    out = {}
+    for d in LINE_ELEMENTS:
+        _, counts = torch.unique_consecutive(torch.div(ordered, d, rounding_mode="floor"), return_counts=True)
+        out[str(d)] = int(counts.max())
+    return out
+
+
 def describe_arguments(fn, bound_args: dict) -> list[dict]:
     """Each bound argument as a LaunchArgument dict: tensors by dtype, shape and bytes (and a small integer tensor's
     values), the rest by value."""
@@ -141,7 +178,7 @@ def describe_arguments(fn, bound_args: dict) -> list[dict]:
             out.append({
                 "name": name, "kind": "tensor", "dtype": str(value.dtype).removeprefix("torch."),
                 "shape": [int(d) for d in value.shape], "nbytes": int(value.numel() * value.element_size()),
-                "values": tensor_values(value),
+                "values": tensor_values(value), "hottest": hottest_counts(value),
             })  # fmt: skip
         elif isinstance(value, (bool, int, float, str)) or value is None:
             out.append({"name": name, "kind": "constexpr" if name in constexprs else "scalar", "value": value})

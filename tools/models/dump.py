@@ -80,6 +80,12 @@ class LaunchArgument(BaseModel):
         description="an integer CPU tensor's elements in order, when it has at most 1024 (lengths, offsets): a loop "
         "bound loaded from it is evaluated on them",
     )
+    hottest: dict[str, int] | None = Field(
+        None,
+        description="a larger integer CPU tensor (up to 2^26 elements): for d in 1, 16, 32, 64, 128, the most elements "
+        "whose value // d is the same (d=1: the most common value; 32: the most indices into one 128-byte line of "
+        "4-byte elements), for atomics whose addresses are these values",
+    )
 
 
 class LaunchInfo(BaseModel):

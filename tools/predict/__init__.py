@@ -120,6 +120,15 @@ def _tensor_values(k: KernelDump) -> dict[str, list[int]]:
     return out
 
 
+def _hottest(k: KernelDump) -> dict[str, tuple[int, dict[str, int]]]:
+    """The launch's larger integer tensors' skew (LaunchArgument.hottest) with their elements, by argument name."""
+    return {
+        a.name: (math.prod(a.shape or [0]), a.hottest)
+        for a in (k.launch.arguments if k.launch else [])
+        if a.kind == "tensor" and a.hottest
+    }
+
+
 def _traffic(k: KernelDump, m: Machine, isa_text: str) -> tuple[float, str | None]:
     """DRAM bytes per requested byte: from the TTIR's offsets on the launch's scalars (Triton), else from the SASS
     address arithmetic (a CUDA kernel; AMD: 1, not modelled)."""
@@ -384,6 +393,7 @@ def predict_launch(
             loop_trips=[t.trips for t in raw_plan] if raw_plan else None,
             sector_bytes=int(m.value("memory_sector_bytes")) if "memory_sector_bytes" in m.figures else None,
             lanes=int(m.value("wave_size")) if "wave_size" in m.figures else None,
+            hottest=_hottest(k),
         )
         notes += atomics.notes
         if atomics.updates and atomics.us is None:

@@ -133,7 +133,8 @@ def read_variant(folder: str | Path, arch: str | None = None) -> list[KernelDump
             kind = a.get("kind")
             if kind == "tensor":
                 args.append(LaunchArgument(name=a["name"], kind="tensor", dtype=a.get("dtype"), shape=a.get("shape"),
-                                           nbytes=a.get("nbytes"), values=a.get("values")))  # fmt: skip
+                                           nbytes=a.get("nbytes"), values=a.get("values"),
+                                           hottest=a.get("hottest")))  # fmt: skip
             else:
                 v = a.get("value")
                 args.append(LaunchArgument(name=a["name"], kind="scalar", value=v if not isinstance(v, list) else None))

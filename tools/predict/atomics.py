@@ -54,6 +54,7 @@ class AtomicSite:
     arg: str | None = None  # the pointer argument its addresses are offset from (None: not followed)
     data_elements: int = 0  # elements of the loads its address depends on (a scatter's row indices); 0: none
     loop: int | None = None  # the innermost scf.for around it, by its order in the TTIR (0: the first)
+    data_args: frozenset[str] = frozenset()  # the pointer arguments whose loaded values its address depends on
 
 
 def atomic_sites(ttir: str) -> list[AtomicSite]:
@@ -65,6 +66,7 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
     sites: list[AtomicSite] = []
     base: dict[str, str] = {}  # pointer values -> the argument they are offset from
     loaded: dict[str, int] = {}  # values that depend on loaded data -> the elements of the load(s) they come from
+    read_from: dict[str, frozenset[str]] = {}  # values that depend on loaded data -> the arguments loaded
     for raw in ttir.splitlines():
         line = _LOC_RE.sub("", raw).strip()
         if line.startswith("tt.func"):
@@ -85,8 +87,11 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
                 got = got | {DATA}
                 shape = _TENSOR_RE.search(rest.split(" : ", 1)[-1])
                 loaded[name] = math.prod(int(d) for d in shape.group(1).split("x")) if shape else 1
+                arg = base.get(operands[0]) if operands else None
+                read_from[name] = frozenset({arg}) if arg else frozenset()
             if op != "tt.load" and any(o in loaded for o in operands):
                 loaded[name] = max(loaded.get(o, 0) for o in operands)
+                read_from[name] = frozenset().union(*(read_from.get(o, frozenset()) for o in operands))
             deps[name] = got
             if op in _BASE_OPS and operands and operands[0] in base:
                 base[name] = base[operands[0]]
@@ -108,6 +113,7 @@ def atomic_sites(ttir: str) -> list[AtomicSite]:
                         arg=base.get(ptr) if ptr else None,
                         data_elements=loaded.get(ptr, 0) if ptr else 0,
                         loop=next((f for f in reversed(fors) if f is not None), None),
+                        data_args=read_from.get(ptr, frozenset()) if ptr else frozenset(),
                     )
                 )
         if re.search(r"\bscf\.(for|while)\b", line):
@@ -166,6 +172,7 @@ def data_dependent_floor(
     executions: float | None = 1.0,
     sector_bytes: int | None = None,
     lanes: int | None = None,
+    hottest: dict[str, tuple[int, dict[str, int]]] | None = None,
 ) -> tuple[float, float | None, str | None]:
     """(updates, us, note) that a site whose addresses come from loaded data takes at least. Its ``programs x
     elements x executions`` updates land in the tensor it updates (its size is known, the data is not):
@@ -180,8 +187,12 @@ def data_dependent_floor(
       a sector the distinct sectors of one warp instruction's ``lanes / run`` runs spread over the tensor), and the
       L2 applies sector updates at most at the rate of the table's widest row (that row's ns / its sectors).
 
-    The larger of the two; skewed data is slower still (a floor). (0, None, None) when the tensor or its size is
-    unknown."""
+    The larger of the two. Skewed data is slower still: when the indices come from one argument whose values the
+    launch recorded (``hottest``: argument -> (elements, LaunchArgument.hottest)), the hottest line's (or run's)
+    share of them, scaled to the launch's updates, replaces the pigeonhole count when it is larger. Scattered lanes
+    are applied at the table's ``lanes/<sem>`` rate (ns per lane update of one line, benchmarks/atomic_sweep.py
+    ``lanes``) where the machine file has it, else at the one-element rate. (0, None, None) when the tensor or its
+    size is unknown."""
     size = (tensor_bytes or {}).get(site.arg or "")
     if not size:
         return 0.0, None, None
@@ -192,19 +203,29 @@ def data_dependent_floor(
     run_bytes = run * site.elem_bytes
     scalar_ns = table.get(f"scalar/{kind}") or update_ns(table, site.sem, 1, scalar=False) if table else None
     updates = math.ceil(total / addresses)  # pigeonhole: some address takes at least this many
+    per = LINE_BYTES // site.elem_bytes if run == 1 else 1
+    skew = _skewed(site, hottest, total / run, per)
     if run == 1:
         lines = max(1, math.ceil(size / LINE_BYTES))
         serial = math.ceil(total / lines)
-        serial_ns = scalar_ns
         where = (
             f"one of its {addresses} elements takes at least {updates} and one of its {lines} lines at least "
             f"{serial} (pigeonhole; scattered lanes update a line one at a time)"
         )
     else:
         serial = updates
-        serial_ns = update_ns(table, site.sem, run_bytes / LINE_BYTES, scalar=False) if table else None
         where = f"one of its {addresses // run} runs of {run} elements takes at least {updates} (pigeonhole)"
-    serial_us = serial * serial_ns / 1e3 if serial_ns and serial > 1 else 0.0
+    if skew and skew[0] > serial:
+        serial, updates, where = skew[0], max(updates, skew[1]), skew[2]
+    if run == 1:
+        serial_us, how = _lanes_us(table, kind, serial, updates, total, lanes) if table else (0.0, "")
+        if not how:  # no lanes rows for this device: each lane at the one-element rate
+            serial_us = serial * scalar_ns / 1e3 if scalar_ns and serial > 1 else 0.0
+        where += how
+        serial = serial if serial > 1 else 0
+    else:
+        serial_ns = update_ns(table, site.sem, run_bytes / LINE_BYTES, scalar=False) if table else None
+        serial_us = serial * serial_ns / 1e3 if serial_ns and serial > 1 else 0.0
     rate_us, rate_note = 0.0, ""
     widest = _widest_rate(table, kind) if table else None
     if widest and sector_bytes and lanes:
@@ -226,9 +247,64 @@ def data_dependent_floor(
         f"atomic {site.op} on {site.arg}: {total:.0f} updates whose addresses come from loaded data"
         f"{' (once per program: the trips of its loop are unknown)' if site.in_loop and executions is None else ''}"
         f"; {where}"
-        f"{f' ({serial_us:.1f} us)' if serial_us else ''}{rate_note}; more when the data is skewed"
+        f"{f' ({serial_us:.1f} us)' if serial_us else ''}{rate_note}"
+        f"{'' if skew else '; more when the data is skewed (the example recorded no values for its indices)'}"
     )
     return float(updates if updates > 1 else 0.0), (us or None), note
+
+
+def _skewed(
+    site: AtomicSite, hottest: dict[str, tuple[int, dict[str, int]]] | None, reads: float, per: int
+) -> tuple[int, int, str] | None:
+    """(updates of the hottest line or run, of the hottest address, where) from the example's own indices: the line
+    is ``per`` elements of the updated tensor (a histogram's lanes), a run ``per`` 1 (a scatter's row); ``reads``
+    index reads in the launch, each element of the index tensor read ``reads / elements`` times (all read alike; a
+    launch that reads each once: exactly the counts). None when the indices do not come from one argument with
+    recorded counts."""
+    if not hottest or len(site.data_args) != 1:
+        return None
+    (name,) = site.data_args
+    numel, counts = hottest.get(name, (0, {}))
+    top, one = counts.get(str(per)), counts.get("1")
+    if not numel or not top or not one:
+        return None
+    scale = reads / numel
+    line, address = max(1, math.ceil(top * scale)), max(1, math.ceil(one * scale))
+    what = f"one 128-byte line of {site.arg}" if per > 1 else f"one run of {site.arg}"
+    return (
+        line,
+        address,
+        (
+            f"{top} of the example's {numel} indices in {name} fall in {what} ({one} on one address), so it takes "
+            f"{line} of the updates (the example's skew, not pigeonhole)"
+        ),
+    )
+
+
+def _lanes_us(
+    table: dict[str, float], kind: str, line: float, address: float, total: float, lanes: int | None
+) -> tuple[float, str]:
+    """(us, note) for scattered lanes: the hottest line's ``line`` lane updates at the table's ``lanes/<sem>/<L>``
+    ns each (L: lanes of one warp instruction on that line, indices in random order: ``lanes x line / total``;
+    interpolated in log2(L) between the swept densities, clamped), or its hottest address's ``address`` updates at
+    ``address/<sem>`` ns each (lanes on one address are applied one at a time), whichever is longer. (0, "") when
+    the table has no such rows."""
+    rows = sorted((float(k.rsplit("/", 1)[1]), v) for k, v in table.items() if k.startswith(f"lanes/{kind}/"))
+    same = table.get(f"address/{kind}")
+    if not rows or not same or not lanes:
+        return 0.0, ""
+    density = max(1e-9, lanes * line / max(1.0, total))
+    x = math.log2(density)
+    xy = [(math.log2(n), v) for n, v in rows]
+    ns = xy[0][1] if x <= xy[0][0] else xy[-1][1]
+    for (x0, y0), (x1, y1) in itertools.pairwise(xy):
+        if x0 <= x <= x1:
+            ns = y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    line_us, address_us = line * ns / 1e3, address * same / 1e3
+    return max(line_us, address_us), (
+        f"; at {density:.1f} lanes of a warp instruction on that line its updates take {ns:.3f} ns each "
+        f"({line_us:.1f} us), its hottest address's {address:.0f} one at a time {same:.3f} ns each ({address_us:.1f} us)"
+    )
 
 
 def _trips_of(site: AtomicSite, loop_trips: list[float | None] | None) -> float | None:
@@ -250,6 +326,7 @@ def contention(
     loop_trips: list[float | None] | None = None,
     sector_bytes: int | None = None,
     lanes: int | None = None,
+    hottest: dict[str, tuple[int, dict[str, int]]] | None = None,
 ) -> Contention:
     """The launch's same-address atomics: the most updates one address takes and, with the device's table, the time
     to apply them. The sites one program issues to addresses shared by the same programs act as one update of all
@@ -266,7 +343,7 @@ def contention(
         if s.data_dependent:
             out.data_dependent = True
             updates, us, note = data_dependent_floor(
-                s, math.prod(dims), tensor_bytes, table, _trips_of(s, loop_trips), sector_bytes, lanes
+                s, math.prod(dims), tensor_bytes, table, _trips_of(s, loop_trips), sector_bytes, lanes, hottest
             )
             out.notes.append(
                 note
