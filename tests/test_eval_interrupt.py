@@ -270,3 +270,27 @@ def test_the_resume_command_repeats_the_options_except_no_resume():
         "kernelpilot eval ab --agent-cmd 'my agent -p {prompt}' --tasks 'a*' --tasks-dir /private --out 'runs dir' "
         "--jobs 3 --prompt-level guided"
     )
+
+
+def test_a_task_the_stop_broke_before_the_report_is_reported_cut_off_not_unstarted(tmp_path, monkeypatch):
+    # the race behind the intermittent report line (.ci/run, 2026-12-03): a terminal's Ctrl-C reaches the scoring
+    # child, whose thread unwinds (Cancelled) and leaves the running table before the main thread's handler asks what
+    # was running. The task is still one the stop cut off, not one that never started. Here the scoring of the second
+    # task breaks that way (run_one, the harness's own function, raises what a stopped scoring raises)
+    from evals.catalog import load_tasks
+    from evals.harness import runner
+    from tools.errors import Cancelled
+
+    def scored_or_stopped(task, *args, **kwargs):
+        if task.id == STALLED:
+            raise Cancelled("the scoring process was stopped by SIGINT")
+        return TaskScore(task_id=task.id, track=task.spec.track, agent="noop", passed=False, reasons=["scored"])
+
+    monkeypatch.setattr(runner, "run_one", scored_or_stopped)
+    lines: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_suite(load_tasks([QUICK, STALLED]), "noop", tmp_path, jobs=2, progress=lines.append)
+    assert any(
+        line.startswith(f"interrupted: 1 running task(s) cut off ({STALLED}) and 0 not started") for line in lines
+    )
+    assert not (tmp_path / "noop" / f"{STALLED}.json").exists()

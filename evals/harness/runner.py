@@ -237,6 +237,9 @@ def run_suite(
         free.put(s)
     lock = threading.Lock()
     running: dict[str, int] = {}  # task id -> ident of the thread running it (cancel_thread stops its commands)
+    # tasks whose scoring the stop broke before stop_workers saw them running (a terminal's Ctrl-C reaches the
+    # scoring children too, which can unwind and leave ``running`` before the main thread's handler runs)
+    broken: set[str] = set()
     stopping = threading.Event()
 
     def work(task: Task) -> None:
@@ -251,8 +254,12 @@ def run_suite(
                                     plugin=plugin, limits=limits)  # fmt: skip
             r = _scored_or_infra_error(task, run, stopping, agent, prompt_level, adir)
             if r is None:
+                with lock:
+                    broken.add(task.id)
                 return  # broken by the stop, not by the harness: cut off, no result
         except Cancelled:
+            with lock:
+                broken.add(task.id)
             return  # the run is stopping: the task was cut off and leaves no result (the run's summary counts it)
         finally:
             with lock:
@@ -272,7 +279,7 @@ def run_suite(
         while True:
             try:
                 with lock:
-                    cut |= set(running)
+                    cut |= set(running) | broken
                     for ident in running.values():
                         cancel_thread(ident)
                 pool.shutdown(wait=True, cancel_futures=True)
