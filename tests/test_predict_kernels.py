@@ -201,9 +201,9 @@ def test_list_mode_needs_no_gpu():
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert out.returncode == 0, out.stderr
-    # every gpu-runtime task x 3 roles, every pair file, and the three generated corpora (benchmarks/predict_families)
+    # every gpu-runtime task x 3 roles, every pair file, and the four generated corpora (benchmarks/predict_families)
     n = len(VARIANT_FILES) + 3 * len(load_tasks(["gpu-runtime"])) + len(pc.gen_variants())
-    n += len(pc.gen_variants(corpus="hold")) + len(pc.gen_variants(corpus="fresh"))
+    n += sum(len(pc.gen_variants(corpus=c)) for c in ("hold", "fresh", "skew"))
     assert out.stdout.strip().splitlines()[-1].startswith(f"{n} variants")
 
 
