@@ -187,20 +187,26 @@ for path in registry.family_files():
 """
 
 
-@pytest.mark.slow
-def test_every_family_is_right_on_small_shapes_in_tritons_interpreter():
-    # the kernels the GPU checked (all 689 correct on the H200), run here on the CPU by Triton's interpreter on each
-    # family's SMALL shapes, first design of its first small problem, against the same torch reference; in a fresh
-    # process (the interpreter must be chosen before any kernel of the process is compiled)
+def interpreted(script: str) -> list[str]:
+    """``script`` run with the families' folder as its argument in a fresh process under Triton's interpreter (it
+    must be chosen before any kernel of the process is compiled); its output lines, after it exited 0."""
     out = subprocess.run(
-        [sys.executable, "-c", INTERPRET, str(FAMILIES)],
+        [sys.executable, "-c", script, str(FAMILIES)],
         capture_output=True,
         text=True,
         timeout=300,
         env={**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(REPO)},
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    lines = out.stdout.strip().splitlines()
+    return out.stdout.strip().splitlines()
+
+
+@pytest.mark.slow
+def test_every_family_is_right_on_small_shapes_in_tritons_interpreter():
+    # the kernels the GPU checked (all 689 correct on the H200), run here on the CPU by Triton's interpreter on each
+    # family's SMALL shapes, first design of its first small problem, against the same torch reference; in a fresh
+    # process (the interpreter must be chosen before any kernel of the process is compiled)
+    lines = interpreted(INTERPRET)
     first = [p for p in registry.family_files() if registry.load(p, f"t_first_{p.stem}").PROBLEMS]
     assert len(lines) == len(first) >= 20
     assert all(" ok " in line for line in lines), [line for line in lines if " ok " not in line]

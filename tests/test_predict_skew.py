@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 FAMILIES = REPO / "benchmarks" / "predict_families"
 
-from tests.test_predict_families import _load  # noqa: E402 - one loader for the benchmark scripts
+from tests.test_predict_families import _load, interpreted  # noqa: E402 - the benchmark scripts' loader
 
 pc = _load("predict_collect", REPO / "benchmarks" / "predict_collect.py")
 sys.path.insert(0, str(FAMILIES))
@@ -78,13 +76,5 @@ for problem, small in mod.SMALL.items():
 
 @pytest.mark.slow
 def test_every_skew_design_is_right_in_tritons_interpreter():
-    out = subprocess.run(
-        [sys.executable, "-c", INTERPRET, str(FAMILIES)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(REPO)},
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    lines = out.stdout.strip().splitlines()
+    lines = interpreted(INTERPRET)
     assert len(lines) == 4 and all(" ok " in line for line in lines), lines
