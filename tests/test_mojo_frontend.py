@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import struct
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,16 @@ def test_a_header_naming_no_function_of_the_file_is_an_input_error(tmp_path):
     with pytest.raises(InputError) as exc:
         dump_ir(src, "gfx942")
     assert "use of unknown declaration 'nothere'" in exc.value.message
+
+
+@pytest.mark.slow
+def test_a_compile_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatch):
+    # `mojo run` links its harness into TMPDIR as _kernelpilot_harness.mojo0-<hash>.so and never removes it: every
+    # compile used to leave one in /tmp; the frontend gives it a folder of its own and removes it
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    result = dump_ir(MOJO / "mfma_loop.mojo", "gfx942", use_cache=False)
+    assert Path(result.kernels[0].binary).stat().st_size > 0
+    assert list(tmp.iterdir()) == []

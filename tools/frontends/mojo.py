@@ -26,6 +26,7 @@ import json
 import re
 import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -364,7 +365,11 @@ class MojoFrontend(Frontend):
             argv.append("-g1")  # line tables: .loc in the ISA, !dbg in the IR, line info in the cubin
         self.check_flags(path, options.get("flags", []))
         argv += [*options.get("flags", []), str(harness)]
-        result = LOCAL.run(argv, timeout=options.get("timeout", 600), env=mojo_cache_env(path), cwd=out_dir)
+        # `mojo run` links the harness into TMPDIR/_kernelpilot_harness.mojo0-<hash>.so and leaves it there: a
+        # temporary folder of our own per compile, removed whatever happens, keeps /tmp as it was
+        with tempfile.TemporaryDirectory(prefix="kp-mojo-") as tmp:
+            env = {**mojo_cache_env(path), "TMPDIR": tmp}
+            result = LOCAL.run(argv, timeout=options.get("timeout", 600), env=env, cwd=out_dir)
         log = write_log(out_dir, result)
         raise_for_mojo(result, path, harness, log)
         return [self._kernel(k, module, arch, out_dir) for k in kernels]
