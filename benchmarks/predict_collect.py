@@ -137,7 +137,9 @@ def enumerate_variants(
         for role, path in roles:
             variants.append(Variant(name=f"pair.{pair}.{role}", kind="pair", group=pair, role=role, source=path))
     if families_dir is not None:
-        variants += [v for corpus in ("gen", "hold", "fresh", "skew") for v in gen_variants(families_dir, corpus)]
+        variants += [
+            v for corpus in ("gen", "hold", "fresh", "skew", "cross") for v in gen_variants(families_dir, corpus)
+        ]
     return variants
 
 

@@ -168,7 +168,10 @@ def _worker(args) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--corpus", choices=("hold", "fresh", "skew"), default="hold", help="the held-out corpus (default hold)"
+        "--corpus",
+        choices=("hold", "fresh", "skew", "cross"),
+        default="hold",
+        help="the held-out corpus (default hold)",
     )
     ap.add_argument("--only", action="append", default=[], help="freeze only its variants whose name holds this")
     ap.add_argument("--device", default="h200", help="the machine file predicted for (default h200)")

@@ -23,6 +23,10 @@ CORPORA = {
     "hold": ("HOLD_PROBLEMS", "hold_designs"),
     "fresh": ("FRESH_PROBLEMS", "fresh_designs"),
     "skew": ("SKEW_PROBLEMS", "skew_designs"),  # the fourth: skewed histograms (fam_hist_skew), 2026-12-03
+    # the fifth (2026-12-03), held out for the learned correction (benchmarks/predict_learned.py): designs never
+    # timed on shapes that were, crossed over: the fresh problems with the first corpus's designs and the hold
+    # problems with the fresh designs, each only where that problem never had a design of that name
+    "cross": ("CROSS_PROBLEMS", "cross_designs"),
 }
 
 
@@ -49,8 +53,42 @@ def corpus_of(mod, corpus: str = "gen") -> tuple[dict, object]:
     corpus's problems (a fresh-only family in ``gen``) has none there, and no designs function then (None)."""
     if corpus not in CORPORA:
         raise ValueError(f"unknown corpus {corpus!r}: one of {', '.join(CORPORA)}")
+    if corpus == "cross":
+        return _crossed(mod)
     problems, designs = CORPORA[corpus]
     return getattr(mod, problems, None) or {}, getattr(mod, designs, None) or getattr(mod, "designs", None)
+
+
+CROSS_PER_PROBLEM = (
+    3  # designs per crossed problem (every third of the new ones at most): a corpus one device call times
+)
+
+
+def _crossed(mod) -> tuple[dict, object]:
+    """The ``cross`` corpus of one family: ``fresh_<problem>`` (a FRESH_PROBLEMS shape) x the ``designs`` it never
+    had, and ``hold_<problem>`` (a HOLD_PROBLEMS shape) x the ``fresh_designs`` it never had."""
+    sets = []
+    for attr, own, other in (("fresh", "fresh", "gen"), ("hold", "hold", "fresh")):
+        shapes = corpus_of(mod, attr)[0]
+        own_fn, other_fn = corpus_of(mod, own)[1], corpus_of(mod, other)[1]
+        if shapes and own_fn and other_fn and other_fn is not own_fn:
+            sets.append((attr, shapes, own_fn, other_fn))
+    problems, by_id = {}, {}
+    for attr, shapes, own_fn, other_fn in sets:
+        for name, params in shapes.items():
+            problems[f"{attr}_{name}"] = params
+            by_id[id(params)] = (own_fn, other_fn)
+
+    def designs(params):
+        own_fn, other_fn = by_id[id(params)]
+        try:
+            mine, theirs = own_fn(params), other_fn(params)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):  # a design rule written for other shapes
+            return {}
+        new = [(d, spec) for d, spec in theirs.items() if d not in mine]
+        return dict(new[:: max(1, -(-len(new) // CROSS_PER_PROBLEM))][:CROSS_PER_PROBLEM])  # spread, at most 3
+
+    return problems, designs
 
 
 def enumerate_gen(folder: Path = DIR, corpus: str = "gen") -> list[tuple[str, str, str, Path]]:
