@@ -97,7 +97,7 @@ def _ttir(k) -> str:
 
 
 def _plan(k):
-    from tools.predict import _trip_plan
+    from tools.predict.launch import _trip_plan
 
     plan, _ = _trip_plan(k, k.launch.grid)
     return plan

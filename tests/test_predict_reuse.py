@@ -17,8 +17,9 @@ import pytest
 
 from tools.dump_ir.dump import dump_ir
 from tools.isa.machines import machine
-from tools.predict import _scalars, predict_launch
+from tools.predict import predict_launch
 from tools.predict.evidence import reuse_assumptions
+from tools.predict.launch import _scalars
 from tools.predict.reuse import l1_hit_fraction, l1_reuse
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n\n"
@@ -170,7 +171,7 @@ def test_loops_and_devices_without_an_l1_figure_claim_no_reuse(kernels):
 
 @pytest.mark.slow
 def test_a_table_entry_naming_a_cp_async_copy_waits_two_latencies_and_a_late_prefetch_hides_little(kernels):
-    from tools.predict import _assume_unknown, _trip_plan, _wave_work
+    from tools.predict.launch import _assume_unknown, _trip_plan, _wave_work
 
     paged = kernels("paged_sum_t", PAGED.replace("PAGED_FLAG", "True"))
     contig = kernels("paged_sum_c", PAGED.replace("PAGED_FLAG", "False"))

@@ -3,9 +3,10 @@ holds its time, how it is computed, and the machine-file figures it reads (each 
 ``predict --explain`` prints it per launch with every term's share of the launch's time, as llvm-mca's bottleneck
 view names each cause: a reader sees which term decided the time, by how much, and on which device figures it rests.
 
-The terms are those ``tools.predict.model.predict`` computes (its ``terms`` and the overrides after them); the
-formulas here describe that code and must change with it (tests/test_predict_terms.py checks each bound the model
-can print has a row, and each figure named is one the machine files hold or says it is optional)."""
+The terms are those ``tools.predict.model.predict`` computes (its round terms, ``_ROUND_TERMS``, and the overrides
+``_bound`` applies after them); the formulas here describe that code and must change with it
+(tests/test_predict_terms.py checks each bound the model can print has a row, and each figure named is one the
+machine files hold or says it is optional)."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ TERMS: tuple[Term, ...] = (
          ("launch_overhead_us",), "override"),
 )  # fmt: skip
 BY_NAME = {t.name: t for t in TERMS}
-# bounds predict prints that name the unit a matrix term ran on (model.predict: bound = work.matrix_unit)
+# bounds predict prints that name the unit a matrix term ran on (model._bound: bound = work.matrix_unit)
 MATRIX_UNITS = ("mfma", "tensor", "wgmma")
 
 
