@@ -36,67 +36,26 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+sys.path.insert(0, str(BENCH.parent))
 from predict_validate import percentile, spearman  # noqa: E402
 
+from tools.isa.machines import machine  # noqa: E402
+from tools.predict import learned  # noqa: E402
+from tools.predict.learned import UNCORRECTED  # noqa: E402
+
 CAP = 3.0  # the correction moves a prediction by at most this factor either way
-PEAK_HBM_SHARE = 4150 / 4800  # h200.yaml: achievable / peak HBM bandwidth (hbm_us is at the achievable figure)
-TERMS = ["issue_us", "valu_us", "matrix_us", "lds_us", "hbm_us", "l2_us", "latency_us", "tail_us", "atomic_us",
-         "block_launch_us", "launch_overhead_us"]  # fmt: skip
-BOUNDS = ["memory_latency", "hbm_bandwidth", "valu", "atomic_contention", "issue", "l2_bandwidth", "block_launch",
-          "tensor", "tail", "lds", "launch_overhead"]  # fmt: skip
-TRIPS = ["loop-bounds", "no-loop", "assumption"]
-# Bounds the correction leaves alone (neither fitted on nor applied to): each rests on its own measured device table
-# (the atomic sweeps, the launch and block-launch rates), a mechanism the shares of the other terms do not describe
-UNCORRECTED = {"atomic_contention", "launch_overhead", "block_launch"}
-
-
-def _log(x, floor=1e-3) -> float:
-    return math.log(max(float(x or 0.0), floor))
-
-
-def feature_names() -> list[str]:
-    return (["log_pred"] + [f"share_{t}" for t in TERMS] + [f"bound_{b}" for b in BOUNDS] + [f"trips_{t}" for t in TRIPS]
-            + ["log_waves", "log_blocks", "log_rounds", "active_share", "log_programs", "log_threads",
-               "log_inflight_wave", "log_requested_over_moved", "log_unique_over_moved", "log_iter_cycles",
-               "log_trips", "launches", "log_local", "log_atomic_updates"])  # fmt: skip
+H200 = machine("h200")
+CUS = int(H200.value("compute_units"))
+PEAK_SHARE = H200.value("hbm_achievable_gbs") / H200.value("hbm_peak_gbs")  # hbm_us is at the achievable figure
 
 
 def featurize(row: dict) -> list[float]:
-    """The model's own figures of one variant: its longest launch's, and the total."""
-    launch = max(row["launches"], key=lambda p: p["predicted_us"] or 0.0)
-    f, t = launch["figures"], launch["predicted_us"] or 1e-3
-    moved = f.get("bytes_moved") or 0.0
-    x = [_log(row["predicted_us"])]
-    x += [_log((f.get(term) or 0.0) / t, 1e-4) for term in TERMS]
-    x += [1.0 if launch["bound"] == b else 0.0 for b in BOUNDS]
-    x += [1.0 if launch["trips"] == s else 0.0 for s in TRIPS]
-    x += [
-        _log(f.get("resident_waves_per_cu"), 1),
-        _log(f.get("resident_blocks_per_cu"), 1),
-        _log(f.get("rounds"), 1),
-        (f.get("active_cus") or 0) / 132,
-        _log(launch.get("programs"), 1),
-        _log(launch.get("block_threads"), 1),
-        _log(f.get("bytes_in_flight_per_wave"), 1),
-        _log((f.get("bytes_requested") or 0.0) / moved, 1e-3) if moved else 0.0,
-        _log((f.get("unique_tensor_bytes") or 0.0) / moved, 1e-3) if moved else 0.0,
-        _log(f.get("iteration_cycles"), 1),
-        _log(f.get("trips"), 1),
-        float(len(row["launches"])),
-        math.log1p(f.get("local_bytes") or 0.0),
-        math.log1p(f.get("atomic_updates_per_address") or 0.0),
-    ]
-    return x
+    """The model's own figures of one variant (tools.predict.learned.featurize: one definition, the product's)."""
+    return learned.featurize(row["predicted_us"], row["launches"], CUS)
 
 
 def floor_factor(row: dict) -> float:
-    """The corrected time's lower limit over the model's: the hard floors (DRAM bytes at peak, tensor work at peak,
-    the model's own device floor), summed over launches, as a share of the prediction."""
-    floor = 0.0
-    for p in row["launches"]:
-        f = p["figures"]
-        floor += max((f.get("hbm_us") or 0.0) * PEAK_HBM_SHARE, f.get("matrix_us") or 0.0, f.get("floor_us") or 0.0)
-    return floor / row["predicted_us"] if row["predicted_us"] else 0.0
+    return learned.floor_factor(row["predicted_us"], row["launches"], PEAK_SHARE)
 
 
 # ----------------------------------------------------------------------------------- boosted trees (numpy only)
@@ -168,16 +127,25 @@ class Trees:
 
 
 def corrected(model, rows: list[dict]) -> list[float]:
-    """Each row's corrected prediction: the model's times the bounded learned factor."""
+    """Each row's corrected prediction: the model's times the bounded learned factor (tools.predict.learned)."""
     x = np.array([featurize(r) for r in rows])
-    out = []
-    for r, c in zip(rows, model.predict(x), strict=True):
-        if r["bound"] in UNCORRECTED:
-            out.append(r["predicted_us"])
-            continue
-        factor = min(max(math.exp(c), 1 / CAP), CAP)
-        out.append(r["predicted_us"] * max(factor, floor_factor(r)))
-    return out
+    return [learned.bounded(r["predicted_us"], r["launches"], float(c), CAP, PEAK_SHARE)
+            for r, c in zip(rows, model.predict(x), strict=True)]  # fmt: skip
+
+
+def export(model: Trees, out: Path, source: str, held_out: str) -> None:
+    """The fitted trees as tools/isa/machines/<device>.correction.json: thresholds in the features' own units."""
+
+    def node(t):
+        if t[0] == "leaf":
+            return t[1]
+        _, j, k, lo, hi = t
+        return [j, float(model.edges[j][k]), node(lo), node(hi)]
+
+    data = {"features": learned.feature_names(), "base": model.base, "rate": model.rate, "cap": CAP,
+            "uncorrected": sorted(UNCORRECTED), "source": source, "held_out": held_out,
+            "fitted_by": "benchmarks/predict_learned.py --export", "trees": [node(t) for t in model.trees]}  # fmt: skip
+    out.write_text(json.dumps(data) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------------- figures
@@ -311,6 +279,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="fit on every measured row and freeze the corrected predictions of TARGET's rows to OUT")  # fmt: skip
     ap.add_argument("--score", nargs="+", metavar=("FROZEN", "PACK"),
                     help="score a --freeze file against the GPU's data pack(s) of its variants")  # fmt: skip
+    ap.add_argument("--export", type=Path, metavar="OUT",
+                    help="fit on every measured row and write the trees as a device's correction file")  # fmt: skip
+    ap.add_argument("--source", default="", help="--export: what the rows are (the file's source line)")
+    ap.add_argument("--held-out", default="not judged held out yet", help="--export: the figures it was judged by")
     args = ap.parse_args(argv)
     kw = {"rounds": args.rounds, "depth": args.depth}
     if args.score:
@@ -319,6 +291,12 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.json).write_text(json.dumps(report, indent=1))
         return 0
     rows = usable([r for f in args.features for r in json.loads(Path(f).read_text())["rows"]])
+    if args.export:
+        model = fit(rows, **kw)
+        n = sum(1 for r in rows if r["bound"] not in UNCORRECTED)
+        export(model, args.export, f"fitted on {n} measured variants ({args.source})", args.held_out)
+        print(f"correction fitted on {n} rows -> {args.export}")
+        return 0
     if args.freeze:
         target = json.loads(Path(args.freeze[0]).read_text())["rows"]
         freeze(rows, target, Path(args.freeze[1]), args.features, **kw)

@@ -21,6 +21,8 @@ pf = _load("predict_features", REPO / "benchmarks" / "predict_features.py")
 sys.path.insert(0, str(FAMILIES))
 import registry  # noqa: E402
 
+from tools.predict import learned  # noqa: E402
+
 
 def test_the_trees_learn_a_step_and_a_slope_from_the_features_they_are_given():
     rng = np.random.default_rng(7)
@@ -77,3 +79,38 @@ def test_the_cross_corpus_only_pairs_shapes_with_designs_they_never_had():
         params = registry.corpus_of(mod, source)[0][name]
         had = registry.corpus_of(mod, source)[1](params)  # the designs that shape was timed with
         assert not set(designs) & set(had), (family, problem)
+
+
+@pytest.mark.slow
+def test_the_exported_trees_are_what_the_product_evaluates(rows, tmp_path):
+    # the benchmark fits and exports; tools.predict.learned evaluates the file: the same numbers on every real row
+    model = pl.Trees(rounds=30).fit(np.array([pl.featurize(r) for r in rows]),
+                                    np.array([math.log(r["measured_us"] / r["predicted_us"]) for r in rows]))  # fmt: skip
+    out = tmp_path / "h200.correction.json"
+    pl.export(model, out, "test rows", "not judged")
+    data = json.loads(out.read_text())
+    want = model.predict(np.array([pl.featurize(r) for r in rows]))
+    got = [learned.evaluate(data, pl.featurize(r)) for r in rows]
+    assert np.allclose(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_predict_prints_the_learned_estimate_beside_the_models_time_on_the_h200_only():
+    from tools.predict.cli import format_result, predict_file
+
+    kernel = REPO / "benchmarks" / "predict_kernels" / "copy_coalesce__before.py"
+    h200 = predict_file(kernel, "sm_90", device="h200")
+    got = h200.learned
+    assert (
+        got.applied
+        and 1 / 3 <= got.factor <= 3
+        and got.corrected_us == pytest.approx(h200.predicted_us * got.factor, rel=1e-3)
+    )
+    assert "held out by construction" in got.why and "fitted on" in got.source
+    assert h200.predicted_us == predict_file(kernel, "sm_90", device="h200").predicted_us  # the model's time stays
+    assert f"learned correction: {got.corrected_us:.1f} us" in format_result(h200)
+    assert predict_file(kernel, "sm_90", device="h100").learned is None  # no correction fitted for the H100
+    # a launch-bound call is left alone, and says why
+    small = predict_file(REPO / "examples" / "triton" / "vector_add.py", "sm_90", device="h200")
+    assert small.bound == "launch_overhead" and not small.learned.applied and small.learned.corrected_us is None
+    assert "launch_overhead-bound" in small.learned.why

@@ -173,6 +173,16 @@ class LaunchPrediction(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
+class LearnedEstimate(BaseModel):
+    """A learned, bounded correction of the model's time (tools.predict.learned), printed beside it, never instead."""
+
+    corrected_us: float | None = Field(description="the model's time x the learned factor; None where not applied")
+    factor: float | None = Field(None, description="corrected / the model's time (capped; never below the floors)")
+    applied: bool
+    source: str = Field(description="what the correction was fitted on (the device's <name>.correction.json)")
+    why: str = Field(description="the held-out figures it was judged by, or why it does not apply here")
+
+
 class PredictResult(BaseModel):
     """``kernelpilot predict``: every launch in order, the total, and with --baseline the predicted speedup."""
 
@@ -187,6 +197,10 @@ class PredictResult(BaseModel):
     baseline: str | None = None
     baseline_launches: list[LaunchPrediction] = Field(default_factory=list)
     baseline_predicted_us: float | None = None
+    learned: LearnedEstimate | None = Field(
+        None, description="a learned correction of predicted_us where the device has one (H200), with its evidence"
+    )
+    baseline_learned: LearnedEstimate | None = None
     predicted_speedup: float | None = Field(None, description="baseline_predicted_us / predicted_us")
     speedup_band: list[float | None] | None = Field(
         None, description="[low, high] of the speedup; null while unvalidated or undetermined; a side null where open"

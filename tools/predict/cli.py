@@ -98,6 +98,7 @@ def predict_file(
         total_of,
     )
     from tools.predict.evidence import pair_speedup_band
+    from tools.predict.learned import learned_estimate
 
     if trips is not None and (trips <= 0 or out_of_range(trips, 0, MAX_TRIPS)):  # before any compile
         raise InputError(f"trips {trips:g} is outside (0, {MAX_TRIPS:g}]",
@@ -148,6 +149,9 @@ def predict_file(
             before = sum_band(m, result.baseline_launches)
             sb = pair_speedup_band(result.predicted_speedup, before, result.band, band_of(m), m.kind_bands)
             result.speedup_band = list(sb) if sb else None
+    result.learned = learned_estimate(m, launches, total)
+    if result.baseline_launches:
+        result.baseline_learned = learned_estimate(m, result.baseline_launches, result.baseline_predicted_us)
     result.notes += not_modelled_notes(launches)
     result.notes += [f"baseline {n}" for n in not_modelled_notes(result.baseline_launches)]
     if any(lp.trips.source == "assumption" for lp in launches + result.baseline_launches):
@@ -185,8 +189,24 @@ def format_launch(i: int, p: LaunchPrediction) -> list[str]:
     return lines
 
 
+def learned_text(r: PredictResult) -> str | None:
+    """The learned correction's line (tools.predict.learned), beside the model's time, or None where it has none."""
+    got = r.learned
+    if got is None:
+        return None
+    if not got.applied:
+        return f"learned correction: {got.why}"
+    text = f"learned correction: {got.corrected_us:.1f} us (x{got.factor:.2f} the model's)"
+    base = r.baseline_learned
+    if base is not None and base.applied and base.corrected_us and got.corrected_us:
+        text += f", {base.corrected_us / got.corrected_us:.2f}x vs baseline ({base.corrected_us:.1f} us corrected)"
+    return text + f"; {got.source}; {got.why}"
+
+
 def format_result(r: PredictResult) -> str:
     lines = [r.summary]
+    if learned := learned_text(r):
+        lines.append(learned)
     if r.baseline_launches:
         lines.append(f"baseline {r.baseline}:")
         for i, p in enumerate(r.baseline_launches):
