@@ -257,6 +257,14 @@ def score(frozen: Path, packs: list[str]) -> dict:
     )
     print(_line("model (frozen)", report["model"]))
     print(_line("corrected (frozen)", report["corrected"]))
+    for label, keep in (("corrected kinds", lambda r: r["bound"] not in UNCORRECTED),
+                        ("kinds left alone", lambda r: r["bound"] in UNCORRECTED)):  # fmt: skip
+        sub = [r for r in rows if keep(r)]
+        if sub:
+            report[label] = {"model": figures(sub, [r["model_us"] for r in sub]),
+                             "corrected": figures(sub, [r["corrected_us"] for r in sub])}  # fmt: skip
+            print(_line(f"  {label}: model", report[label]["model"]))
+            print(_line(f"  {label}: corrected", report[label]["corrected"]))
     for fam in sorted({r["family"] for r in rows}):
         sub = [r for r in rows if r["family"] == fam]
         a, b = figures(sub, [r["model_us"] for r in sub]), figures(sub, [r["corrected_us"] for r in sub])
