@@ -1,4 +1,4 @@
-"""benchmarks/amd_public.py and its data (issue 31 item 4): published AMD timings, each with a source and a unit,
+"""benchmarks/amd_public.py and its data: published AMD timings, each with a source and a unit,
 set against ``kernelpilot predict`` of our own kernel at the published shape. The prediction test runs the real CLI
 on the entry with the smallest published time; AMD bands must stay ``unvalidated``."""
 

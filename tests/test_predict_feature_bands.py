@@ -1,4 +1,4 @@
-"""Launch features whose effect on the time the code does not fix widen the printed band (issue 31,
+"""Launch features whose effect on the time the code does not fix widen the printed band (
 tools/predict/evidence.py ``feature_assumptions``): strided sectors in a bandwidth-bound launch (band top x2), a
 tensor accessed only at addresses from loaded data in a bandwidth-bound launch (band low lowered by its share of the
 bytes moved, open below when it is all of them), and a memory-latency-bound launch on fewer SMs than the device has

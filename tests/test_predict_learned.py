@@ -1,4 +1,4 @@
-"""The learned correction of the speed model (benchmarks/predict_learned.py, issue 31): its trees, its bounds and the
+"""The learned correction of the speed model (benchmarks/predict_learned.py): its trees, its bounds and the
 fifth corpus it is judged on (``cross.*``: designs never timed, on shapes that were). Rows come from a real data pack
 of the H200 (benchmarks/predict_data/h200-2026-12-02-gen-2.tgz) re-predicted by this checkout."""
 

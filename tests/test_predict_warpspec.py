@@ -1,4 +1,4 @@
-"""predict on a warp-specialised Hopper GEMM (issue 36): tests/data/sm90/ws_gemm.py, compiled here for sm_90 by
+"""predict on a warp-specialised Hopper GEMM: tests/data/sm90/ws_gemm.py, compiled here for sm_90 by
 Triton 3.9 (no GPU). At num_warps=4 the K loop is split into a 4-warp TMA producer (the default partition) and two
 4-warp wgmma consumers: one block of 12 warps whose partitions run side by side in the SASS. At num_warps=8 the same
 hint is not applied (the loop is software-pipelined as without it)."""
