@@ -265,6 +265,12 @@ def score(frozen: Path, packs: list[str]) -> dict:
                              "corrected": figures(sub, [r["corrected_us"] for r in sub])}  # fmt: skip
             print(_line(f"  {label}: model", report[label]["model"]))
             print(_line(f"  {label}: corrected", report[label]["corrected"]))
+    corr = sorted(r["measured_us"] / r["corrected_us"] for r in rows if r["bound"] not in UNCORRECTED)
+    if corr:  # the corrected time's band: the 10th-90th percentile of measured / corrected on these held-out kernels
+        report["band"] = {"low": round(percentile(corr, 10), 4), "high": round(percentile(corr, 90), 4), "n": len(corr),
+                          "source": f"10th-90th percentile of measured / corrected over {len(corr)} held-out kernels "
+                          f"({frozen.name}, measured after it was committed)"}  # fmt: skip
+        print(f"band of the corrected time: x{report['band']['low']:.3f}-x{report['band']['high']:.3f} (n {len(corr)})")
     for fam in sorted({r["family"] for r in rows}):
         sub = [r for r in rows if r["family"] == fam]
         a, b = figures(sub, [r["model_us"] for r in sub]), figures(sub, [r["corrected_us"] for r in sub])
@@ -291,10 +297,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="fit on every measured row and write the trees as a device's correction file")  # fmt: skip
     ap.add_argument("--source", default="", help="--export: what the rows are (the file's source line)")
     ap.add_argument("--held-out", default="not judged held out yet", help="--export: the figures it was judged by")
+    ap.add_argument("--band-into", type=Path, metavar="CORRECTION",
+                    help="--score: write the corrected time's held-out band into this correction file")  # fmt: skip
     args = ap.parse_args(argv)
     kw = {"rounds": args.rounds, "depth": args.depth}
     if args.score:
         report = score(Path(args.score[0]), args.score[1:])
+        if args.band_into and "band" in report:  # the device's correction file gets the band its judgement gave
+            data = json.loads(args.band_into.read_text())
+            data["band"] = report["band"]
+            args.band_into.write_text(json.dumps(data) + "\n")
         if args.json:
             Path(args.json).write_text(json.dumps(report, indent=1))
         return 0

@@ -107,6 +107,7 @@ def test_predict_prints_the_learned_estimate_beside_the_models_time_on_the_h200_
         and got.corrected_us == pytest.approx(h200.predicted_us * got.factor, rel=1e-3)
     )
     assert "held out by construction" in got.why and "fitted on" in got.source
+    assert got.band[0] < 1 < got.band[1] and "held-out kernels" in got.band_source  # from its judgement, not a guess
     assert h200.predicted_us == predict_file(kernel, "sm_90", device="h200").predicted_us  # the model's time stays
     assert f"learned correction: {got.corrected_us:.1f} us" in format_result(h200)
     assert predict_file(kernel, "sm_90", device="h100").learned is None  # no correction fitted for the H100

@@ -181,6 +181,10 @@ class LearnedEstimate(BaseModel):
     applied: bool
     source: str = Field(description="what the correction was fitted on (the device's <name>.correction.json)")
     why: str = Field(description="the held-out figures it was judged by, or why it does not apply here")
+    band: tuple[float, float] | None = Field(
+        None, description="measured / corrected between these on 80 % of the held-out kernels it was judged on"
+    )
+    band_source: str | None = None
 
 
 class PredictResult(BaseModel):

@@ -197,6 +197,8 @@ def learned_text(r: PredictResult) -> str | None:
     if not got.applied:
         return f"learned correction: {got.why}"
     text = f"learned correction: {got.corrected_us:.1f} us (x{got.factor:.2f} the model's)"
+    if got.band:
+        text += f", band x{got.band[0]:.2f}-x{got.band[1]:.2f} ({got.band_source})"
     base = r.baseline_learned
     if base is not None and base.applied and base.corrected_us and got.corrected_us:
         text += f", {base.corrected_us / got.corrected_us:.2f}x vs baseline ({base.corrected_us:.1f} us corrected)"

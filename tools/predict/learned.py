@@ -137,5 +137,7 @@ def learned_estimate(m: Machine, launches: list[LaunchPrediction], total_us: flo
                                "table, which the correction was not fitted on")  # fmt: skip
     raw = evaluate(data, featurize(total_us, rows, int(m.value("compute_units"))))
     us = bounded(total_us, rows, raw, data["cap"], peak_share)
+    band = data.get("band") or {}
     return LearnedEstimate(corrected_us=round(us, 3), factor=round(us / total_us, 4), applied=True,
-                           source=data["source"], why=data["held_out"])  # fmt: skip
+                           source=data["source"], why=data["held_out"],
+                           band=(band["low"], band["high"]) if band else None, band_source=band.get("source"))  # fmt: skip
