@@ -137,9 +137,11 @@ def enumerate_variants(
         for role, path in roles:
             variants.append(Variant(name=f"pair.{pair}.{role}", kind="pair", group=pair, role=role, source=path))
     if families_dir is not None:
-        variants += [
-            v for corpus in ("gen", "hold", "fresh", "skew", "cross") for v in gen_variants(families_dir, corpus)
-        ]
+        if str(families_dir) not in sys.path:
+            sys.path.insert(0, str(families_dir))
+        import registry
+
+        variants += [v for corpus in registry.CORPORA for v in gen_variants(families_dir, corpus)]  # every corpus
     return variants
 
 
