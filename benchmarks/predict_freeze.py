@@ -166,10 +166,12 @@ def _worker(args) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import registry
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--corpus",
-        choices=("hold", "fresh", "skew", "cross"),
+        choices=[c for c in registry.CORPORA if c != "gen"],
         default="hold",
         help="the held-out corpus (default hold)",
     )

@@ -37,7 +37,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 sys.path.insert(0, str(BENCH.parent))
-from predict_validate import percentile, spearman  # noqa: E402
+import predict_validate as pv  # noqa: E402
 
 from tools.isa.machines import machine  # noqa: E402
 from tools.predict import learned  # noqa: E402
@@ -155,19 +155,18 @@ def figures(rows: list[dict], predicted: list[float]) -> dict:
     for r, p in zip(rows, predicted, strict=True):
         by.setdefault((r["corpus"], r["family"], r["problem"]), []).append((p, r["measured_us"]))
     pairs = [(a[0] / b[0], a[1] / b[1]) for g in by.values() for i, a in enumerate(g) for b in g[i + 1 :]]
-    right = lambda p, m: abs(math.log(p)) >= 1e-9 and (p > 1) == (m > 1)  # noqa: E731
-    decided = [(p, m) for p, m in pairs if abs(math.log(m)) >= math.log(1.05)]
+    pf = pv._pair_figures(pairs)  # predict_validate's pair figures: rho, direction, pairs >= 5 % apart
     return {
         "n": len(rows),
         "median": statistics.median(errs),
-        "p90": percentile(errs, 90),
+        "p90": pv.percentile(errs, 90),
         "over_2x": sum(
             1 for r, p in zip(rows, predicted, strict=True) if max(p / r["measured_us"], r["measured_us"] / p) > 2
         ),  # fmt: skip
         "pairs": len(pairs),
-        "rho": spearman([p for p, _ in pairs], [m for _, m in pairs]) if len(pairs) > 1 else None,
-        "right": sum(right(p, m) for p, m in pairs) / len(pairs) if pairs else None,
-        "decided_right": sum(right(p, m) for p, m in decided) / len(decided) if decided else None,
+        "rho": pf["spearman"],
+        "right": pf["direction_share"],
+        "decided_right": pf["decided_share"],
     }
 
 
@@ -235,8 +234,6 @@ def score(frozen: Path, packs: list[str]) -> dict:
     """The frozen model and corrected predictions against the GPU's times in ``packs`` (correct variants only)."""
     import contextlib
 
-    import predict_validate as pv
-
     data = json.loads(frozen.read_text())
     with contextlib.ExitStack() as stack:
         folders, _, _, _ = pv.merged([stack.enter_context(pv.open_data(p)) for p in packs])
@@ -267,7 +264,7 @@ def score(frozen: Path, packs: list[str]) -> dict:
             print(_line(f"  {label}: corrected", report[label]["corrected"]))
     corr = sorted(r["measured_us"] / r["corrected_us"] for r in rows if r["bound"] not in UNCORRECTED)
     if corr:  # the corrected time's band: the 10th-90th percentile of measured / corrected on these held-out kernels
-        report["band"] = {"low": round(percentile(corr, 10), 4), "high": round(percentile(corr, 90), 4), "n": len(corr),
+        report["band"] = {"low": round(pv.percentile(corr, 10), 4), "high": round(pv.percentile(corr, 90), 4), "n": len(corr),
                           "source": f"10th-90th percentile of measured / corrected over {len(corr)} held-out kernels "
                           f"({frozen.name}, measured after it was committed)"}  # fmt: skip
         print(f"band of the corrected time: x{report['band']['low']:.3f}-x{report['band']['high']:.3f} (n {len(corr)})")

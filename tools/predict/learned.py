@@ -46,9 +46,14 @@ def launch_row(p: LaunchPrediction) -> dict:
             "block_threads": p.block_threads, "figures": p.figures.model_dump()}  # fmt: skip
 
 
+def longest(launches: list[dict]) -> dict:
+    """The launch whose figures stand for the call (the one that takes longest)."""
+    return max(launches, key=lambda p: p["predicted_us"] or 0.0)
+
+
 def featurize(total_us: float, launches: list[dict], cus: int) -> list[float]:
     """The model's own figures of a call of ``launches`` (``launch_row``s) predicted at ``total_us``."""
-    launch = max(launches, key=lambda p: p["predicted_us"] or 0.0)
+    launch = longest(launches)
     f, t = launch["figures"], launch["predicted_us"] or 1e-3
     moved = f.get("bytes_moved") or 0.0
     x = [_log(total_us)]
@@ -85,8 +90,7 @@ def floor_factor(total_us: float, launches: list[dict], peak_share: float) -> fl
 def bounded(total_us: float, launches: list[dict], log_factor: float, cap: float, peak_share: float) -> float:
     """The corrected time: ``total_us`` x exp(log_factor) capped to [1/cap, cap], never below the floors; a call
     whose longest launch has an UNCORRECTED bound keeps its time."""
-    launch = max(launches, key=lambda p: p["predicted_us"] or 0.0)
-    if launch["bound"] in UNCORRECTED:
+    if longest(launches)["bound"] in UNCORRECTED:
         return total_us
     factor = min(max(math.exp(log_factor), 1 / cap), cap)
     return total_us * max(factor, floor_factor(total_us, launches, peak_share))
@@ -130,10 +134,9 @@ def learned_estimate(m: Machine, launches: list[LaunchPrediction], total_us: flo
         return None
     rows = [launch_row(p) for p in modelled]
     peak_share = m.value("hbm_achievable_gbs") / m.value("hbm_peak_gbs")
-    longest = max(rows, key=lambda p: p["predicted_us"] or 0.0)
-    if longest["bound"] in UNCORRECTED:
+    if (bound := longest(rows)["bound"]) in UNCORRECTED:
         return LearnedEstimate(corrected_us=None, factor=None, applied=False, source=data["source"],
-                               why=f"not corrected: {longest['bound']}-bound predictions rest on their own measured "
+                               why=f"not corrected: {bound}-bound predictions rest on their own measured "
                                "table, which the correction was not fitted on")  # fmt: skip
     raw = evaluate(data, featurize(total_us, rows, int(m.value("compute_units"))))
     us = bounded(total_us, rows, raw, data["cap"], peak_share)
