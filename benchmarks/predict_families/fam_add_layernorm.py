@@ -90,3 +90,12 @@ def build(p, d, device):
         return [hf, yf]
 
     return Built([s], [h, y], ref, 1e-4 if dt == torch.float32 else 2e-2, f"{M}x{N} {dt}, residual stored")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_2048x7168": {"M": 2048, "N": 7168, "dtype": torch.bfloat16},
+    "f16_12000x1536": {"M": 12000, "N": 1536, "dtype": torch.float16},
+    "f32_100x5120": {"M": 100, "N": 5120, "dtype": torch.float32},
+}

@@ -105,3 +105,11 @@ def fresh_designs(p):
         if chunk < full:
             out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "f32_256x151936": {"M": 256, "N": 151936},
+    "f32_32000x2560": {"M": 32000, "N": 2560},
+}

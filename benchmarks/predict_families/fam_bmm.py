@@ -86,3 +86,12 @@ FRESH_CONFIGS = ((128, 64, 32, 4, 3), (64, 128, 64, 8, 3), (32, 128, 64, 4, 4), 
 def fresh_designs(p):
     return {f"m{bm}n{bn}k{bk}w{w}s{s}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s}
             for bm, bn, bk, w, s in FRESH_CONFIGS if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0}  # fmt: skip
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "f16_b96_384x512x128": {"B": 96, "M": 384, "N": 512, "K": 128, "dtype": torch.float16},
+    "bf16_b12_1536x1536x768": {"B": 12, "M": 1536, "N": 1536, "K": 768, "dtype": torch.bfloat16},
+    "f16_b512_128x256x64": {"B": 512, "M": 128, "N": 256, "K": 64, "dtype": torch.float16},
+}

@@ -87,3 +87,11 @@ def fresh_designs(p):
     for split, bm, bn in ((2, 64, 64), (128, 8, 128)):
         out[f"split{split}_m{bm}n{bn}"] = {"BM": bm, "BN": bn, "warps": 4, "SPLIT": split}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_32768x2560": {"M": 32768, "N": 2560, "dtype": torch.bfloat16},
+    "f32_512x1000": {"M": 512, "N": 1000, "dtype": torch.float32},
+}

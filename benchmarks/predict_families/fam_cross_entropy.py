@@ -113,3 +113,12 @@ def build(p, d, device):
         return [torch.nn.functional.cross_entropy(x.float(), tgt, reduction="none")]
 
     return Built(launches, [loss], ref, 1e-4, f"M={M} V={V} {dt}, split {split}")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_2048x151936": {"M": 2048, "V": 151936, "dtype": torch.bfloat16},
+    "f32_256x128256": {"M": 256, "V": 128256, "dtype": torch.float32},
+    "f16_16384x1000": {"M": 16384, "V": 1000, "dtype": torch.float16},
+}

@@ -94,3 +94,11 @@ def fresh_designs(p):
         if chunk < full:
             out[f"chunk{chunk}w{warps}"] = {"kind": "chunk", "BLOCK": chunk, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "f32_4096x5120": {"M": 4096, "N": 5120, "dtype": torch.float32},
+    "f16_40000x200": {"M": 40000, "N": 200, "dtype": torch.float16},
+}

@@ -112,3 +112,12 @@ def build(p, d, device):
         return [torch.einsum("bhs,bhsd->bhd", torch.softmax(sc, dim=-1), vv)]
 
     return Built(launches, [o], ref, 1e-2, f"B={B} Hq={HQ} Hkv={HKV} S={S} D={D} fp16, split {split}")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "b16_hq28kv4_s4000_d128": {"B": 16, "HQ": 28, "HKV": 4, "S": 4000, "D": 128},
+    "b2_hq64kv8_s65536_d128": {"B": 2, "HQ": 64, "HKV": 8, "S": 65536, "D": 128},
+    "b128_hq32kv8_s700_d64": {"B": 128, "HQ": 32, "HKV": 8, "S": 700, "D": 64},
+}

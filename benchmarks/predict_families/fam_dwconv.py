@@ -100,3 +100,11 @@ def fresh_designs(p):
         if bc <= npow2(p["C"]):
             out[f"w{bw}c{bc}nw{warps}"] = {"BW": bw, "BC": bc, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "n1_512x512_c32_f16": {"N": 1, "H": 512, "W": 512, "C": 32, "dtype": torch.float16},
+    "n64_14x14_c960_f32": {"N": 64, "H": 14, "W": 14, "C": 960, "dtype": torch.float32},
+}

@@ -81,3 +81,11 @@ def fresh_designs(p):
         if bd <= npow2(p["D"]) and 256 <= rows * bd <= 16384:
             out[f"r{rows}d{bd}w{warps}"] = {"ROWS": rows, "BD": bd, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "t3000_d5120_v100k": {"T": 3000, "D": 5120, "V": 100000},
+    "t100000_d256_v500k": {"T": 100000, "D": 256, "V": 500000},
+}

@@ -86,3 +86,11 @@ FRESH_PROBLEMS = {
 def fresh_designs(p):
     return {f"b{block}w{warps}": {"BLOCK": block, "warps": warps}
             for block, warps in ((128, 1), (1024, 2), (4096, 16), (32768, 32))}  # fmt: skip
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "silu_bf16_6144x7168": {"M": 6144, "N": 7168, "dtype": torch.bfloat16, "act": "silu"},
+    "gelu_f32_333x2560": {"M": 333, "N": 2560, "dtype": torch.float32, "act": "gelu"},
+}

@@ -79,3 +79,11 @@ def fresh_designs(p):
         out[f"p{per_sm}b{block}w{warps}"] = {"per_sm": per_sm, "BLOCK": block, "warps": warps}
     out["grid_b512w2"] = {"per_sm": 0, "BLOCK": 512, "warps": 2}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "f32_150m": {"n": 150_000_000, "dtype": torch.float32},
+    "f16_3m": {"n": 3_000_017, "dtype": torch.float16},
+}

@@ -94,3 +94,12 @@ FRESH_CONFIGS = ((64, 32, 4, 3), (128, 64, 4, 3), (64, 64, 4, 1), (128, 32, 8, 2
 
 def fresh_designs(p):
     return {f"m{bm}n{bn}w{w}s{s}": {"BM": bm, "BN": bn, "warps": w, "stages": s} for bm, bn, w, s in FRESH_CONFIGS}
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "b1h40s4096d128_causal": {"B": 1, "H": 40, "S": 4096, "D": 128, "causal": True},
+    "b16h12s640d64": {"B": 16, "H": 12, "S": 640, "D": 64, "causal": False},
+    "b2h28s2176d128_causal": {"B": 2, "H": 28, "S": 2176, "D": 128, "causal": True},
+}

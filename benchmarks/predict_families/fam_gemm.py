@@ -121,3 +121,12 @@ def fresh_designs(p):
         for bm, bn, bk, w, s, g in FRESH_CONFIGS
         if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0
     }
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_7168x2560x5120": {"M": 7168, "N": 2560, "K": 5120, "dtype": torch.bfloat16},
+    "f16_3328x1792x768": {"M": 3328, "N": 1792, "K": 768, "dtype": torch.float16},
+    "bf16_256x6144x2048": {"M": 256, "N": 6144, "K": 2048, "dtype": torch.bfloat16},
+}

@@ -95,3 +95,12 @@ FRESH_CONFIGS = ((128, 128, 128, 8, 4), (64, 256, 128, 8, 3), (128, 64, 64, 4, 4
 def fresh_designs(p):
     return {f"m{bm}n{bn}k{bk}w{w}s{s}": {"BM": bm, "BN": bn, "BK": bk, "warps": w, "stages": s}
             for bm, bn, bk, w, s in FRESH_CONFIGS if p["M"] % bm == 0 and p["N"] % bn == 0 and p["K"] % bk == 0}  # fmt: skip
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "5120x7168x2048": {"M": 5120, "N": 7168, "K": 2048},
+    "768x3584x6144": {"M": 768, "N": 3584, "K": 6144},
+    "256x2560x1280": {"M": 256, "N": 2560, "K": 1280},
+}

@@ -36,3 +36,12 @@ FRESH_PROBLEMS = {
     "m1_2048x1024": {"M": 1, "N": 2048, "K": 1024},
 }
 fresh_designs = gemv_fresh_designs
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "m1_7168x18432": {"M": 1, "N": 7168, "K": 18432},
+    "m6_5120x6144": {"M": 6, "N": 5120, "K": 6144},
+    "m1_2560x2048": {"M": 1, "N": 2560, "K": 2048},
+}

@@ -97,3 +97,11 @@ def build(p, d, device):
 
         tol = 0.0
     return Built([out.zero_, s], [out], ref, tol, f"n={n} bins={bins} {p['dist']}")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "n2m_b256_zipf": {"n": 2_000_000, "bins": 256, "dist": "zipf"},
+    "n512k_b100000_sorted": {"n": 1 << 19, "bins": 100_000, "dist": "sorted"},
+}

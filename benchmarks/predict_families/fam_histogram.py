@@ -104,3 +104,11 @@ def fresh_designs(p):
         "local512w4": {"kind": "local", "BLOCK": 512, "warps": 4, "relaxed": False},
         "local4096w8": {"kind": "local", "BLOCK": 4096, "warps": 8, "relaxed": False},
     }
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "n6m_bins512_skewed": {"n": 6 << 20, "bins": 512, "skew": True},
+    "n512k_bins32": {"n": 1 << 19, "bins": 32, "skew": False},
+}

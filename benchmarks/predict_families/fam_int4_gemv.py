@@ -76,3 +76,12 @@ def build(p, d, device):
         return [x.float() @ deq.t()]
 
     return Built(launches, [y], ref, 1e-3, f"M={M} N={N} K={K} int4 W (group {GROUP}), split {split}")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "m1_18432x7168": {"M": 1, "N": 18432, "K": 7168},
+    "m8_2560x10240": {"M": 8, "N": 2560, "K": 10240},
+    "m1_896x1536": {"M": 1, "N": 896, "K": 1536},
+}

@@ -124,3 +124,12 @@ def fresh_designs(p):
         if chunk < full:
             out[f"loop{chunk}w{warps}"] = {"kind": "loop", "BLOCK": chunk, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_8192x5120": {"M": 8192, "N": 5120, "dtype": torch.bfloat16},
+    "f32_1000x7168": {"M": 1000, "N": 7168, "dtype": torch.float32},
+    "f16_65536x384": {"M": 65536, "N": 384, "dtype": torch.float16},
+}

@@ -88,3 +88,12 @@ def build(p, d, device):
         return [torch.cat(outs)]
 
     return Built([s], [y], ref, 1e-2, f"E={E} T={T} K={K} N={N} {dt}, {len(experts)} tiles (expert sizes fixed)")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_e32_t8192_k7168_n512": {"E": 32, "T": 8192, "K": 7168, "N": 512, "dtype": torch.bfloat16},
+    "f16_e8_t1024_k4096_n11008": {"E": 8, "T": 1024, "K": 4096, "N": 11008, "dtype": torch.float16},
+    "bf16_e128_t2048_k2048_n768": {"E": 128, "T": 2048, "K": 2048, "N": 768, "dtype": torch.bfloat16},
+}

@@ -133,3 +133,12 @@ FRESH_CONFIGS = ((32, 2, 1), (16, 8, 2), (128, 2, 2), (64, 8, 1))  # BN, warps, 
 
 def fresh_designs(p):
     return {f"n{bn}w{w}s{s}": {"BN": bn, "warps": w, "stages": s} for bn, w, s in FRESH_CONFIGS}
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "b24_ragged12288_g6": {"B": 24, "HKV": 4, "G": 6, "D": 128, "ctx": 12288, "ragged": True},
+    "b384_ctx256_g8": {"B": 384, "HKV": 2, "G": 8, "D": 128, "ctx": 256, "ragged": False},
+    "b2_spread40000_g16": {"B": 2, "HKV": 2, "G": 16, "D": 128, "ctx": 40000, "ragged": "spread"},
+}

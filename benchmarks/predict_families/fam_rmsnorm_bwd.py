@@ -130,3 +130,12 @@ def fresh_designs(p):
         out[f"twophase_g{g}w{warps}"] = {"kind": "twophase", "G": SMS * g, "warps": warps}
     out["atomic_rowgrid_w2"] = {"kind": "atomic", "G": p["M"], "warps": 2}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_8192x5120": {"M": 8192, "N": 5120, "dtype": torch.bfloat16},
+    "f32_3000x2560": {"M": 3000, "N": 2560, "dtype": torch.float32},
+    "f16_65536x768": {"M": 65536, "N": 768, "dtype": torch.float16},
+}

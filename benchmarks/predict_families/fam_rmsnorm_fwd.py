@@ -90,3 +90,11 @@ def fresh_designs(p):
         if 4 <= rows * full // (warps * 32) <= 64:
             out[f"r{rows}w{warps}"] = {"ROWS": rows, "BLOCK": full, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_8192x7168": {"M": 8192, "N": 7168, "dtype": torch.bfloat16},
+    "f16_200000x64": {"M": 200000, "N": 64, "dtype": torch.float16},
+}

@@ -97,3 +97,12 @@ def build(p, d, device):
 
     tol = 1e-5 if dt == torch.float32 else 2e-2
     return Built(launches, [qo, ko], ref, tol, f"T={T} H={H} Hkv={HK} D={D} {dt}, {len(launches)} launch(es)")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_t4096_h28kv4_d128": {"T": 4096, "H": 28, "HK": 4, "D": 128, "dtype": torch.bfloat16},
+    "f32_t2048_h40kv40_d80": {"T": 2048, "H": 40, "HK": 40, "D": 80, "dtype": torch.float32},
+    "f16_t65536_h8kv1_d64": {"T": 65536, "H": 8, "HK": 1, "D": 64, "dtype": torch.float16},
+}

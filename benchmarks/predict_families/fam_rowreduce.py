@@ -88,3 +88,11 @@ def fresh_designs(p):
         if block <= npow2(p["N"]) and 512 <= rows * block <= 16384 and block * 64 >= min(p["N"], 16384):
             out[f"r{rows}b{block}w{warps}"] = {"ROWS": rows, "BLOCK": block, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_8192x7168": {"M": 8192, "N": 7168, "dtype": torch.bfloat16},
+    "f32_50000x200": {"M": 50000, "N": 200, "dtype": torch.float32},
+}

@@ -94,3 +94,11 @@ def fresh_designs(p):
             out[f"r{rows}d{bd}{'_relaxed' if relaxed else ''}"] = {"ROWS": rows, "BD": bd, "warps": 4,
                                                                      "relaxed": relaxed}  # fmt: skip
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "t131072_d512_r8192": {"T": 131072, "D": 512, "R": 8192},
+    "t400000_d48_r300000": {"T": 400000, "D": 48, "R": 300000},
+}

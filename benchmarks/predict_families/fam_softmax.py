@@ -113,3 +113,12 @@ def fresh_designs(p):
         if chunk < full:
             out[f"online{chunk}w{warps}"] = {"kind": "online", "BLOCK": chunk, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_6144x2560": {"M": 6144, "N": 2560, "dtype": torch.bfloat16},
+    "f32_3072x10000": {"M": 3072, "N": 10000, "dtype": torch.float32},
+    "f16_131072x96": {"M": 131072, "N": 96, "dtype": torch.float16},
+}

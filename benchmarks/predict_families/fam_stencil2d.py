@@ -58,3 +58,12 @@ def build(p, d, device):
         return [C0 * x.float() + C1 * around]
 
     return Built([s], [y], ref, 1e-5 if dt == torch.float32 else 2e-2, f"{B}x {H}x{W} {dt}")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "f32_2x6000x6000": {"B": 2, "H": 6000, "W": 6000, "dtype": torch.float32},
+    "f16_256x130x130": {"B": 256, "H": 130, "W": 130, "dtype": torch.float16},
+    "f32_8x2049x3073": {"B": 8, "H": 2049, "W": 3073, "dtype": torch.float32},
+}

@@ -81,3 +81,12 @@ def build(p, d, device):
 
     tol = 1e-5 if dt == torch.float32 else 2e-2
     return Built([s], [y], ref, tol, f"{M}x{N} {'geglu' if gelu else 'swiglu'} {dt}")
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "silu_bf16_2048x18432": {"M": 2048, "N": 18432, "dtype": torch.bfloat16, "act": "silu"},
+    "gelu_bf16_8192x2560": {"M": 8192, "N": 2560, "dtype": torch.bfloat16, "act": "gelu"},
+    "silu_f16_16x13824": {"M": 16, "N": 13824, "dtype": torch.float16, "act": "silu"},
+}

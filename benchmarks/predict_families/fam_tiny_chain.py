@@ -81,3 +81,11 @@ FRESH_PROBLEMS = {
 def fresh_designs(p):
     block = 256 if p["n"] <= 4096 else 4096  # 512, 1024 and 2048 were the other corpora's
     return {f"f{fuse}b{block}": {"F": fuse, "BLOCK": block} for fuse in (1, 2, 3, 5, 6, 10, 40) if p["L"] % fuse == 0}
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "l128_n8192": {"L": 128, "n": 8192},
+    "l4_n262144": {"L": 4, "n": 262144},
+}

@@ -92,3 +92,11 @@ def fresh_designs(p):
     for block, warps in ((128, 1), (4096, 8)):
         out[f"naive{block}w{warps}"] = {"kind": "naive", "BLOCK": block, "warps": warps}
     return out
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "bf16_7168x2560": {"M": 7168, "N": 2560, "dtype": torch.bfloat16},
+    "f16_96x50000": {"M": 96, "N": 50000, "dtype": torch.float16},
+}

@@ -36,3 +36,12 @@ FRESH_PROBLEMS = {
     "m2_1536x9216": {"M": 2, "N": 1536, "K": 9216},
 }
 fresh_designs = gemv_fresh_designs
+
+
+# --- the sixth corpus (novel.*, issue 31): shapes no corpus had, for the learned correction's held-out band ---
+
+NOVEL_PROBLEMS = {
+    "m1_5120x20480": {"M": 1, "N": 5120, "K": 20480},
+    "m12_2560x8192": {"M": 12, "N": 2560, "K": 8192},
+    "m1_32000x4096": {"M": 1, "N": 32000, "K": 4096},
+}

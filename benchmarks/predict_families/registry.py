@@ -27,6 +27,9 @@ CORPORA = {
     # timed on shapes that were, crossed over: the fresh problems with the first corpus's designs and the hold
     # problems with the fresh designs, each only where that problem never had a design of that name
     "cross": ("CROSS_PROBLEMS", "cross_designs"),
+    # the sixth (2026-12-03), held out for the learned correction's band: shapes no corpus had (a family's
+    # NOVEL_PROBLEMS, written before any prediction of them) x designs drawn from every designs function it has
+    "novel": ("NOVEL_PROBLEMS", "novel_designs"),
 }
 
 
@@ -55,6 +58,8 @@ def corpus_of(mod, corpus: str = "gen") -> tuple[dict, object]:
         raise ValueError(f"unknown corpus {corpus!r}: one of {', '.join(CORPORA)}")
     if corpus == "cross":
         return _crossed(mod)
+    if corpus == "novel":
+        return _novel(mod)
     problems, designs = CORPORA[corpus]
     return getattr(mod, problems, None) or {}, getattr(mod, designs, None) or getattr(mod, "designs", None)
 
@@ -87,6 +92,34 @@ def _crossed(mod) -> tuple[dict, object]:
             return {}
         new = [(d, spec) for d, spec in theirs.items() if d not in mine]
         return dict(new[:: max(1, -(-len(new) // CROSS_PER_PROBLEM))][:CROSS_PER_PROBLEM])  # spread, at most 3
+
+    return problems, designs
+
+
+NOVEL_PER_PROBLEM = 4  # designs per novel shape, spread over every design the family's designs functions offer
+
+
+def _novel(mod) -> tuple[dict, object]:
+    """The ``novel`` corpus of one family: its ``NOVEL_PROBLEMS`` x at most ``NOVEL_PER_PROBLEM`` designs, spread over
+    the union of what ``designs``, ``hold_designs``, ``fresh_designs`` and ``skew_designs`` offer for that shape (the
+    first name wins; a designs rule written for other shapes that raises on this one offers nothing)."""
+    problems = getattr(mod, "NOVEL_PROBLEMS", None) or {}
+    functions = []
+    for attr in ("designs", "hold_designs", "fresh_designs", "skew_designs"):
+        fn = getattr(mod, attr, None)
+        if fn is not None and fn not in functions:
+            functions.append(fn)
+
+    def designs(params):
+        offered = {}
+        for fn in functions:
+            try:
+                for name, spec in fn(params).items():
+                    offered.setdefault(name, spec)
+            except (KeyError, TypeError, ValueError, ZeroDivisionError):
+                continue
+        new = list(offered.items())
+        return dict(new[:: max(1, -(-len(new) // NOVEL_PER_PROBLEM))][:NOVEL_PER_PROBLEM])
 
     return problems, designs
 
