@@ -200,18 +200,36 @@ def _line(name: str, f: dict) -> str:
             f"{g(f['decided_right'] and f['decided_right'] * 100, '6.0f')}")  # fmt: skip
 
 
-def freeze(train: list[dict], target: list[dict], out: Path, sources: list[str], **kw) -> None:
-    """Fit on every measured row of ``train``; write the model's and the corrected prediction of each ``target``
-    row (not measured yet) to ``out``, to commit before the GPU times them."""
-    model = fit(train, **kw)
+class Shipped:
+    """The device's shipped correction (tools/isa/machines/h200.correction.json) as a model: the product's trees."""
+
+    def __init__(self) -> None:
+        self.data = learned.correction_of(H200)
+        if self.data is None:
+            raise SystemExit("error: the H200 has no correction file with this feature set to freeze with")
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return np.array([learned.evaluate(self.data, list(row)) for row in x])
+
+
+def freeze(train: list[dict], target: list[dict], out: Path, sources: list[str], shipped: bool = False, **kw) -> None:
+    """Fit on every measured row of ``train`` (or, ``shipped``, take the device's shipped trees and band); write the
+    model's and the corrected prediction of each ``target`` row (not measured yet) to ``out``, to commit before the
+    GPU times them."""
+    model = Shipped() if shipped else fit(train, **kw)
     rows = [r for r in target if r.get("predicted_us") and r.get("launches")]
     after = corrected(model, rows)
+    fitted_on = (
+        {"shipped": learned.correction_path(H200).name, "source": model.data["source"], "band": model.data.get("band")}
+        if shipped
+        else {"files": sources, "rows": len([r for r in train if r["bound"] not in UNCORRECTED])}
+    )
     data = {
         "what": "frozen predictions of benchmarks/predict_learned.py's bounded correction, made before the GPU ran "
         "these variants",
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "fitted_on": {"files": sources, "rows": len([r for r in train if r["bound"] not in UNCORRECTED])},
-        "settings": kw | {"cap": CAP, "uncorrected": sorted(UNCORRECTED)},
+        "fitted_on": fitted_on,
+        "settings": ({} if shipped else kw) | {"cap": CAP, "uncorrected": sorted(UNCORRECTED)},
         "rows": [
             {
                 "variant": r["name"],
@@ -268,6 +286,12 @@ def score(frozen: Path, packs: list[str]) -> dict:
                           "source": f"10th-90th percentile of measured / corrected over {len(corr)} held-out kernels "
                           f"({frozen.name}, measured after it was committed)"}  # fmt: skip
         print(f"band of the corrected time: x{report['band']['low']:.3f}-x{report['band']['high']:.3f} (n {len(corr)})")
+    frozen_band = (data.get("fitted_on") or {}).get("band")
+    if corr and frozen_band:  # the band printed when these were frozen (the shipped correction's), judged on them
+        inside = sum(1 for c in corr if frozen_band["low"] <= c <= frozen_band["high"])
+        report["frozen_band"] = {**frozen_band, "inside": inside, "of": len(corr), "share": inside / len(corr)}
+        print(f"the frozen band x{frozen_band['low']:.3f}-x{frozen_band['high']:.3f} holds {inside} of {len(corr)} "
+              f"({inside / len(corr):.0%}; it promises 80 %)")  # fmt: skip
     for fam in sorted({r["family"] for r in rows}):
         sub = [r for r in rows if r["family"] == fam]
         a, b = figures(sub, [r["model_us"] for r in sub]), figures(sub, [r["corrected_us"] for r in sub])
@@ -290,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="fit on every measured row and freeze the corrected predictions of TARGET's rows to OUT")  # fmt: skip
     ap.add_argument("--score", nargs="+", metavar=("FROZEN", "PACK"),
                     help="score a --freeze file against the GPU's data pack(s) of its variants")  # fmt: skip
+    ap.add_argument("--shipped", action="store_true",
+                    help="--freeze with the device's shipped correction (its trees and band), fitting nothing")
     ap.add_argument("--export", type=Path, metavar="OUT",
                     help="fit on every measured row and write the trees as a device's correction file")  # fmt: skip
     ap.add_argument("--source", default="", help="--export: what the rows are (the file's source line)")
@@ -316,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.freeze:
         target = json.loads(Path(args.freeze[0]).read_text())["rows"]
-        freeze(rows, target, Path(args.freeze[1]), args.features, **kw)
+        freeze(rows, target, Path(args.freeze[1]), args.features, shipped=args.shipped, **kw)
         return 0
     model_p = [r["predicted_us"] for r in rows]
     report = {"model": figures(rows, model_p)}
