@@ -314,8 +314,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="fit on every measured row and freeze the corrected predictions of TARGET's rows to OUT")  # fmt: skip
     ap.add_argument("--score", nargs="+", metavar=("FROZEN", "PACK"),
                     help="score a --freeze file against the GPU's data pack(s) of its variants")  # fmt: skip
-    ap.add_argument("--shipped", action="store_true",
-                    help="--freeze with the device's shipped correction (its trees and band), fitting nothing")
+    ap.add_argument(
+        "--shipped",
+        action="store_true",
+        help="--freeze with the device's shipped correction (its trees and band), fitting nothing",
+    )
     ap.add_argument("--export", type=Path, metavar="OUT",
                     help="fit on every measured row and write the trees as a device's correction file")  # fmt: skip
     ap.add_argument("--source", default="", help="--export: what the rows are (the file's source line)")
